@@ -1,0 +1,140 @@
+"""TensorFlow-style dtype objects over numpy/JAX dtypes."""
+import numpy as np
+import jax.numpy as jnp
+
+
+class DType:
+    """A TensorFlow dtype (``tf.float32``...) backed by a numpy dtype.
+
+    Compares equal to its numpy dtype, numpy scalar type and name, and converts
+    with ``np.dtype(tf.float32)``, so it can be passed to ``jnp`` functions.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.float32 == 'float32', tf.float32.is_floating
+        (True, True)
+    """
+
+    __slots__ = ("_np",)
+
+    def __init__(self, np_dtype):
+        self._np = np.dtype(np_dtype)
+
+    @property
+    def dtype(self):  # lets np.dtype(DType) and jnp functions accept it
+        return self._np
+
+    @property
+    def name(self):
+        return self._np.name
+
+    @property
+    def as_numpy_dtype(self):
+        return self._np.type
+
+    @property
+    def is_floating(self):
+        return jnp.issubdtype(self._np, jnp.floating)
+
+    @property
+    def is_complex(self):
+        return jnp.issubdtype(self._np, jnp.complexfloating)
+
+    @property
+    def is_integer(self):
+        return jnp.issubdtype(self._np, jnp.integer)
+
+    @property
+    def is_unsigned(self):
+        return jnp.issubdtype(self._np, jnp.unsignedinteger)
+
+    @property
+    def is_bool(self):
+        return self._np == np.bool_
+
+    @property
+    def base_dtype(self):
+        return self
+
+    @property
+    def size(self):
+        return self._np.itemsize
+
+    @property
+    def min(self):
+        return jnp.finfo(self._np).min if self.is_floating else jnp.iinfo(self._np).min
+
+    @property
+    def max(self):
+        return jnp.finfo(self._np).max if self.is_floating else jnp.iinfo(self._np).max
+
+    def __eq__(self, other):
+        try:
+            return self._np == as_dtype(other)._np
+        except TypeError:
+            return False
+
+    def __hash__(self):
+        return hash(self._np)
+
+    def __repr__(self):
+        return "tf." + self.name
+
+    __str__ = __repr__
+
+
+_BY_NAME = {}
+
+
+def _make(name, np_dtype):
+    d = DType(np_dtype)
+    _BY_NAME[name] = d
+    return d
+
+
+float16 = half = _make("float16", np.float16)
+bfloat16 = _make("bfloat16", jnp.bfloat16)
+float32 = _make("float32", np.float32)
+float64 = double = _make("float64", np.float64)
+int8 = _make("int8", np.int8)
+int16 = _make("int16", np.int16)
+int32 = _make("int32", np.int32)
+int64 = _make("int64", np.int64)
+uint8 = _make("uint8", np.uint8)
+uint16 = _make("uint16", np.uint16)
+uint32 = _make("uint32", np.uint32)
+uint64 = _make("uint64", np.uint64)
+bool = _make("bool", np.bool_)  # noqa: A001  (TF's name)
+complex64 = _make("complex64", np.complex64)
+complex128 = _make("complex128", np.complex128)
+string = _make("string", np.object_)
+
+
+def as_dtype(value):
+    """Converts a DType, numpy dtype, type or name to a :class:`DType`.
+
+    Example:
+        >>> import tapejax as tf, numpy as np
+        >>> tf.as_dtype(np.int32)
+        tf.int32
+    """
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, str) and value in _BY_NAME:
+        return _BY_NAME[value]
+    try:
+        np_dtype = np.dtype(value)
+    except TypeError:
+        raise TypeError(f"Cannot convert {value!r} to a dtype. Use a tf dtype such as tf.float32, "
+                        "a numpy dtype, or a name such as 'float32'.") from None
+    return _BY_NAME.get(np_dtype.name) or DType(np_dtype)
+
+
+def np_dtype(value):
+    """numpy dtype of a DType-like value (None stays None)."""
+    return None if value is None else as_dtype(value)._np
+
+
+def is_float(np_dt):
+    """Whether values of this numpy dtype carry gradients (floating or complex)."""
+    return np_dt.kind in "fc" or np_dt == jnp.bfloat16

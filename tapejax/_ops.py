@@ -1,0 +1,670 @@
+"""The op table: TensorFlow-named ops, one line each, over JAX.
+
+Every op is a pure JAX function made into a tape op with ``defop``. A rule is
+hand-written only where TensorFlow's gradient differs from JAX's (ties in
+maximum/minimum) or for numerics; tests check each rule against JAX.
+"""
+import builtins
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import _dtypes
+from ._engine import apply, freeze
+from ._tensor import Tensor, _TensorBase, to_array, TensorShape, is_tracer
+from .extend import defop
+
+_f32 = np.float32
+
+
+def _axis(axis):
+    return None if axis is None else (tuple(axis) if isinstance(axis, (list, tuple)) else axis)
+
+
+# ---------------------------------------------------------------- elementwise unary
+negative = defop(jnp.negative, name="negative")
+abs = defop(jnp.abs, name="abs")  # noqa: A001
+sign = defop(jnp.sign, name="sign")
+exp = defop(jnp.exp, name="exp", vjp=lambda ans, x: lambda g: g * ans)
+expm1 = defop(jnp.expm1, name="expm1")
+log = defop(jnp.log, name="log")
+log1p = defop(jnp.log1p, name="log1p")
+sqrt = defop(jnp.sqrt, name="sqrt")
+rsqrt = defop(jax.lax.rsqrt, name="rsqrt")
+square = defop(jnp.square, name="square")
+reciprocal = defop(jnp.reciprocal, name="reciprocal")
+floor = defop(jnp.floor, name="floor")
+ceil = defop(jnp.ceil, name="ceil")
+round = defop(jnp.round, name="round")  # noqa: A001
+sin = defop(jnp.sin, name="sin")
+cos = defop(jnp.cos, name="cos")
+tan = defop(jnp.tan, name="tan")
+asin = defop(jnp.arcsin, name="asin")
+acos = defop(jnp.arccos, name="acos")
+atan = defop(jnp.arctan, name="atan")
+sinh = defop(jnp.sinh, name="sinh")
+cosh = defop(jnp.cosh, name="cosh")
+tanh = defop(jnp.tanh, name="tanh", vjp=lambda ans, x: lambda g: g * (1 - ans * ans))
+asinh = defop(jnp.arcsinh, name="asinh")
+acosh = defop(jnp.arccosh, name="acosh")
+atanh = defop(jnp.arctanh, name="atanh")
+sigmoid = defop(jax.nn.sigmoid, name="sigmoid", vjp=lambda ans, x: lambda g: g * ans * (1 - ans))
+softplus = defop(jax.nn.softplus, name="softplus")
+softsign = defop(jax.nn.soft_sign, name="softsign")
+log_sigmoid = defop(jax.nn.log_sigmoid, name="log_sigmoid")
+erf = defop(jax.scipy.special.erf, name="erf")
+erfc = defop(jax.scipy.special.erfc, name="erfc")
+lgamma = defop(jax.scipy.special.gammaln, name="lgamma")
+digamma = defop(jax.scipy.special.digamma, name="digamma")
+is_nan = defop(jnp.isnan, name="is_nan")
+is_inf = defop(jnp.isinf, name="is_inf")
+is_finite = defop(jnp.isfinite, name="is_finite")
+logical_not = defop(jnp.logical_not, name="logical_not")
+identity = defop(lambda x: x, name="identity")
+relu = defop(jax.nn.relu, name="relu")
+relu6 = defop(jax.nn.relu6, name="relu6")
+elu = defop(jax.nn.elu, name="elu")
+selu = defop(jax.nn.selu, name="selu")
+silu = swish = defop(jax.nn.silu, name="silu")
+gelu = defop(lambda x, approximate=False: jax.nn.gelu(x, approximate=approximate), name="gelu", static=("approximate",))
+leaky_relu = defop(lambda x, alpha=0.2: jnp.where(x > 0, x, x * alpha), name="leaky_relu", static=("alpha",))
+
+# ---------------------------------------------------------------- elementwise binary
+add = defop(jnp.add, name="add")
+subtract = defop(jnp.subtract, name="subtract")
+multiply = defop(jnp.multiply, name="multiply")
+divide = truediv = defop(jnp.true_divide, name="truediv")
+floordiv = defop(jnp.floor_divide, name="floordiv")
+floormod = mod = defop(jnp.mod, name="floormod")
+pow = defop(jnp.power, name="pow")  # noqa: A001
+atan2 = defop(jnp.arctan2, name="atan2")
+squared_difference = defop(lambda x, y: jnp.square(x - y), name="squared_difference")
+divide_no_nan = defop(lambda x, y: jnp.where(y == 0, 0.0, x / jnp.where(y == 0, 1, y)), name="divide_no_nan")
+multiply_no_nan = defop(lambda x, y: jnp.where(y == 0, 0.0, x * y), name="multiply_no_nan")
+xlogy = defop(jax.scipy.special.xlogy, name="xlogy")
+# TensorFlow sends the whole gradient of a tie to x (x >= y), JAX splits it: keep TF's rule.
+maximum = defop(jnp.maximum, name="maximum",
+                vjp=lambda ans, x, y: lambda g: (g * (x >= y), g * (x < y)))
+minimum = defop(jnp.minimum, name="minimum",
+                vjp=lambda ans, x, y: lambda g: (g * (x <= y), g * (x > y)))
+equal = defop(jnp.equal, name="equal")
+not_equal = defop(jnp.not_equal, name="not_equal")
+less = defop(jnp.less, name="less")
+less_equal = defop(jnp.less_equal, name="less_equal")
+greater = defop(jnp.greater, name="greater")
+greater_equal = defop(jnp.greater_equal, name="greater_equal")
+logical_and = defop(jnp.logical_and, name="logical_and")
+logical_or = defop(jnp.logical_or, name="logical_or")
+logical_xor = defop(jnp.logical_xor, name="logical_xor")
+bitwise_and = defop(jnp.bitwise_and, name="bitwise_and")
+bitwise_or = defop(jnp.bitwise_or, name="bitwise_or")
+bitwise_xor = defop(jnp.bitwise_xor, name="bitwise_xor")
+invert = defop(jnp.invert, name="invert")
+where_op = defop(jnp.where, name="select")
+clip_by_value = defop(lambda t, lo, hi: jnp.minimum(jnp.maximum(t, lo), hi), name="clip_by_value")
+
+# ---------------------------------------------------------------- reductions
+reduce_sum = defop(lambda x, axis=None, keepdims=False: jnp.sum(x, axis=axis, keepdims=keepdims), name="reduce_sum", static=("axis", "keepdims"))
+reduce_mean = defop(lambda x, axis=None, keepdims=False: jnp.mean(x, axis=axis, keepdims=keepdims), name="reduce_mean", static=("axis", "keepdims"))
+reduce_max = defop(lambda x, axis=None, keepdims=False: jnp.max(x, axis=axis, keepdims=keepdims), name="reduce_max", static=("axis", "keepdims"))
+reduce_min = defop(lambda x, axis=None, keepdims=False: jnp.min(x, axis=axis, keepdims=keepdims), name="reduce_min", static=("axis", "keepdims"))
+reduce_prod = defop(lambda x, axis=None, keepdims=False: jnp.prod(x, axis=axis, keepdims=keepdims), name="reduce_prod", static=("axis", "keepdims"))
+reduce_std = defop(lambda x, axis=None, keepdims=False: jnp.std(x, axis=axis, keepdims=keepdims), name="reduce_std", static=("axis", "keepdims"))
+reduce_variance = defop(lambda x, axis=None, keepdims=False: jnp.var(x, axis=axis, keepdims=keepdims), name="reduce_variance", static=("axis", "keepdims"))
+reduce_logsumexp = defop(lambda x, axis=None, keepdims=False: jax.nn.logsumexp(x, axis=axis, keepdims=keepdims), name="reduce_logsumexp", static=("axis", "keepdims"))
+reduce_all = defop(lambda x, axis=None, keepdims=False: jnp.all(x, axis=axis, keepdims=keepdims), name="reduce_all", static=("axis", "keepdims"))
+reduce_any = defop(lambda x, axis=None, keepdims=False: jnp.any(x, axis=axis, keepdims=keepdims), name="reduce_any", static=("axis", "keepdims"))
+count_nonzero = defop(lambda x, axis=None, keepdims=False: jnp.count_nonzero(x, axis=axis, keepdims=keepdims).astype(jnp.int32), name="count_nonzero", static=("axis", "keepdims"))
+cumsum = defop(lambda x, axis=0, exclusive=False, reverse=False: _cum(jnp.cumsum, x, axis, exclusive, reverse, 0), name="cumsum", static=("axis", "exclusive", "reverse"))
+cumprod = defop(lambda x, axis=0, exclusive=False, reverse=False: _cum(jnp.cumprod, x, axis, exclusive, reverse, 1), name="cumprod", static=("axis", "exclusive", "reverse"))
+_argmax = defop(lambda x, axis=0, output_type=np.int32: jnp.argmax(x, axis=axis).astype(output_type), name="argmax", static=("axis", "output_type"))
+_argmin = defop(lambda x, axis=0, output_type=np.int32: jnp.argmin(x, axis=axis).astype(output_type), name="argmin", static=("axis", "output_type"))
+_norm = defop(lambda x, ord="euclidean", axis=None, keepdims=False: _norm_fn(x, ord, axis, keepdims), name="norm", static=("ord", "axis", "keepdims"))
+
+# ---------------------------------------------------------------- shapes and structure
+reshape = defop(lambda x, shape: jnp.reshape(x, shape), name="reshape", static=("shape",))
+_transpose = defop(lambda x, perm=None: jnp.transpose(x, perm), name="transpose", static=("perm",))
+squeeze = defop(lambda x, axis=None: jnp.squeeze(x, axis=axis), name="squeeze", static=("axis",))
+expand_dims = defop(lambda x, axis: jnp.expand_dims(x, axis), name="expand_dims", static=("axis",))
+tile = defop(lambda x, multiples: jnp.tile(x, multiples), name="tile", static=("multiples",))
+broadcast_to = defop(lambda x, shape: jnp.broadcast_to(x, shape), name="broadcast_to", static=("shape",))
+_pad = defop(lambda x, c, paddings, mode="CONSTANT": _pad_fn(x, c, paddings, mode), name="pad", static=("paddings", "mode"))
+_concat = defop(lambda *xs, axis: jnp.concatenate(xs, axis=axis), name="concat", static=("axis",))
+_stack = defop(lambda *xs, axis=0: jnp.stack(xs, axis=axis), name="stack", static=("axis",))
+_unstack = defop(lambda x, axis=0: tuple(jnp.moveaxis(x, axis, 0)), name="unstack", static=("axis",))
+_split = defop(lambda x, sections, axis=0: tuple(jnp.split(x, sections, axis=axis)), name="split", static=("sections", "axis"))
+_add_n = defop(lambda *xs: builtins.sum(xs[1:], xs[0]), name="add_n")
+_einsum = defop(lambda *xs, equation: jnp.einsum(equation, *xs), name="einsum", static=("equation",))
+_matmul = defop(lambda a, b, transpose_a=False, transpose_b=False: jnp.matmul(jnp.swapaxes(a, -1, -2) if transpose_a else a, jnp.swapaxes(b, -1, -2) if transpose_b else b), name="matmul", static=("transpose_a", "transpose_b"))
+_tensordot = defop(lambda a, b, axes: jnp.tensordot(a, b, axes), name="tensordot", static=("axes",))
+_cast = defop(lambda x, dtype: x.astype(dtype), name="cast", static=("dtype",))
+_gather = defop(lambda p, i, axis=0, batch_dims=0: _gather_fn(p, i, axis, batch_dims), name="gather", static=("axis", "batch_dims"))
+_gather_nd = defop(lambda p, i: p[tuple(jnp.moveaxis(i, -1, 0))], name="gather_nd")
+_one_hot = defop(lambda i, on, off, depth, axis=-1, dtype=np.float32: jnp.where(jax.nn.one_hot(i, depth, axis=axis, dtype=bool), on, off).astype(dtype), name="one_hot", static=("depth", "axis", "dtype"))
+_getitem = defop(lambda x, *idx, spec: x[_decode_index(spec, idx)], name="getitem", static=("spec",))
+_reverse = defop(lambda x, axis: jnp.flip(x, axis), name="reverse", static=("axis",))
+_roll = defop(lambda x, shift, axis: jnp.roll(x, shift, axis), name="roll", static=("shift", "axis"))
+_sort = defop(lambda x, axis=-1, direction="ASCENDING": jnp.sort(x, axis=axis) if direction == "ASCENDING" else -jnp.sort(-x, axis=axis), name="sort", static=("axis", "direction"))
+_top_k = defop(lambda x, k: jax.lax.top_k(x, k), name="top_k", static=("k",))
+stop_gradient_op = defop(jax.lax.stop_gradient, name="stop_gradient")
+
+# ---------------------------------------------------------------- linear algebra
+_solve = defop(jnp.linalg.solve, name="solve")
+inv = defop(jnp.linalg.inv, name="inv")
+det = defop(jnp.linalg.det, name="det")
+logdet = defop(lambda x: jnp.linalg.slogdet(x)[1], name="logdet")
+cholesky = defop(jnp.linalg.cholesky, name="cholesky")
+trace = defop(lambda x: jnp.trace(x, axis1=-2, axis2=-1), name="trace")
+diag_part = defop(lambda x: jnp.diagonal(x, axis1=-2, axis2=-1), name="diag_part")
+diag = defop(lambda x: x[..., :, None] * jnp.eye(x.shape[-1], dtype=x.dtype), name="diag")
+matrix_transpose = defop(lambda x: jnp.swapaxes(x, -1, -2), name="matrix_transpose")
+matvec = defop(lambda a, b: jnp.einsum("...ij,...j->...i", a, b), name="matvec")
+l2_normalize = defop(lambda x, axis=None, epsilon=1e-12: x * jax.lax.rsqrt(jnp.maximum(jnp.sum(x * x, axis=axis, keepdims=True), epsilon)), name="l2_normalize", static=("axis", "epsilon"))
+
+# ---------------------------------------------------------------- neural network
+softmax = defop(lambda x, axis=-1: jax.nn.softmax(x, axis=axis), name="softmax", static=("axis",))
+log_softmax = defop(lambda x, axis=-1: jax.nn.log_softmax(x, axis=axis), name="log_softmax", static=("axis",))
+_sparse_xent = defop(lambda labels, logits: -jnp.take_along_axis(jax.nn.log_softmax(logits), labels[..., None].astype(jnp.int32), axis=-1)[..., 0], name="sparse_softmax_cross_entropy_with_logits")
+_xent = defop(lambda labels, logits, axis=-1: -jnp.sum(labels * jax.nn.log_softmax(logits, axis=axis), axis=axis), name="softmax_cross_entropy_with_logits", static=("axis",))
+_sigmoid_xent = defop(lambda labels, logits: jnp.maximum(logits, 0) - logits * labels + jnp.log1p(jnp.exp(-jnp.abs(logits))), name="sigmoid_cross_entropy_with_logits")
+l2_loss = defop(lambda x: jnp.sum(x * x) / 2, name="l2_loss")
+bias_add = defop(lambda x, b: x + b, name="bias_add")
+_conv2d = defop(lambda x, w, strides, padding, dilations: jax.lax.conv_general_dilated(x, w, strides, padding, rhs_dilation=dilations, dimension_numbers=("NHWC", "HWIO", "NHWC")), name="conv2d", static=("strides", "padding", "dilations"))
+_pool = defop(lambda x, kind, ksize, strides, padding: _pool_fn(x, kind, ksize, strides, padding), name="pool", static=("kind", "ksize", "strides", "padding"))
+_moments = defop(lambda x, axes, keepdims=False: (jnp.mean(x, axis=axes, keepdims=keepdims), jnp.var(x, axis=axes, keepdims=keepdims)), name="moments", static=("axes", "keepdims"))
+_allclose = defop(lambda a, b, rtol=1e-5, atol=1e-8, equal_nan=False: jnp.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan), name="allclose", static=("rtol", "atol", "equal_nan"))
+
+
+# ---------------------------------------------------------------- helpers of the table
+def _cum(f, x, axis, exclusive, reverse, unit):
+    if reverse:
+        x = jnp.flip(x, axis)
+    if exclusive:
+        pad = [(0, 0)] * x.ndim
+        pad[axis] = (1, 0)
+        x = jnp.pad(x, pad, constant_values=unit)
+        x = jax.lax.slice_in_dim(x, 0, x.shape[axis] - 1, axis=axis)
+    r = f(x, axis=axis)
+    return jnp.flip(r, axis) if reverse else r
+
+
+def _norm_fn(x, ord, axis, keepdims):
+    if ord in ("euclidean", 2, 2.0, "fro") and (axis is None or isinstance(axis, int) or ord == "fro"):
+        return jnp.sqrt(jnp.sum(x * x, axis=axis, keepdims=keepdims))
+    if ord in (1, 1.0) and (axis is None or isinstance(axis, int)):
+        return jnp.sum(jnp.abs(x), axis=axis, keepdims=keepdims)
+    if ord == np.inf and (axis is None or isinstance(axis, int)):
+        return jnp.max(jnp.abs(x), axis=axis, keepdims=keepdims)
+    return jnp.linalg.norm(x, ord=None if ord == "euclidean" else ord, axis=axis, keepdims=keepdims)
+
+
+def _pad_fn(x, c, paddings, mode):
+    mode = mode.upper()
+    if mode == "CONSTANT":
+        return jnp.pad(x, paddings, constant_values=c)
+    return jnp.pad(x, paddings, mode={"REFLECT": "reflect", "SYMMETRIC": "symmetric"}[mode])
+
+
+def _gather_fn(p, i, axis, batch_dims):
+    if batch_dims == 0:
+        return jnp.take(p, i, axis=axis)
+    f = lambda pp, ii: _gather_fn(pp, ii, axis - 1, batch_dims - 1)
+    return jax.vmap(f)(p, i)
+
+
+def _pool_fn(x, kind, ksize, strides, padding):
+    window = (1,) + ksize + (1,)
+    stride = (1,) + strides + (1,)
+    if kind == "max":
+        return jax.lax.reduce_window(x, -jnp.inf, jax.lax.max, window, stride, padding)
+    s = jax.lax.reduce_window(x, 0.0, jax.lax.add, window, stride, padding)
+    if padding == "VALID":
+        return s / np.prod(ksize)
+    ones = jnp.ones(x.shape[1:-1], x.dtype)[None, ..., None]
+    n = jax.lax.reduce_window(ones, 0.0, jax.lax.add, window, stride, padding)
+    return s / n
+
+
+def _encode_index(key):
+    """Indexing spec as hashable static data; array indices become op inputs."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    spec, dyn = [], []
+    for k in key:
+        if isinstance(k, slice):
+            spec.append(("s", freeze(k.start), freeze(k.stop), freeze(k.step)))
+        elif k is None or k is Ellipsis:
+            spec.append(("n",) if k is None else ("e",))
+        elif isinstance(k, (bool, np.bool_)):
+            spec.append(("i", bool(k)))
+        elif isinstance(k, (int, np.integer)):
+            spec.append(("i", int(k)))
+        elif isinstance(k, _TensorBase) and k.ndim == 0 and not is_tracer(k._value) and k._value.dtype.kind in "iu":
+            spec.append(("i", int(k)))
+        else:
+            spec.append(("d",))
+            dyn.append(k)
+    return tuple(spec), dyn
+
+
+def _decode_index(spec, dyn):
+    it = iter(dyn)
+    out = []
+    for s in spec:
+        tag = s[0]
+        if tag == "s":
+            out.append(slice(s[1], s[2], s[3]))
+        elif tag == "n":
+            out.append(None)
+        elif tag == "e":
+            out.append(Ellipsis)
+        elif tag == "i":
+            out.append(s[1])
+        else:
+            out.append(next(it))
+    return tuple(out)
+
+
+def _static_shape(shape):
+    if isinstance(shape, _TensorBase):
+        return tuple(int(d) for d in np.asarray(shape).reshape(-1))
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(-1 if d is None else int(d) for d in shape)
+
+
+# ---------------------------------------------------------------- TF signatures
+def getitem(x, key):
+    spec, dyn = _encode_index(key)
+    return _getitem(x, *dyn, spec=spec)
+
+
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False,
+           b_is_sparse=False, output_type=None, name=None):
+    """Matrix product of ``a`` and ``b`` (batched over leading dimensions).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.matmul([[1.0, 2.0]], [[3.0], [4.0]]).numpy()
+        array([[11.]], dtype=float32)
+    """
+    return _matmul(a, b, transpose_a=bool(transpose_a or adjoint_a), transpose_b=bool(transpose_b or adjoint_b))
+
+
+def transpose(a, perm=None, conjugate=False, name=None):
+    return _transpose(a, perm=None if perm is None else _static_shape(perm))
+
+
+def einsum(equation, *inputs, **kwargs):
+    """``tf.einsum(equation, *inputs)``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.einsum('ij,j->i', [[1.0, 2.0]], [3.0, 4.0]).numpy()
+        array([11.], dtype=float32)
+    """
+    return _einsum(*inputs, equation=equation)
+
+
+def tensordot(a, b, axes, name=None):
+    return _tensordot(a, b, axes=freeze(axes))
+
+
+def concat(values, axis, name="concat"):
+    return _concat(*values, axis=int(axis))
+
+
+def stack(values, axis=0, name="stack"):
+    return _stack(*values, axis=int(axis))
+
+
+def unstack(value, num=None, axis=0, name="unstack"):
+    return list(_unstack(value, axis=int(axis)))
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name="split"):
+    if isinstance(num_or_size_splits, (int, np.integer)):
+        sections = int(num_or_size_splits)
+    else:
+        sizes = [int(s) for s in np.asarray(num_or_size_splits).reshape(-1)]
+        sections = tuple(np.cumsum(sizes)[:-1].tolist())
+    return list(_split(value, sections=sections, axis=int(axis)))
+
+
+def add_n(inputs, name=None):
+    return _add_n(*inputs)
+
+
+def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
+    return _pad(tensor, constant_values, paddings=freeze(np.asarray(paddings).tolist()), mode=mode)
+
+
+def cast(x, dtype, name=None):
+    """Casts to ``dtype``; casting to an integer type cuts the gradient (``None``), as in TF."""
+    return _cast(x, dtype=_dtypes.np_dtype(dtype))
+
+
+def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+    return _gather(params, indices, axis=batch_dims if axis is None else int(axis), batch_dims=int(batch_dims))
+
+
+def gather_nd(params, indices, batch_dims=0, name=None):
+    return _gather_nd(params, indices)
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    dt = _dtypes.np_dtype(dtype) if dtype is not None else (
+        to_array(on_value).dtype if on_value is not None else np.dtype(np.float32))
+    return _one_hot(indices, 1 if on_value is None else on_value, 0 if off_value is None else off_value,
+                    depth=int(depth), axis=-1 if axis is None else int(axis), dtype=dt)
+
+
+def where(condition, x=None, y=None, name=None):
+    """Elementwise ``x if condition else y``; with only ``condition``, the indices of True values."""
+    if x is None and y is None:
+        return Tensor(jnp.argwhere(to_array(condition)).astype(jnp.int64 if jax.config.jax_enable_x64 else jnp.int32))
+    return where_op(condition, x, y)
+
+
+def argmax(input, axis=None, output_type=_dtypes.int64, name=None):
+    """Index of the largest value (int32 unless JAX's 64-bit mode is on)."""
+    return _argmax(input, axis=0 if axis is None else int(axis), output_type=_int_type(output_type))
+
+
+def argmin(input, axis=None, output_type=_dtypes.int64, name=None):
+    return _argmin(input, axis=0 if axis is None else int(axis), output_type=_int_type(output_type))
+
+
+def _int_type(dt):
+    dt = _dtypes.np_dtype(dt)
+    return dt if (jax.config.jax_enable_x64 or dt.itemsize <= 4) else np.dtype(np.int32)
+
+
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
+    return _norm(tensor, ord=ord, axis=_axis(axis), keepdims=bool(keepdims))
+
+
+def clip_by_norm(t, clip_norm, axes=None, name=None):
+    """Scales ``t`` so its L2 norm is at most ``clip_norm`` (TF's formula and gradient).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.clip_by_norm(tf.constant([3.0, 4.0]), 1.0).numpy()
+        array([0.6, 0.8], dtype=float32)
+    """
+    return _clip_by_norm(t, clip_norm, axes=_axis(axes))
+
+
+def _clip_by_norm_fn(t, clip_norm, axes=None):
+    l2sum = jnp.sum(t * t, axis=axes, keepdims=True)
+    pred = l2sum > 0
+    l2norm = jnp.where(pred, jnp.sqrt(jnp.where(pred, l2sum, 1.0)), l2sum)
+    return t * clip_norm / jnp.maximum(l2norm, clip_norm)
+
+
+_clip_by_norm = defop(_clip_by_norm_fn, name="clip_by_norm", static=("axes",))
+
+
+def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
+    arrays = [None if t is None else to_array(t) for t in t_list]
+    gn = use_norm if use_norm is not None else global_norm([t for t in t_list if t is not None])
+    scale = clip_norm * minimum(1.0 / gn, 1.0 / clip_norm)
+    return [None if a is None else t * scale for a, t in zip(arrays, t_list)], gn
+
+
+def global_norm(t_list, name=None):
+    return sqrt(add_n([reduce_sum(square(t)) for t in t_list if t is not None]))
+
+
+def solve(matrix, rhs, adjoint=False, name=None):
+    return _solve(matrix_transpose(matrix) if adjoint else matrix, rhs)
+
+
+def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    return _sparse_xent(labels, logits)
+
+
+def softmax_cross_entropy_with_logits(labels=None, logits=None, axis=-1, name=None):
+    return _xent(labels, logits, axis=int(axis))
+
+
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    return _sigmoid_xent(labels, logits)
+
+
+def _tuple2(v, n=2):
+    if isinstance(v, (int, np.integer)):
+        return (int(v),) * n
+    v = tuple(int(e) for e in v)
+    if len(v) == n + 2:
+        return v[1:-1]
+    if len(v) == 1:
+        return v * n
+    return v
+
+
+def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):
+    """2-D convolution, NHWC input and HWIO filters (TF's layout), on ``lax.conv_general_dilated``."""
+    if data_format != "NHWC":
+        raise ValueError("tapejax's conv2d takes data_format='NHWC' (channels last). Transpose NCHW inputs "
+                         "with tf.transpose(x, [0, 2, 3, 1]) first.")
+    pad_ = padding.upper() if isinstance(padding, str) else tuple(tuple(p) for p in padding)[1:-1]
+    return _conv2d(input, filters, strides=_tuple2(strides), padding=pad_,
+                   dilations=_tuple2(1 if dilations is None else dilations))
+
+
+def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+    return _pool(input, kind="max", ksize=_tuple2(ksize), strides=_tuple2(strides), padding=padding.upper())
+
+
+def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+    return _pool(input, kind="avg", ksize=_tuple2(ksize), strides=_tuple2(strides), padding=padding.upper())
+
+
+max_pool = max_pool2d
+avg_pool = avg_pool2d
+
+
+def moments(x, axes, shift=None, keepdims=False, name=None):
+    return _moments(x, axes=tuple(axes), keepdims=bool(keepdims))
+
+
+def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
+    """Sum of per-example losses divided by the global batch size (tf.nn.compute_average_loss)."""
+    if sample_weight is not None:
+        per_example_loss = per_example_loss * sample_weight
+    n = global_batch_size if global_batch_size is not None else (per_example_loss.shape[0] if per_example_loss.ndim else 1)
+    return reduce_sum(per_example_loss) / float(n)
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return _allclose(a, b, rtol=float(rtol), atol=float(atol), equal_nan=bool(equal_nan))
+
+
+def stop_gradient(input, name=None):
+    """Identity whose gradient is zero: values pass, gradients do not (``tf.stop_gradient``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> x = tf.Variable(2.0)
+        >>> with tf.GradientTape() as t:
+        ...     y = x * tf.stop_gradient(x)
+        >>> t.gradient(y, x).numpy()
+        2.0
+    """
+    return stop_gradient_op(input)
+
+
+def reverse(tensor, axis, name=None):
+    return _reverse(tensor, axis=tuple(int(a) for a in np.atleast_1d(np.asarray(axis))))
+
+
+def roll(input, shift, axis, name=None):
+    return _roll(input, shift=freeze(shift), axis=freeze(axis))
+
+
+def sort(values, axis=-1, direction="ASCENDING", name=None):
+    return _sort(values, axis=int(axis), direction=direction)
+
+
+def top_k(input, k=1, sorted=True, name=None):
+    return _top_k(input, k=int(k))
+
+
+# ---------------------------------------------------------------- constructors (no gradients)
+def constant(value, dtype=None, shape=None, name=None):
+    """Creates a Tensor from a Python number, list, numpy array or tensor.
+
+    Python floats become float32 and ints int32, as in TensorFlow.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.constant([1, 2])
+        <tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 2], dtype=int32)>
+    """
+    v = to_array(value, dtype)
+    if shape is not None:
+        shape = _static_shape(shape)
+        v = jnp.broadcast_to(v, shape) if v.size == 1 else v.reshape(shape)
+    return Tensor(v)
+
+
+def is_tensor(x):
+    """Whether ``x`` is a Tensor or Variable."""
+    return isinstance(x, _TensorBase)
+
+
+def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
+    """Returns ``value`` if it is a Tensor, else converts it (a Variable is read)."""
+    if type(value) is Tensor and (dtype is None or value.dtype == dtype):
+        return value
+    if isinstance(value, _TensorBase):
+        return identity(value) if dtype is None else cast(value, dtype)
+    if dtype is None and dtype_hint is not None and not isinstance(value, (np.ndarray, jax.Array)):
+        dtype = dtype_hint
+    return Tensor(to_array(value, dtype))
+
+
+def zeros(shape, dtype=_dtypes.float32, name=None):
+    return Tensor(jnp.zeros(_static_shape(shape), _dtypes.np_dtype(dtype)))
+
+
+def ones(shape, dtype=_dtypes.float32, name=None):
+    return Tensor(jnp.ones(_static_shape(shape), _dtypes.np_dtype(dtype)))
+
+
+def zeros_like(input, dtype=None, name=None):
+    return Tensor(jnp.zeros_like(to_array(input), dtype=_dtypes.np_dtype(dtype)))
+
+
+def ones_like(input, dtype=None, name=None):
+    return Tensor(jnp.ones_like(to_array(input), dtype=_dtypes.np_dtype(dtype)))
+
+
+def fill(dims, value, name=None):
+    v = to_array(value)
+    return Tensor(jnp.full(_static_shape(dims), v, v.dtype))
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dtypes.float32, name=None):
+    e = jnp.eye(int(num_rows), None if num_columns is None else int(num_columns), dtype=_dtypes.np_dtype(dtype))
+    if batch_shape is not None:
+        e = jnp.broadcast_to(e, _static_shape(batch_shape) + e.shape)
+    return Tensor(e)
+
+
+def linspace(start, stop, num, name=None, axis=0):
+    s, e = to_array(start), to_array(stop)
+    dt = jnp.result_type(s, e)
+    return Tensor(jnp.linspace(s, e, int(num), axis=axis, dtype=dt))
+
+
+def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
+    """Like Python's range, as a Tensor (int32 for ints, float32 for floats)."""
+    if limit is None:
+        start, limit = 0, start
+    vals = [np.asarray(to_array(v)) for v in (start, limit, delta)]
+    if dtype is None:
+        dtype = np.result_type(*vals)
+    return Tensor(jnp.arange(vals[0], vals[1], vals[2], dtype=_dtypes.np_dtype(dtype)))
+
+
+def shape(input, out_type=_dtypes.int32, name=None):
+    return Tensor(jnp.asarray(np.asarray(to_array(input).shape, _dtypes.np_dtype(out_type))))
+
+
+def size(input, out_type=_dtypes.int32, name=None):
+    return Tensor(jnp.asarray(to_array(input).size, _dtypes.np_dtype(out_type)))
+
+
+def rank(input, name=None):
+    return Tensor(jnp.asarray(to_array(input).ndim, jnp.int32))
+
+
+def reshape_op(tensor, shape, name=None):
+    """``tf.reshape``: ``shape`` may hold -1 and scalar tensors."""
+    return reshape(tensor, shape=_static_shape(shape))
+
+
+def expand_dims_op(input, axis, name=None):
+    return expand_dims(input, axis=int(axis))
+
+
+def squeeze_op(input, axis=None, name=None):
+    return squeeze(input, axis=_axis(axis))
+
+
+def tile_op(input, multiples, name=None):
+    return tile(input, multiples=_static_shape(multiples))
+
+
+def broadcast_to_op(input, shape, name=None):
+    return broadcast_to(input, shape=_static_shape(shape))
+
+
+def _reduction(op):
+    def reduce(input_tensor, axis=None, keepdims=False, name=None):
+        return op(input_tensor, axis=_axis(axis), keepdims=bool(keepdims))
+    reduce.__name__ = op.name
+    reduce.__doc__ = f"``tf.{op.name}(input_tensor, axis=None, keepdims=False)``."
+    return reduce
+
+
+# ---------------------------------------------------------------- operators on Tensor and Variable
+def _binary(op, reverse=False):
+    if reverse:
+        return lambda self, other: op(other, self)
+    return lambda self, other: op(self, other)
+
+
+def _rmatmul(self, other):
+    return matmul(other, self)
+
+
+def _install_operators(cls):
+    for name, op in [("add", add), ("sub", subtract), ("mul", multiply), ("truediv", divide),
+                     ("floordiv", floordiv), ("mod", floormod), ("pow", pow),
+                     ("and", logical_and), ("or", logical_or), ("xor", logical_xor)]:
+        setattr(cls, f"__{name}__", _binary(op))
+        setattr(cls, f"__r{name}__", _binary(op, reverse=True))
+    cls.__matmul__ = lambda self, other: matmul(self, other)
+    cls.__rmatmul__ = _rmatmul
+    cls.__neg__ = lambda self: negative(self)
+    cls.__pos__ = lambda self: self
+    cls.__abs__ = lambda self: abs(self)
+    cls.__invert__ = lambda self: logical_not(self) if self._value.dtype == np.bool_ else invert(self)
+    cls.__lt__ = _binary(less)
+    cls.__le__ = _binary(less_equal)
+    cls.__gt__ = _binary(greater)
+    cls.__ge__ = _binary(greater_equal)
+    cls.__eq__ = lambda self, other: equal(self, other) if _comparable(other) else False
+    cls.__ne__ = lambda self, other: not_equal(self, other) if _comparable(other) else True
+    cls.__getitem__ = getitem
+
+
+def _comparable(other):
+    return other is not None and not isinstance(other, (str, type))
+
+
+_install_operators(_TensorBase)

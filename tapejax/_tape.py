@@ -1,0 +1,376 @@
+"""GradientTape: records ops on watched values and differentiates them."""
+import enum
+import logging
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import _engine
+from ._engine import state, plan, run_backward
+from ._tensor import Tensor, _TensorBase, to_array
+from ._variable import Variable
+
+_log = logging.getLogger("tapejax")
+
+
+class UnconnectedGradients(enum.Enum):
+    """What ``gradient`` returns for a source the target does not depend on.
+
+    ``NONE`` (the default) gives ``None``; ``ZERO`` gives zeros of the source's
+    shape. The strings ``'none'`` and ``'zero'`` are accepted too.
+
+    Example:
+        >>> import tapejax as tf
+        >>> x, y = tf.Variable(1.0), tf.Variable(2.0)
+        >>> with tf.GradientTape() as tape:
+        ...     z = y * y
+        >>> tape.gradient(z, x, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+        <tf.Tensor: shape=(), dtype=float32, numpy=0.0>
+    """
+
+    NONE = "none"
+    ZERO = "zero"
+
+
+def _unconnected(value):
+    if isinstance(value, UnconnectedGradients):
+        return value
+    try:
+        return UnconnectedGradients(value)
+    except ValueError:
+        raise ValueError(f"Unknown value for unconnected_gradients: {value!r}. "
+                         "Use tf.UnconnectedGradients.NONE or tf.UnconnectedGradients.ZERO.") from None
+
+
+def _is_leaf(x):
+    return isinstance(x, _TensorBase) or x is None
+
+
+def flatten(structure):
+    return jax.tree_util.tree_flatten(structure, is_leaf=_is_leaf)
+
+
+_NOT_TENSOR = ("{what} must be tf.Tensor or tf.Variable objects (or nested lists, tuples, dicts "
+               "of them), but got {typ}. Convert values with tf.constant(...) first, and keep the "
+               "tensor your computation used: a fresh conversion is a different tensor.")
+
+
+class _Recorder:
+    """What the op layer records into: watched ids, nodes, watched variables."""
+
+    def __init__(self, persistent, watch_accessed_variables):
+        self._persistent = bool(persistent)
+        self._watch_accessed = bool(watch_accessed_variables)
+        self._nodes = []
+        self._watched = set()
+        self._watched_vars = {}
+        self._recording = False
+
+    def _watch_variable(self, var):
+        if var._id not in self._watched_vars:
+            self._watched_vars[var._id] = var
+            self._watched.add(var._id)
+
+    def _push(self):
+        state.recorders = state.recorders + [self]
+        self._recording = True
+
+    def _pop(self):
+        state.recorders = [r for r in state.recorders if r is not self]
+        self._recording = False
+
+    def _watch(self, tensor):
+        leaves, _ = flatten(tensor)
+        for t in leaves:
+            if not isinstance(t, _TensorBase):
+                raise ValueError(_NOT_TENSOR.format(what="Watched values", typ=type(t).__name__))
+            if not _engine._is_float_dtype(t._value.dtype):
+                _log.warning("The dtype of the watched tensor must be floating (e.g. tf.float32), got %s",
+                             t.dtype)
+                continue
+            if isinstance(t, Variable):
+                self._watch_variable(t)
+            else:
+                self._watched.add(t._id)
+
+
+class GradientTape(_Recorder):
+    """Records operations for automatic differentiation, as ``tf.GradientTape``.
+
+    Operations run inside the ``with`` block are recorded when one of their
+    inputs is watched: trainable Variables read inside the block (unless
+    ``watch_accessed_variables=False``), tensors passed to :meth:`watch`, and
+    anything computed from those. :meth:`gradient` then differentiates a target
+    with respect to sources by one compiled backward pass, cached by the tape's
+    structure, so a training loop compiles its backward pass once.
+
+    Args:
+        persistent: allow more than one ``gradient``/``jacobian`` call. A
+            non-persistent tape frees what it saved after the first call.
+        watch_accessed_variables: watch trainable Variables automatically when
+            they are read.
+
+    Example:
+        >>> import tapejax as tf
+        >>> x = tf.constant(3.0)
+        >>> with tf.GradientTape() as tape:
+        ...     tape.watch(x)
+        ...     y = x * x
+        >>> tape.gradient(y, x)
+        <tf.Tensor: shape=(), dtype=float32, numpy=6.0>
+    """
+
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        super().__init__(persistent, watch_accessed_variables)
+
+    def __enter__(self):
+        if self._nodes is None:
+            raise RuntimeError("This non-persistent GradientTape was already used to compute gradients. "
+                               "Create a new tape: `with tf.GradientTape() as tape:`, or use "
+                               "tf.GradientTape(persistent=True).")
+        self._push()
+        return self
+
+    def __exit__(self, typ, value, traceback):
+        if self._recording:
+            self._pop()
+        return False
+
+    def watch(self, tensor):
+        """Ensures ``tensor`` (a Tensor, Variable, or nested structure of them) is traced."""
+        self._watch(tensor)
+
+    def watched_variables(self):
+        """The Variables this tape watches, in the order they were created."""
+        return tuple(sorted(self._watched_vars.values(), key=lambda v: v._id))
+
+    def stop_recording(self):
+        """Context manager in which operations are not recorded on this tape.
+
+        Example:
+            >>> import tapejax as tf
+            >>> x = tf.Variable(2.0)
+            >>> with tf.GradientTape() as t:
+            ...     with t.stop_recording():
+            ...         y = x * x
+            >>> print(t.gradient(y, x))
+            None
+        """
+        if not self._recording:
+            raise ValueError("Tape.stop_recording() can only be used inside the tape's `with` block.")
+        return _StopRecording(self)
+
+    def reset(self):
+        """Clears everything recorded and watched so far; recording continues.
+
+        Example:
+            >>> import tapejax as tf
+            >>> x = tf.Variable(2.0)
+            >>> with tf.GradientTape() as t:
+            ...     y = x * x
+            ...     t.reset()
+            ...     z = x + 1.0
+            >>> t.gradient(z, x).numpy()
+            1.0
+        """
+        self._nodes = []
+        self._watched = set()
+        self._watched_vars = {}
+
+    def _check_usable(self):
+        if self._nodes is None:
+            raise RuntimeError(
+                "A non-persistent GradientTape can only be used to compute one set of gradients "
+                "(or jacobians). To call gradient() more than once, create the tape with "
+                "tf.GradientTape(persistent=True).")
+        if self._recording and not self._persistent:
+            self._pop()  # TF: a non-persistent tape stops recording when differentiated
+
+    def _release(self):
+        if not self._persistent:
+            self._nodes = None
+            self._watched = set()
+
+    def gradient(self, target, sources, output_gradients=None,
+                 unconnected_gradients=UnconnectedGradients.NONE):
+        """Gradients of ``target`` with respect to ``sources``.
+
+        Args:
+            target: a Tensor or Variable, or a nested structure of them. A
+                non-scalar target (or several) is summed, as in TensorFlow.
+            sources: a Tensor or Variable, or a nested structure (list, tuple,
+                dict) of them. The result has the same structure.
+            output_gradients: optional upstream gradients, one per target (the
+                vector of a vector-Jacobian product), or ``None``.
+            unconnected_gradients: ``'none'`` (default) or ``'zero'``.
+
+        Returns:
+            Gradients shaped like ``sources``; ``None`` where a source is not
+            connected (unwatched, integer, through NumPy or a state assignment).
+
+        Raises:
+            RuntimeError: a non-persistent tape differentiated twice.
+            ValueError / TypeError: targets or sources that are not tensors.
+
+        Example:
+            >>> import tapejax as tf
+            >>> w = tf.Variable([[1.0], [2.0]])
+            >>> b = tf.Variable(0.5)
+            >>> with tf.GradientTape() as tape:
+            ...     loss = tf.reduce_sum(tf.constant([[1.0, 1.0]]) @ w + b)
+            >>> g = tape.gradient(loss, {'w': w, 'b': b})
+            >>> g['w'].numpy().tolist(), g['b'].numpy()
+            ([[1.0], [1.0]], 1.0)
+        """
+        self._check_usable()
+        unconnected = _unconnected(unconnected_gradients)
+        targets, _ = flatten(target)
+        for t in targets:
+            if not isinstance(t, _TensorBase):
+                raise TypeError(_NOT_TENSOR.format(what="Targets", typ=type(t).__name__))
+        srcs, src_tree = flatten(sources)
+        for s in srcs:
+            if not isinstance(s, _TensorBase):
+                raise ValueError(_NOT_TENSOR.format(what="Sources", typ=type(s).__name__))
+        seeds = self._seeds(targets, output_gradients)
+        grads = self._backward(targets, srcs, seeds)
+        self._release()
+        grads = _fill_unconnected(grads, srcs, unconnected)
+        return jax.tree_util.tree_unflatten(src_tree, grads)
+
+    @staticmethod
+    def _seeds(targets, output_gradients):
+        if output_gradients is None:
+            return [None] * len(targets)
+        ogs, _ = jax.tree_util.tree_flatten(output_gradients, is_leaf=_is_leaf)
+        if not isinstance(output_gradients, (list, tuple, dict)):
+            ogs = [output_gradients]
+        if len(ogs) != len(targets):
+            raise ValueError(f"output_gradients must have one entry per target: got {len(ogs)} for "
+                             f"{len(targets)} targets.")
+        out = []
+        for t, g in zip(targets, ogs):
+            if g is None:
+                out.append(None)
+                continue
+            if not isinstance(g, _TensorBase):
+                g = Tensor(to_array(g, t._value.dtype))
+            if tuple(g.shape) != tuple(t.shape):
+                raise ValueError(f"output_gradients shape {tuple(g.shape)} does not match the target "
+                                 f"shape {tuple(t.shape)}.")
+            out.append(g)
+        return out
+
+    def _backward(self, targets, srcs, seeds, mode="grad", extra=None):
+        nodes = self._nodes
+        target_ids = [t._id for t in targets]
+        source_ids = [s._id for s in srcs]
+        p = plan(nodes, target_ids, source_ids)
+        src_slots = p.source_slots
+        if not p.nodes and not set(s for s in src_slots if s is not None) & set(p.target_slots):
+            return [None] * len(srcs)
+        outs = run_backward(p, targets, seeds, mode, extra)
+        # Integer sources are never differentiated (TensorFlow returns None).
+        return [None if (g is None or not _engine._is_float_dtype(s._value.dtype)) else g
+                for g, s in zip(outs, srcs)]
+
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
+                 parallel_iterations=None, experimental_use_pfor=True):
+        """The Jacobian of ``target`` with respect to each source.
+
+        Computed as one vectorised backward pass (``jax.vmap`` over a basis of
+        output gradients), compiled once per tape structure. The result for a
+        source of shape ``S`` and a target of shape ``T`` has shape ``T + S``.
+
+        Example:
+            >>> import tapejax as tf
+            >>> x = tf.constant([1.0, 2.0])
+            >>> with tf.GradientTape() as tape:
+            ...     tape.watch(x)
+            ...     y = x * x
+            >>> tape.jacobian(y, x).numpy().tolist()
+            [[2.0, 0.0], [0.0, 4.0]]
+        """
+        self._check_usable()
+        unconnected = _unconnected(unconnected_gradients)
+        if not isinstance(target, _TensorBase):
+            target = Tensor(to_array(target))
+        srcs, src_tree = flatten(sources)
+        if target._value.size == 0:
+            out = [Tensor(jnp.zeros(tuple(target.shape) + tuple(s.shape), s._value.dtype)) for s in srcs]
+        else:
+            out = self._mapped(target, srcs, "jacobian", bool(experimental_use_pfor))
+        self._release()
+        if unconnected is UnconnectedGradients.ZERO:
+            out = [Tensor(jnp.zeros(tuple(target.shape) + tuple(s.shape), s._value.dtype)) if g is None else g
+                   for g, s in zip(out, srcs)]
+        return jax.tree_util.tree_unflatten(src_tree, out)
+
+    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
+                       parallel_iterations=None, experimental_use_pfor=True):
+        """Per-example Jacobians: ``result[i] = d target[i] / d source[i]``.
+
+        Assumes example ``i`` of the target depends only on example ``i`` of the
+        source (TensorFlow's contract). Shapes: target ``(B, *T)``, source
+        ``(B, *S)``, result ``(B, *T, *S)``.
+
+        Example:
+            >>> import tapejax as tf
+            >>> x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+            >>> with tf.GradientTape() as tape:
+            ...     tape.watch(x)
+            ...     y = x * x
+            >>> tape.batch_jacobian(y, x).shape
+            TensorShape([2, 2, 2])
+        """
+        self._check_usable()
+        unconnected = _unconnected(unconnected_gradients)
+        if target.shape.rank is None or target.shape.rank < 1:
+            raise ValueError(f"batch_jacobian needs a target with a batch dimension, got shape {target.shape}.")
+        if source.shape.rank < 1 or target.shape[0] != source.shape[0]:
+            raise ValueError(
+                f"Need first dimension of target shape ({tuple(target.shape)}) and source shape "
+                f"({tuple(source.shape)}) to match: batch_jacobian pairs example i of the target with "
+                "example i of the source. Use jacobian() for the full Jacobian.")
+        (out,) = self._mapped(target, [source], "batch_jacobian", bool(experimental_use_pfor))
+        self._release()
+        if out is None and unconnected is UnconnectedGradients.ZERO:
+            out = Tensor(jnp.zeros(tuple(target.shape) + tuple(source.shape[1:]), source._value.dtype))
+        return out
+
+    def _mapped(self, target, srcs, mode, use_pfor):
+        for s in srcs:
+            if not isinstance(s, _TensorBase):
+                raise ValueError(_NOT_TENSOR.format(what="Sources", typ=type(s).__name__))
+        p = plan(self._nodes, [target._id], [s._id for s in srcs])
+        if p.custom:
+            return _engine.custom_jacobian(p, target, srcs, mode, use_pfor)
+        if not p.nodes:
+            if mode == "jacobian" and any(s._id == target._id for s in srcs):
+                # d target / d target: the identity, reshaped.
+                n = target._value.size
+                eye = Tensor(jnp.eye(n, dtype=target._value.dtype).reshape(tuple(target.shape) * 2))
+                return [eye if s._id == target._id else None for s in srcs]
+            return [None] * len(srcs)
+        outs = run_backward(p, [target], [None], mode, use_pfor)
+        return [None if (g is None or not _engine._is_float_dtype(s._value.dtype)) else g
+                for g, s in zip(outs, srcs)]
+
+
+class _StopRecording:
+    def __init__(self, tape):
+        self._tape = tape
+
+    def __enter__(self):
+        self._tape._pop()
+
+    def __exit__(self, *exc):
+        self._tape._push()
+        return False
+
+
+def _fill_unconnected(grads, srcs, unconnected):
+    if unconnected is UnconnectedGradients.NONE:
+        return grads
+    return [Tensor(jnp.zeros_like(s._value)) if g is None else g for g, s in zip(grads, srcs)]

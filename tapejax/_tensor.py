@@ -1,0 +1,287 @@
+"""Tensor and TensorShape: immutable wrappers of jax arrays with TensorFlow's surface.
+
+Operators are attached by ``_ops`` (they delegate to the op table), so this module
+has no dependency on the ops and can be imported by the engine.
+"""
+import itertools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import _dtypes
+
+_ids = itertools.count(1)
+
+_NUMPY_IN_TRACE = (
+    "{what} was called on a symbolic value inside a compiled tapejax.function: the value "
+    "is not computed yet while the function is being traced. Keep the computation in "
+    "tensors (tf.* ops, tf.print for printing, tf.cond / tf.where for branching), or call "
+    "tf.config.run_functions_eagerly(True) while debugging.")
+
+
+def is_tracer(x):
+    return isinstance(x, jax.core.Tracer)
+
+
+class TensorShape(tuple):
+    """The shape of a Tensor: a tuple of ints (``None`` for unknown dimensions).
+
+    Example:
+        >>> import tapejax as tf
+        >>> s = tf.zeros([2, 3]).shape
+        >>> s, s.as_list(), s.rank, s.num_elements()
+        (TensorShape([2, 3]), [2, 3], 2, 6)
+    """
+
+    def __new__(cls, dims=()):
+        if dims is None:
+            dims = ()
+        return super().__new__(cls, tuple(None if d is None else int(d) for d in dims))
+
+    @property
+    def rank(self):
+        return len(self)
+
+    ndims = rank
+
+    @property
+    def dims(self):
+        return list(self)
+
+    def as_list(self):
+        return list(self)
+
+    def num_elements(self):
+        return None if None in self else int(np.prod(self, dtype=np.int64))
+
+    def is_fully_defined(self):
+        return None not in self
+
+    def is_compatible_with(self, other):
+        other = TensorShape(other)
+        return len(self) == len(other) and all(a is None or b is None or a == b for a, b in zip(self, other))
+
+    def __getitem__(self, key):
+        r = tuple.__getitem__(self, key)
+        return TensorShape(r) if isinstance(key, slice) else r
+
+    def __repr__(self):
+        return f"TensorShape({list(self)})"
+
+    def __str__(self):
+        return "(" + ", ".join("None" if d is None else str(d) for d in self) + ("," if len(self) == 1 else "") + ")"
+
+
+def _python_default_dtype(x):
+    """TensorFlow's dtype for Python data: float32 for floats, int32 for ints."""
+    arr = np.asarray(x)
+    if arr.dtype == np.float64:
+        return arr.astype(np.float32)
+    if arr.dtype == np.int64:
+        if arr.size and (arr.max() > np.iinfo(np.int32).max or arr.min() < np.iinfo(np.int32).min):
+            return arr
+        return arr.astype(np.int32)
+    if arr.dtype == np.complex128:
+        return arr.astype(np.complex64)
+    if arr.dtype.kind in "OUS" :
+        raise TypeError(f"Cannot convert {x!r} to a Tensor: tapejax tensors hold numbers. "
+                        "Pass numbers, a numpy array or a jax array.")
+    return arr
+
+
+def to_array(x, dtype=None):
+    """The jax array (or tracer) behind a Tensor-like value, with TF's conversion rules."""
+    v = getattr(x, "_value", None)
+    if v is None:
+        if isinstance(x, (jax.Array, jax.core.Tracer)):
+            v = x
+        elif isinstance(x, (np.ndarray, np.generic)):
+            v = jnp.asarray(x)
+        elif isinstance(x, (list, tuple)) and any(_contains_tensor(e) for e in x):
+            v = jnp.stack([to_array(e) for e in x])
+        else:
+            if hasattr(x, "__jax_array__"):
+                v = jnp.asarray(x)
+            else:
+                v = jnp.asarray(_python_default_dtype(x))
+    if dtype is not None:
+        dt = _dtypes.np_dtype(dtype)
+        if v.dtype != dt:
+            v = v.astype(dt)
+    return v
+
+
+def _contains_tensor(x):
+    if hasattr(x, "_value"):
+        return True
+    if isinstance(x, (list, tuple)):
+        return any(_contains_tensor(e) for e in x)
+    return False
+
+
+class _TensorBase:
+    """Read-only surface shared by Tensor and Variable (both hold ``_value``)."""
+
+    __slots__ = ()
+    __array_priority__ = 100
+
+    @property
+    def shape(self):
+        return TensorShape(self._value.shape)
+
+    @property
+    def dtype(self):
+        return _dtypes.as_dtype(self._value.dtype)
+
+    @property
+    def ndim(self):
+        return self._value.ndim
+
+    @property
+    def device(self):
+        v = self._value
+        return "" if is_tracer(v) else str(next(iter(v.devices())))
+
+    def get_shape(self):
+        return self.shape
+
+    def numpy(self):
+        """The value as a numpy array (a numpy scalar for 0-d values), like TensorFlow."""
+        v = self._value
+        if is_tracer(v):
+            raise NotImplementedError(_NUMPY_IN_TRACE.format(what=".numpy()"))
+        a = np.asarray(v)
+        return a[()] if a.ndim == 0 else a
+
+    def __array__(self, dtype=None, copy=None):
+        v = self._value
+        if is_tracer(v):
+            raise NotImplementedError(_NUMPY_IN_TRACE.format(what="Converting to a NumPy array"))
+        a = np.asarray(v)
+        return a if dtype is None else a.astype(dtype)
+
+    def __jax_array__(self):
+        return self._value
+
+    def _concrete(self, what):
+        v = self._value
+        if is_tracer(v):
+            raise TypeError(
+                f"{what} of a tensor inside a compiled tapejax.function: its value is not known "
+                "while the function is traced, so Python cannot branch on it. Use tf.cond(pred, "
+                "true_fn, false_fn), tf.where(cond, x, y) or tf.while_loop(cond, body, vars) "
+                "instead (they map onto jax.lax), or run eagerly with "
+                "tf.config.run_functions_eagerly(True).")
+        return v
+
+    def __bool__(self):
+        v = self._concrete("Using the truth value")
+        if v.size != 1:
+            raise ValueError(f"The truth value of a tensor with shape {tuple(v.shape)} is ambiguous. "
+                             "Use tf.reduce_any(x) or tf.reduce_all(x).")
+        return bool(v)
+
+    def __float__(self):
+        return float(self._concrete("float()"))
+
+    def __int__(self):
+        return int(self._concrete("int()"))
+
+    def __index__(self):
+        v = self._concrete("Using as an index")
+        if v.dtype.kind not in "iu":
+            raise TypeError(f"Only integer tensors can be used as an index, got {v.dtype}.")
+        return int(v)
+
+    def __len__(self):
+        if not self._value.shape:
+            raise TypeError("len() of a scalar tensor is undefined: it has shape ().")
+        return self._value.shape[0]
+
+    def __iter__(self):
+        if not self._value.shape:
+            raise TypeError("Cannot iterate over a scalar tensor.")
+        for i in range(self._value.shape[0]):
+            yield self[i]
+
+    def __hash__(self):
+        raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
+
+    def ref(self):
+        return _Ref(self)
+
+    def _fmt(self):
+        v = self._value
+        if is_tracer(v):
+            return None
+        return self.numpy()
+
+    def __format__(self, spec):
+        if spec and self._value.ndim == 0 and not is_tracer(self._value):
+            return format(self.numpy(), spec)
+        return format(str(self), spec)
+
+
+class _Ref:
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj):
+        self._obj = obj
+
+    def deref(self):
+        return self._obj
+
+    def __hash__(self):
+        return id(self._obj)
+
+    def __eq__(self, other):
+        return isinstance(other, _Ref) and other._obj is self._obj
+
+
+class Tensor(_TensorBase):
+    """An immutable value: a jax array with TensorFlow's API.
+
+    Tensors come from ops (``tf.constant``, ``x * y``, ``tf.reduce_sum``...). A tape
+    identifies each by its ``_id``. ``jnp.asarray(t)`` gives the jax array (no copy);
+    ``np.asarray(t)`` a numpy copy. Tensors are JAX pytrees, so they pass through
+    ``jax.jit``/``jax.tree`` functions.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.constant([1.0, 2.0]) * 3
+        <tf.Tensor: shape=(2,), dtype=float32, numpy=array([3., 6.], dtype=float32)>
+    """
+
+    __slots__ = ("_value", "_id", "__weakref__")
+
+    def __init__(self, value, _id=None):
+        self._value = value
+        self._id = next(_ids) if _id is None else _id
+
+    def __repr__(self):
+        a = self._fmt()
+        if a is None:
+            return f"<tf.Tensor 'symbolic' shape={self.shape} dtype={self.dtype.name}>"
+        return f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={_np_repr(a)}>"
+
+    def __str__(self):
+        a = self._fmt()
+        if a is None:
+            return repr(self)
+        return f"tf.Tensor({_np_str(a)}, shape={self.shape}, dtype={self.dtype.name})"
+
+    def eval(self):
+        return self.numpy()
+
+
+def _np_repr(a):
+    return str(a) if np.ndim(a) == 0 else repr(a)
+
+
+def _np_str(a):
+    return str(a)
+
+
+jax.tree_util.register_pytree_node(
+    Tensor, lambda t: ((t._value,), None), lambda _, children: Tensor(children[0]))

@@ -1,0 +1,176 @@
+"""Variable: mutable, named state whose reads a tape can watch."""
+import jax
+import jax.numpy as jnp
+
+from ._tensor import _TensorBase, Tensor, to_array, _ids, is_tracer, TensorShape
+from . import _dtypes, _engine
+
+# Callbacks told of every Variable created (tapejax.function uses it to find new state).
+creation_hooks = []
+
+_name_scope = []  # module / name_scope prefixes, outermost first
+
+
+def current_name_scope():
+    return "/".join(_name_scope)
+
+
+class name_scope:
+    """``tf.name_scope(name)``: prefixes the names of Variables created inside.
+
+    Example:
+        >>> import tapejax as tf
+        >>> with tf.name_scope("dense"):
+        ...     v = tf.Variable(1.0, name="kernel")
+        >>> v.name
+        'dense/kernel:0'
+    """
+
+    def __init__(self, name):
+        self._name = name
+
+    def __enter__(self):
+        if self._name:
+            _name_scope.append(self._name)
+        return self._name
+
+    def __exit__(self, *exc):
+        if self._name:
+            _name_scope.pop()
+        return False
+
+
+class Variable(_TensorBase):
+    """A mutable tensor: model weights, optimizer slots, counters.
+
+    Reading a trainable Variable inside a ``GradientTape`` (with
+    ``watch_accessed_variables=True``, the default) makes the tape watch it.
+    ``assign``, ``assign_add`` and ``assign_sub`` replace its value; like in
+    TensorFlow they are state changes, so no gradient flows through them.
+
+    Args:
+        initial_value: a Tensor-like value, or a callable returning one.
+        trainable: whether tapes watch it automatically (default True).
+        name: its name (``'Variable'`` by default), prefixed by the current name scope.
+        dtype: convert the initial value to this dtype.
+        shape: accepted for compatibility (the shape of the initial value is used).
+
+    Example:
+        >>> import tapejax as tf
+        >>> x = tf.Variable(3.0)
+        >>> with tf.GradientTape() as tape:
+        ...     y = x ** 2
+        >>> tape.gradient(y, x)
+        <tf.Tensor: shape=(), dtype=float32, numpy=6.0>
+        >>> x.assign_add(1.0).numpy()
+        4.0
+    """
+
+    __slots__ = ("_value", "_id", "trainable", "_name", "_spec", "__weakref__", "__dict__")
+
+    def __init__(self, initial_value=None, trainable=None, validate_shape=True, caching_device=None,
+                 name=None, variable_def=None, dtype=None, import_scope=None, constraint=None,
+                 synchronization=None, aggregation=None, shape=None, experimental_enable_variable_lifting=True):
+        if initial_value is None:
+            raise ValueError("initial_value must be specified: tf.Variable(initial_value). "
+                             "For example tf.Variable(tf.zeros([3])).")
+        if callable(initial_value):
+            initial_value = initial_value()
+        if isinstance(initial_value, Variable):
+            initial_value = initial_value._value
+        value = to_array(initial_value, dtype)
+        self._value = value
+        self._id = next(_ids)
+        self.trainable = True if trainable is None else bool(trainable)
+        base = name if name is not None else "Variable"
+        if isinstance(base, str) and base.endswith(":0"):
+            base = base[:-2]
+        scope = current_name_scope()
+        self._name = f"{scope}/{base}" if scope else base
+        self._spec = shape
+        self.constraint = constraint
+        for hook in creation_hooks:
+            hook(self)
+
+    @property
+    def name(self):
+        return self._name + ":0"
+
+    @property
+    def dtype(self):
+        return _dtypes.as_dtype(self._value.dtype)
+
+    def value(self):
+        """The current value as a Tensor (recorded as a read on watching tapes)."""
+        from ._ops import identity
+        return identity(self)
+
+    read_value = value
+
+    def _check(self, value, op):
+        v = to_array(value)
+        if v.dtype != self._value.dtype:
+            v = v.astype(self._value.dtype)
+        if v.shape != self._value.shape:
+            raise ValueError(
+                f"Cannot {op} to variable '{self.name}': shape mismatch. The variable shape "
+                f"{tuple(self._value.shape)} and the value shape {tuple(v.shape)} are incompatible. "
+                f"Reshape the value first (tf.reshape(value, {list(self._value.shape)})).")
+        return v
+
+    def _set(self, value):
+        self._value = value
+        for cb in _engine.state.var_writers:
+            cb(self)
+        return self
+
+    def assign(self, value, use_locking=False, name=None, read_value=True):
+        """Replaces the value. Returns the variable."""
+        return self._set(self._check(value, "assign"))
+
+    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        """Adds ``delta`` to the value. Returns the variable."""
+        return self._set(self._check(_engine.read_raw(self) + to_array(delta), "assign_add"))
+
+    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+        """Subtracts ``delta`` from the value. Returns the variable."""
+        return self._set(self._check(_engine.read_raw(self) - to_array(delta), "assign_sub"))
+
+    def __repr__(self):
+        a = self._fmt()
+        head = f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}"
+        if a is None:
+            return head + ">"
+        from ._tensor import _np_repr
+        return f"{head}, numpy={_np_repr(a)}>"
+
+    __str__ = __repr__
+
+    def __hash__(self):
+        raise TypeError("Variable is unhashable. Instead, use variable.ref() as the key.")
+
+    def __deepcopy__(self, memo):
+        return Variable(self._value, trainable=self.trainable, name=self._name)
+
+    @property
+    def handle(self):
+        return self
+
+    def initialized_value(self):
+        return self.value()
+
+    @property
+    def initial_value(self):
+        return Tensor(self._value)
+
+    @property
+    def synchronization(self):
+        return None
+
+    @property
+    def aggregation(self):
+        return None
+
+
+jax.tree_util.register_pytree_node(
+    Variable, lambda v: ((v._value,), None), lambda _, c: Tensor(c[0]))

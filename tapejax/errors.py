@@ -1,0 +1,23 @@
+"""tf.errors: exception classes with TensorFlow's names."""
+
+
+class OpError(Exception):
+    def __init__(self, node_def=None, op=None, message="", *args):
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidArgumentError(OpError):
+    """An argument failed a check (raised by tf.debugging assertions)."""
+
+
+class NotFoundError(OpError):
+    pass
+
+
+class OutOfRangeError(OpError):
+    pass
+
+
+class UnimplementedError(OpError):
+    pass

@@ -1,0 +1,2 @@
+"""tf.experimental."""
+from . import numpy as numpy  # noqa: F401
