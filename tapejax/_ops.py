@@ -147,7 +147,6 @@ _reverse = defop(lambda x, axis: jnp.flip(x, axis), name="reverse", static=("axi
 _roll = defop(lambda x, shift, axis: jnp.roll(x, shift, axis), name="roll", static=("shift", "axis"))
 _sort = defop(lambda x, axis=-1, direction="ASCENDING": jnp.sort(x, axis=axis) if direction == "ASCENDING" else -jnp.sort(-x, axis=axis), name="sort", static=("axis", "direction"))
 _top_k = defop(lambda x, k: jax.lax.top_k(x, k), name="top_k", static=("k",))
-stop_gradient_op = defop(jax.lax.stop_gradient, name="stop_gradient")
 
 # ---------------------------------------------------------------- linear algebra
 _solve = defop(jnp.linalg.solve, name="solve")
@@ -493,7 +492,8 @@ def stop_gradient(input, name=None):
         >>> t.gradient(y, x).numpy()
         2.0
     """
-    return stop_gradient_op(input)
+    # Not recorded: like TensorFlow, the tape sees a constant, so the gradient is None.
+    return Tensor(jax.lax.stop_gradient(to_array(input)))
 
 
 def reverse(tensor, axis, name=None):
