@@ -13,6 +13,7 @@ tape records it like any op: that is how higher-order gradients work. Tapes with
 Python-level nodes (``custom_gradient``) run the same loop through the op layer.
 """
 import collections
+import inspect
 import threading
 import warnings
 
@@ -61,13 +62,10 @@ class Op:
         self.fn = fn
         self.vjp = vjp
         self.static = tuple(static)
-        code = getattr(fn, "__code__", None)
-        params = None
         try:
-            import inspect
             params = list(inspect.signature(fn).parameters.values())
         except (TypeError, ValueError):
-            pass
+            params = None
         self.variadic = params is None or any(p.kind == p.VAR_POSITIONAL for p in params)
         # Positional arguments past the tensor ones bind, by position, to static names.
         self.n_args = None
@@ -79,7 +77,6 @@ class Op:
                     n = i
                     break
             self.n_args = (n, tuple(pos[n:]))
-        del code
         self._jfn = jax.jit(fn, static_argnames=self.static or None) if jit else fn
 
     def __call__(self, *args, **kwargs):
