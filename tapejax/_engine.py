@@ -412,19 +412,6 @@ def cached(key, build):
     return fn
 
 
-def _flat_inputs(p):
-    return [n.ins for n in p.nodes]
-
-
-def _seed_arrays(targets, output_gradients):
-    """Seeds as arrays: ones (the sum of a non-scalar target) or the given output gradients."""
-    seeds = []
-    for i, t in enumerate(targets):
-        og = None if output_gradients is None else output_gradients[i]
-        seeds.append(og)
-    return seeds
-
-
 class _PlanOp(Op):
     """An op whose function is built from a plan (backward, jacobian, jvp).
 
@@ -544,9 +531,8 @@ def _oplayer_backward(p, targets, seeds, mode, vmap_info):
         return _vjp_op(*inputs, *cts, op=spec[0], static=spec[1], gmask=spec[2], cmask=spec[3],
                        n_in=len(inputs))
 
-    specs = [s if s[0] is not None else s for s in p.specs]
     node_inputs = [n.ins for n in p.nodes]
-    return list(_reverse(specs, node_inputs, p.target_slots, seed_tensors, p.source_slots, vjp))
+    return list(_reverse(p.specs, node_inputs, p.target_slots, seed_tensors, p.source_slots, vjp))
 
 
 def custom_jacobian(p, target, srcs, mode, use_pfor):
