@@ -1,0 +1,595 @@
+"""tf.keras.optimizers on optax: each Keras optimizer is one line naming an optax transformation.
+
+An optimizer is an optax ``GradientTransformation`` giving the update *direction*
+(the part Keras writes as ``update_step``), chained after Keras's gradient clipping
+and before its weight decay; the learning rate scales the result. The whole update
+of all variables is one ``jax.jit``-compiled call per step, cached per optimizer;
+its state (optax's state pytree) lives in non-trainable tapejax Variables, created
+on the first ``apply_gradients`` for a given set of variables, so ``tf.function``
+and checkpoints find them like any other Variable.
+
+Example:
+    >>> import tapejax as tf
+    >>> from tapejax.keras import optimizers
+    >>> w = tf.Variable([1.0, 2.0])
+    >>> opt = optimizers.SGD(learning_rate=0.1)
+    >>> with tf.GradientTape() as tape:
+    ...     loss = tf.reduce_sum(w ** 2)
+    >>> _ = opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+    >>> w.numpy(), int(opt.iterations.numpy())
+    (array([0.8, 1.6], dtype=float32), 1)
+"""
+import inspect
+import math
+import warnings
+from typing import NamedTuple, Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from .._engine import read_raw
+from .._tensor import Tensor, _TensorBase, to_array, is_tracer
+from .._variable import Variable
+
+_EPSILON = 1e-7  # Keras's backend.epsilon(), the default epsilon of every Keras optimizer
+
+
+# ---------------------------------------------------------------------------
+# Learning-rate schedules (tf.keras.optimizers.schedules), jittable in the step
+# ---------------------------------------------------------------------------
+
+class LearningRateSchedule:
+    """Base class of learning-rate schedules: ``schedule(step) -> learning rate``.
+
+    Subclass it and define ``__call__(self, step)`` with jnp/tapejax ops; the
+    optimizer calls it inside its compiled update with ``step = optimizer.iterations``.
+    """
+
+    def __call__(self, step):
+        raise NotImplementedError("LearningRateSchedule subclasses define __call__(self, step).")
+
+    def get_config(self):
+        return dict(self._config)
+
+
+def _schedule_class(name, make, doc):
+    """A Keras-named schedule class whose value is an optax (or jnp) schedule."""
+
+    def __init__(self, *args, **kwargs):
+        sig = inspect.signature(make)
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        self._config = dict(bound.arguments)
+        self._fn = make(**self._config)
+
+    def __call__(self, step):
+        return jnp.asarray(self._fn(jnp.asarray(step, jnp.float32)), jnp.float32)
+
+    return type(name, (LearningRateSchedule,), {"__init__": __init__, "__call__": __call__, "__doc__": doc})
+
+
+def _inverse_time(initial_learning_rate, decay_steps, decay_rate, staircase=False, name=None):
+    def f(step):
+        p = step / decay_steps
+        return initial_learning_rate / (1 + decay_rate * (jnp.floor(p) if staircase else p))
+    return f
+
+
+def _piecewise(boundaries, values, name=None):
+    b = jnp.asarray(boundaries, jnp.float32)
+    v = jnp.asarray(values, jnp.float32)
+    return lambda step: v[jnp.sum(step > b)]  # Keras: values[i] while boundaries[i-1] < step <= boundaries[i]
+
+
+def _cosine(initial_learning_rate, decay_steps, alpha=0.0, name=None, warmup_target=None, warmup_steps=0):
+    if warmup_target is None:
+        return optax.cosine_decay_schedule(initial_learning_rate, decay_steps, alpha)
+    return optax.warmup_cosine_decay_schedule(initial_learning_rate, warmup_target, warmup_steps,
+                                              warmup_steps + decay_steps, warmup_target * alpha)
+
+
+def _polynomial(initial_learning_rate, decay_steps, end_learning_rate=0.0001, power=1.0, cycle=False, name=None):
+    if cycle:
+        def f(step):
+            steps = decay_steps * jnp.maximum(jnp.ceil(step / decay_steps), 1.0)
+            return (initial_learning_rate - end_learning_rate) * (1 - step / steps) ** power + end_learning_rate
+        return f
+    return optax.polynomial_schedule(initial_learning_rate, end_learning_rate, power, decay_steps)
+
+
+class _Schedules:
+    """``tf.keras.optimizers.schedules``."""
+
+    LearningRateSchedule = LearningRateSchedule
+    ExponentialDecay = _schedule_class(
+        "ExponentialDecay",
+        lambda initial_learning_rate, decay_steps, decay_rate, staircase=False, name=None:
+            optax.exponential_decay(initial_learning_rate, decay_steps, decay_rate, staircase=staircase),
+        "``lr * decay_rate ** (step / decay_steps)`` (floored with ``staircase=True``).")
+    InverseTimeDecay = _schedule_class(
+        "InverseTimeDecay", _inverse_time, "``lr / (1 + decay_rate * step / decay_steps)``.")
+    PiecewiseConstantDecay = _schedule_class(
+        "PiecewiseConstantDecay", _piecewise, "``values[i]`` between ``boundaries[i-1]`` and ``boundaries[i]``.")
+    CosineDecay = _schedule_class("CosineDecay", _cosine, "Cosine decay to ``alpha * lr`` (optional warmup).")
+    PolynomialDecay = _schedule_class(
+        "PolynomialDecay", _polynomial, "Polynomial decay to ``end_learning_rate`` over ``decay_steps``.")
+
+
+schedules = _Schedules()
+ExponentialDecay = _Schedules.ExponentialDecay
+
+
+# ---------------------------------------------------------------------------
+# Keras update rules optax does not have verbatim
+# ---------------------------------------------------------------------------
+
+class KerasAdamState(NamedTuple):
+    count: Any
+    mu: Any
+    nu: Any
+    nu_max: Any
+
+
+def scale_by_keras_adam(beta_1=0.9, beta_2=0.999, epsilon=_EPSILON, amsgrad=False):
+    """Keras's Adam direction: ``m * sqrt(1 - b2^t) / (1 - b1^t) / (sqrt(v) + eps)``.
+
+    optax's ``scale_by_adam`` adds ``eps`` to ``sqrt(v_hat)`` (the bias-corrected
+    second moment); Keras adds it to ``sqrt(v)`` before the correction, which
+    matters early in training, so trajectories would differ at the 1e-4 level.
+    """
+
+    def init(params):
+        zeros = lambda: optax.tree_utils.tree_zeros_like(params)  # noqa: E731
+        return KerasAdamState(jnp.zeros([], jnp.int32), zeros(), zeros(), zeros() if amsgrad else None)
+
+    def update(updates, state, params=None):
+        mu = optax.tree_utils.tree_update_moment(updates, state.mu, beta_1, 1)
+        nu = optax.tree_utils.tree_update_moment_per_elem_norm(updates, state.nu, beta_2, 2)
+        nu_max = jax.tree.map(jnp.maximum, state.nu_max, nu) if amsgrad else None
+        count = optax.safe_increment(state.count)
+        t = count.astype(jnp.float32)
+        alpha = jnp.sqrt(1 - beta_2 ** t) / (1 - beta_1 ** t)
+        out = jax.tree.map(lambda m, v: (alpha * m / (jnp.sqrt(v) + epsilon)).astype(m.dtype),
+                           mu, nu_max if amsgrad else nu)
+        return out, KerasAdamState(count, mu, nu, nu_max)
+
+    return optax.GradientTransformation(init, update)
+
+
+class KerasNadamState(NamedTuple):
+    count: Any
+    u_product: Any
+    mu: Any
+    nu: Any
+
+
+def scale_by_keras_nadam(beta_1=0.9, beta_2=0.999, epsilon=_EPSILON):
+    """Keras's Nadam direction, with its momentum schedule ``u_t = b1 (1 - 0.5 * 0.96^t)``
+    (optax's ``nadam`` uses a constant ``b1``)."""
+
+    def init(params):
+        zeros = lambda: optax.tree_utils.tree_zeros_like(params)  # noqa: E731
+        return KerasNadamState(jnp.zeros([], jnp.int32), jnp.ones([], jnp.float32), zeros(), zeros())
+
+    def update(updates, state, params=None):
+        count = optax.safe_increment(state.count)
+        t = count.astype(jnp.float32)
+        u_t = beta_1 * (1.0 - 0.5 * 0.96 ** t)
+        u_t1 = beta_1 * (1.0 - 0.5 * 0.96 ** (t + 1))
+        u_prod = state.u_product * u_t
+        u_prod1 = u_prod * u_t1
+        mu = optax.tree_utils.tree_update_moment(updates, state.mu, beta_1, 1)
+        nu = optax.tree_utils.tree_update_moment_per_elem_norm(updates, state.nu, beta_2, 2)
+        b2t = 1 - beta_2 ** t
+
+        def direction(g, m, v):
+            m_hat = u_t1 * m / (1 - u_prod1) + (1 - u_t) * g / (1 - u_prod)
+            return (m_hat / (jnp.sqrt(v / b2t) + epsilon)).astype(g.dtype)
+
+        return jax.tree.map(direction, updates, mu, nu), KerasNadamState(count, u_prod, mu, nu)
+
+    return optax.GradientTransformation(init, update)
+
+
+def clip_by_norm_each(clipnorm):
+    """Keras's ``clipnorm``: each gradient rescaled to L2 norm at most ``clipnorm``."""
+
+    def clip(g):
+        n = jnp.sqrt(jnp.sum(jnp.square(g)))
+        return g * clipnorm / jnp.maximum(n, clipnorm)
+
+    return optax.stateless(lambda updates, params=None: jax.tree.map(clip, updates))
+
+
+# ---------------------------------------------------------------------------
+# The optimizer
+# ---------------------------------------------------------------------------
+
+_NO_GRADIENTS = ("No gradients provided for any variable: {names}. Check that the loss depends on "
+                 "the variables: compute it inside `with tf.GradientTape() as tape:` and pass "
+                 "`tape.gradient(loss, variables)`.")
+_MISSING_GRADIENTS = ("Gradients do not exist for variables {names} when minimizing the loss. "
+                      "If using `model.compile()`, did you forget to provide a `loss` argument?")
+_TENSOR_LOSS_NEEDS_TAPE = ("`tape` is required when a `Tensor` loss is passed to minimize(). Pass the "
+                           "tape that computed it: `optimizer.minimize(loss, var_list, tape=tape)`, or "
+                           "pass the loss as a callable: `optimizer.minimize(lambda: loss_fn(), var_list)`.")
+_ONE_CLIP = ("Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. Received: "
+             "clipnorm={}, clipvalue={}, global_clipnorm={}.")
+
+
+def _is_schedule(lr):
+    return isinstance(lr, LearningRateSchedule) or (callable(lr) and not isinstance(lr, _TensorBase))
+
+
+def _takes_no_args(fn):
+    try:
+        return not any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                       for p in inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return False
+
+
+class Optimizer:
+    """An optimizer made of any ``optax.GradientTransformation``.
+
+    With ``learning_rate=None`` the transformation's updates are added to the
+    variables as they are (a complete optax optimizer such as ``optax.adam(1e-3)``).
+    With a learning rate, the transformation gives the descent direction and the
+    variables move by ``-learning_rate * direction`` (how the Keras aliases below
+    are built, so the learning rate stays settable and schedulable).
+
+    Args:
+        transform: an ``optax.GradientTransformation``.
+        learning_rate: ``None``, a float, a ``schedules`` object, an optax schedule
+            (a callable of the step), or a callable of no arguments.
+        weight_decay: decoupled weight decay (Keras: ``var -= var * wd * lr``).
+        clipnorm: clip each gradient to this L2 norm.
+        clipvalue: clip each gradient element to ``[-clipvalue, clipvalue]``.
+        global_clipnorm: clip all gradients together to this global L2 norm.
+        name: the name, used as a prefix of the slot variables' names.
+
+    Example:
+        >>> import optax, tapejax as tf
+        >>> from tapejax.keras import optimizers
+        >>> w = tf.Variable(1.0)
+        >>> opt = optimizers.Optax(optax.sgd(0.5))
+        >>> opt.minimize(lambda: w ** 2, [w]).numpy()
+        1
+        >>> w.numpy()
+        0.0
+    """
+
+    _default_name = "optimizer"
+
+    def __init__(self, transform, learning_rate=None, *, weight_decay=None, clipnorm=None,
+                 clipvalue=None, global_clipnorm=None, name=None, **kwargs):
+        for k in ("use_ema", "ema_momentum", "ema_overwrite_frequency", "loss_scale_factor",
+                  "gradient_accumulation_steps", "jit_compile", "is_legacy_optimizer", "decay"):
+            kwargs.pop(k, None)
+        if "lr" in kwargs:  # the Keras 2 spelling
+            learning_rate = kwargs.pop("lr")
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}() got unexpected keyword arguments {sorted(kwargs)}. "
+                            "Optimizers accept learning_rate, weight_decay, clipnorm, clipvalue, "
+                            "global_clipnorm and name besides their own hyperparameters.")
+        if sum(c is not None for c in (clipnorm, clipvalue, global_clipnorm)) > 1:
+            raise ValueError(_ONE_CLIP.format(clipnorm, clipvalue, global_clipnorm))
+        if not isinstance(transform, optax.GradientTransformation):
+            raise TypeError(f"Optimizer(transform) needs an optax.GradientTransformation, got "
+                            f"{type(transform).__name__}. For example: Optimizer(optax.adam(1e-3)).")
+        self.name = name or self._default_name
+        self.weight_decay = weight_decay
+        self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
+        pre = []
+        if clipnorm is not None:
+            pre.append(clip_by_norm_each(clipnorm))
+        if clipvalue is not None:
+            pre.append(optax.clip(clipvalue))
+        if global_clipnorm is not None:
+            pre.append(optax.clip_by_global_norm(global_clipnorm))
+        post = [optax.add_decayed_weights(weight_decay)] if weight_decay else []
+        self.transform = transform
+        self._tx = optax.chain(*pre, transform, *post) if (pre or post) else transform
+        self._iterations = Variable(np.int32(0), trainable=False, name=f"{self.name}/iteration")
+        self._lr_var = None
+        self._lr_schedule = None
+        self._slots = {}          # tuple of variable ids -> (state treedef, slot Variables)
+        self._slot_vars = []      # every slot Variable, in creation order
+        self._trace_count = 0
+        self._set_learning_rate(learning_rate)
+
+    # -- learning rate -----------------------------------------------------
+
+    def _set_learning_rate(self, lr):
+        self._lr_schedule = None
+        if lr is None:
+            self._lr_var = None
+        elif _is_schedule(lr):
+            self._lr_schedule = lr
+        elif self._lr_var is not None:
+            self._lr_var.assign(lr)
+        else:
+            self._lr_var = Variable(to_array(lr, np.float32), trainable=False, name=f"{self.name}/learning_rate")
+        # The compiled update captures the schedule (not a float rate, which is an argument).
+        self._jit_update = jax.jit(self._update)
+
+    @property
+    def learning_rate(self):
+        """The learning rate: a Variable (assign to change it) or the schedule's current value."""
+        if self._lr_schedule is not None:
+            return Tensor(self._current_lr(read_raw(self._iterations)))
+        return self._lr_var
+
+    @learning_rate.setter
+    def learning_rate(self, lr):
+        self._set_learning_rate(lr)
+
+    lr = learning_rate
+
+    def _current_lr(self, step):
+        s = self._lr_schedule
+        if _takes_no_args(s):
+            return jnp.asarray(to_array(s()), jnp.float32)
+        return jnp.asarray(to_array(s(step)), jnp.float32)
+
+    @property
+    def iterations(self):
+        """The number of steps taken: a non-trainable int Variable."""
+        return self._iterations
+
+    @property
+    def variables(self):
+        """``[iterations, learning_rate (if a Variable), slots...]``."""
+        head = [self._iterations] + ([self._lr_var] if self._lr_var is not None else [])
+        return head + list(self._slot_vars)
+
+    weights = variables
+
+    # -- state ---------------------------------------------------------------
+
+    def build(self, var_list):
+        """Creates the optimizer state (slot Variables) for ``var_list`` (done lazily otherwise)."""
+        var_list = list(var_list)
+        key = tuple(v._id for v in var_list)
+        if key not in self._slots:
+            vals = [read_raw(v) for v in var_list]
+            # Under tf.function tracing the values are symbolic; the state must be concrete.
+            vals = [jnp.zeros(a.shape, a.dtype) if is_tracer(a) else a for a in vals]
+            with jax.ensure_compile_time_eval():
+                state = self._tx.init(vals)
+            leaves, treedef = jax.tree.flatten_with_path(state)
+            slots = []
+            for path, leaf in leaves:
+                slots.append(Variable(leaf, trainable=False, name=self._slot_name(path, var_list)))
+            self._slots[key] = (treedef, slots)
+            self._slot_vars.extend(slots)
+        return self._slots[key]
+
+    def _slot_name(self, path, var_list):
+        field, var = "state", None
+        for p in path:
+            if isinstance(p, jax.tree_util.GetAttrKey):
+                field = p.name
+            elif isinstance(p, jax.tree_util.SequenceKey) and var is None and field != "state":
+                var = var_list[p.idx] if p.idx < len(var_list) else None
+        base = var._name.replace("/", "_") + "_" if var is not None else ""
+        return f"{self.name}/{base}{field}"
+
+    def _update(self, params, grads, state, step, lr):
+        """The whole step, pure: traced once per structure, then one compiled call."""
+        self._trace_count += 1
+        grads = [g.astype(p.dtype) for g, p in zip(grads, params)]
+        updates, state = self._tx.update(grads, state, params)
+        if self._lr_var is not None or self._lr_schedule is not None:
+            if lr is None:
+                lr = self._current_lr(step)
+            updates = jax.tree.map(lambda u: (-lr * u).astype(u.dtype), updates)
+        return optax.apply_updates(params, updates), state, step + 1
+
+    # -- applying ------------------------------------------------------------
+
+    def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False, **kwargs):
+        """Applies ``(gradient, variable)`` pairs; variables with a ``None`` gradient are skipped.
+
+        Returns:
+            ``iterations`` (incremented).
+
+        Raises:
+            ValueError: if every gradient is ``None``.
+        """
+        pairs = list(grads_and_vars)
+        grads, var_list, missing = [], [], []
+        for g, v in pairs:
+            if g is None:
+                missing.append(v)
+            else:
+                grads.append(g)
+                var_list.append(v)
+        if not var_list:
+            raise ValueError(_NO_GRADIENTS.format(names=[v.name for _, v in pairs]))
+        if missing:
+            warnings.warn(_MISSING_GRADIENTS.format(names=[v.name for v in missing]), stacklevel=2)
+        self._apply(grads, var_list)
+        return self._iterations
+
+    def apply(self, grads, trainable_variables=None):
+        """Keras 3 spelling: ``apply(grads, variables)``."""
+        return self.apply_gradients(zip(grads, trainable_variables))
+
+    def _apply(self, grads, var_list):
+        treedef, slots = self.build(var_list)
+        params = [read_raw(v) for v in var_list]
+        grads = [to_array(g) for g in grads]
+        for g, p, v in zip(grads, params, var_list):
+            if g.shape != p.shape:
+                raise ValueError(f"The gradient for variable '{v.name}' has shape {tuple(g.shape)} but the "
+                                 f"variable has shape {tuple(p.shape)}. Pass gradients in the same order "
+                                 "as the variables: zip(tape.gradient(loss, variables), variables).")
+        state = jax.tree.unflatten(treedef, [read_raw(s) for s in slots])
+        step = read_raw(self._iterations)
+        if self._lr_var is not None:
+            lr = read_raw(self._lr_var)
+        elif self._lr_schedule is not None and _takes_no_args(self._lr_schedule):
+            lr = self._current_lr(step)
+        else:
+            lr = None
+        new_params, new_state, new_step = self._jit_update(params, grads, state, step, lr)
+        for v, p in zip(var_list, new_params):
+            v._set(p)
+        for s, leaf in zip(slots, jax.tree.leaves(new_state)):
+            s._set(leaf)
+        self._iterations._set(new_step)
+
+    def minimize(self, loss, var_list, tape=None):
+        """Computes the gradients of ``loss`` and applies them.
+
+        Args:
+            loss: a scalar Tensor (then ``tape`` is required) or a callable returning one.
+            var_list: the variables, or a callable returning them.
+            tape: the ``GradientTape`` that recorded a Tensor ``loss``.
+
+        Returns:
+            ``iterations``.
+        """
+        from .._tape import GradientTape
+        if not callable(loss) and tape is None:
+            raise ValueError(_TENSOR_LOSS_NEEDS_TAPE)
+        if callable(loss):
+            with GradientTape() as tape:
+                if not callable(var_list):
+                    tape.watch(var_list)
+                loss = loss()
+        if callable(var_list):
+            var_list = var_list()
+        var_list = list(var_list)
+        grads = tape.gradient(loss, var_list)
+        return self.apply_gradients(zip(grads, var_list))
+
+    def get_config(self):
+        cfg = {"name": self.name, "weight_decay": self.weight_decay, "clipnorm": self.clipnorm,
+               "clipvalue": self.clipvalue, "global_clipnorm": self.global_clipnorm}
+        if self._lr_var is not None:
+            cfg["learning_rate"] = float(np.asarray(self._lr_var._value))
+        cfg.update(getattr(self, "_config", {}))
+        return cfg
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+    def __repr__(self):
+        return f"<tapejax.keras.optimizers.{type(self).__name__} name={self.name!r}>"
+
+
+def Optax(transform, learning_rate=None, **kwargs):
+    """Any ``optax.GradientTransformation`` as a Keras optimizer (``Optimizer(transform)``).
+
+    Example:
+        >>> import optax
+        >>> from tapejax.keras import optimizers
+        >>> optimizers.Optax(optax.adamw(1e-3))
+        <tapejax.keras.optimizers.Optimizer name='optimizer'>
+    """
+    return Optimizer(transform, learning_rate, **kwargs)
+
+
+def _alias(name, keras_name, direction, defaults, doc):
+    """A Keras optimizer class: its hyperparameters and the optax direction they make."""
+    params = list(defaults)
+
+    def __init__(self, *args, **kwargs):
+        if len(args) > len(params):
+            raise TypeError(f"{name}() takes at most {len(params)} positional arguments ({', '.join(params)}).")
+        cfg = dict(defaults)
+        cfg.update(zip(params, args))
+        for k in list(kwargs):
+            if k in cfg:
+                cfg[k] = kwargs.pop(k)
+        lr = cfg.pop("learning_rate")
+        if "lr" in kwargs:
+            lr = kwargs.pop("lr")
+        self._config = dict(cfg, learning_rate=lr)
+        for k, v in cfg.items():
+            setattr(self, k, v)
+        kwargs.setdefault("name", keras_name)
+        if "weight_decay" in cfg:
+            kwargs["weight_decay"] = cfg.pop("weight_decay")
+        Optimizer.__init__(self, direction(**cfg), lr, **kwargs)
+
+    sig = ", ".join(f"{k}={v!r}" for k, v in defaults.items())
+    return type(name, (Optimizer,), {"__init__": __init__, "_default_name": keras_name,
+                                     "__doc__": f"{doc}\n\n    ``{name}({sig})``, Keras's defaults.\n"})
+
+
+def _sgd(momentum, nesterov):
+    if not 0 <= momentum <= 1:
+        raise ValueError(f"`momentum` must be a float between [0, 1]. Received: momentum={momentum}.")
+    return optax.trace(decay=momentum, nesterov=nesterov) if momentum else optax.identity()
+
+
+def _rmsprop(rho, momentum, epsilon, centered):
+    scale = optax.scale_by_stddev if centered else optax.scale_by_rms
+    tx = scale(decay=rho, eps=epsilon, eps_in_sqrt=True)
+    return optax.chain(tx, optax.trace(decay=momentum)) if momentum else tx
+
+
+_A = _alias  # one line per Keras optimizer: name, Keras name, optax direction, Keras defaults
+SGD = _A("SGD", "SGD", lambda momentum, nesterov: _sgd(momentum, nesterov),
+         dict(learning_rate=0.01, momentum=0.0, nesterov=False), "Gradient descent, with (Nesterov) momentum.")
+Adam = _A("Adam", "adam", lambda beta_1, beta_2, epsilon, amsgrad: scale_by_keras_adam(beta_1, beta_2, epsilon, amsgrad),
+          dict(learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, amsgrad=False), "Adam (Keras's epsilon placement).")
+AdamW = _A("AdamW", "adamw", lambda beta_1, beta_2, epsilon, amsgrad: scale_by_keras_adam(beta_1, beta_2, epsilon, amsgrad),
+           dict(learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999, epsilon=1e-7, amsgrad=False),
+           "Adam with decoupled weight decay.")
+RMSprop = _A("RMSprop", "rmsprop", _rmsprop,
+             dict(learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False), "RMSprop (eps inside the sqrt, as Keras).")
+Adagrad = _A("Adagrad", "adagrad", lambda initial_accumulator_value, epsilon: optax.scale_by_rss(initial_accumulator_value, epsilon),
+             dict(learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7), "Adagrad.")
+Adadelta = _A("Adadelta", "adadelta", lambda rho, epsilon: optax.scale_by_adadelta(rho, epsilon),
+              dict(learning_rate=0.001, rho=0.95, epsilon=1e-7), "Adadelta.")
+Nadam = _A("Nadam", "nadam", lambda beta_1, beta_2, epsilon: scale_by_keras_nadam(beta_1, beta_2, epsilon),
+           dict(learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7), "Nadam (Keras's momentum schedule).")
+Adamax = _A("Adamax", "adamax", lambda beta_1, beta_2, epsilon: optax.scale_by_adamax(beta_1, beta_2, epsilon),
+            dict(learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7), "Adamax.")
+Lion = _A("Lion", "lion", lambda beta_1, beta_2: optax.scale_by_lion(beta_1, beta_2),
+          dict(learning_rate=0.001, beta_1=0.9, beta_2=0.99), "Lion.")
+del _A
+
+_BY_NAME = {c.__name__.lower(): c for c in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Nadam, Adamax, Lion)}
+
+
+def get(identifier):
+    """An optimizer from a name (``'adam'``), a config dict, an optax transformation or an optimizer.
+
+    Example:
+        >>> from tapejax.keras import optimizers
+        >>> optimizers.get("adam").epsilon
+        1e-07
+    """
+    if isinstance(identifier, Optimizer):
+        return identifier
+    if isinstance(identifier, optax.GradientTransformation):
+        return Optimizer(identifier)
+    if isinstance(identifier, dict):
+        cls = _BY_NAME.get(str(identifier.get("class_name", "")).lower())
+        if cls is not None:
+            return cls(**identifier.get("config", {}))
+    if isinstance(identifier, str) and identifier.lower() in _BY_NAME:
+        return _BY_NAME[identifier.lower()]()
+    raise ValueError(f"Could not interpret optimizer identifier: {identifier!r}. Use one of "
+                     f"{sorted(_BY_NAME)}, an optimizer object such as tf.keras.optimizers.Adam(1e-3), "
+                     "or an optax transformation.")
+
+
+def serialize(optimizer):
+    return {"class_name": type(optimizer).__name__, "config": optimizer.get_config()}
+
+
+def deserialize(config):
+    return get(config)
+
+
+__all__ = ["Optimizer", "Optax", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Nadam",
+           "Adamax", "Lion", "schedules", "get", "serialize", "deserialize", "LearningRateSchedule"]
