@@ -119,10 +119,19 @@ class Variable(_TensorBase):
         return v
 
     def _set(self, value):
-        self._value = value
+        # Writers hear of the assignment before it happens, so they can save the old value.
         for cb in _engine.state.var_writers:
             cb(self)
+        self._value = value
         return self
+
+    def __jax_array__(self):
+        # A Variable handed straight to jnp is a read too (tapejax.function must see it).
+        return _engine.read_raw(self)
+
+    def numpy(self):
+        _engine.read_raw(self)
+        return _TensorBase.numpy(self)
 
     def assign(self, value, use_locking=False, name=None, read_value=True):
         """Replaces the value. Returns the variable."""
