@@ -37,7 +37,9 @@ class TensorShape(tuple):
     def __new__(cls, dims=()):
         if dims is None:
             dims = ()
-        return super().__new__(cls, tuple(None if d is None else int(d) for d in dims))
+        # A symbolic dimension (jax.export shape polymorphism) is unknown, as in a traced TF graph.
+        return super().__new__(cls, tuple(None if d is None or jax.export.is_symbolic_dim(d) else int(d)
+                                          for d in dims))
 
     @property
     def rank(self):
