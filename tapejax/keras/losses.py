@@ -9,15 +9,16 @@ weighted sum by the number of per-sample values (not by the sum of the weights).
 Example:
     >>> import tapejax as tf
     >>> from tapejax.keras import losses
-    >>> losses.MeanSquaredError()([[0.0, 1.0]], [[1.0, 1.0]]).numpy()
+    >>> float(losses.MeanSquaredError()([[0.0, 1.0]], [[1.0, 1.0]]))
     0.5
-    >>> losses.SparseCategoricalCrossentropy(from_logits=True)([0], [[0.0, 0.0]]).numpy()
+    >>> print(losses.SparseCategoricalCrossentropy(from_logits=True)([0], [[0.0, 0.0]]).numpy())
     0.6931472
 """
 import jax
 import jax.numpy as jnp
 import optax
 
+from .._tensor import Tensor, _TensorBase, to_array
 from ..extend import defop
 
 EPSILON = 1e-7  # Keras's backend.epsilon()
@@ -364,7 +365,7 @@ class Loss:
         >>> class AbsDiff(losses.Loss):
         ...     def call(self, y_true, y_pred):
         ...         return tf.reduce_mean(tf.abs(y_true - y_pred), axis=-1)
-        >>> AbsDiff()([[1.0, 2.0]], [[0.0, 0.0]]).numpy()
+        >>> float(AbsDiff()([[1.0, 2.0]], [[0.0, 0.0]]))
         1.5
     """
 
@@ -381,7 +382,7 @@ class Loss:
     def __call__(self, y_true, y_pred, sample_weight=None):
         if self._fn is not None:
             return _call(self._fn, y_true, y_pred, sample_weight, self.reduction, **self._config)
-        values = self.call(y_true, y_pred)
+        values = self.call(_tensor(y_true), _tensor(y_pred))
         args = (values,) if sample_weight is None else (values, sample_weight)
         return _reduce_op(*args, reduction=self.reduction)
 
@@ -402,6 +403,11 @@ class Loss:
         return f"<tapejax.keras.losses.{type(self).__name__} name={self.name!r}>"
 
 
+def _tensor(x):
+    """Keras hands ``call`` Tensors, whatever the caller passed."""
+    return x if isinstance(x, _TensorBase) else Tensor(to_array(x))
+
+
 def _snake(name):
     out = []
     for i, c in enumerate(name):
@@ -420,7 +426,7 @@ class LossFunctionWrapper(Loss):
         self._kwargs = kwargs
 
     def call(self, y_true, y_pred):
-        return self.fn(y_true, y_pred, **self._kwargs)
+        return self.fn(_tensor(y_true), _tensor(y_pred), **self._kwargs)
 
 
 def _loss_class(cls_name, fn, defaults, doc, default_name=None):

@@ -255,9 +255,9 @@ class Optimizer:
         >>> from tapejax.keras import optimizers
         >>> w = tf.Variable(1.0)
         >>> opt = optimizers.Optax(optax.sgd(0.5))
-        >>> opt.minimize(lambda: w ** 2, [w]).numpy()
+        >>> int(opt.minimize(lambda: w ** 2, [w]))
         1
-        >>> w.numpy()
+        >>> float(w)
         0.0
     """
 
