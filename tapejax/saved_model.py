@@ -28,7 +28,7 @@ from . import _dtypes
 from . import train as _train
 from ._engine import state, pause_recording
 from ._module import Module
-from ._tensor import Tensor, _TensorBase, to_array
+from ._tensor import Tensor, _TensorBase, to_array, is_tracer
 from ._variable import Variable, creation_hooks
 
 __all__ = ["save", "load", "SaveOptions", "LoadOptions"]
@@ -92,11 +92,11 @@ def _functions_of(obj):
             if name in seen or not _is_tf_function(value):
                 continue
             seen.add(name)
-            out.append((name, value, functools.partial(value.python_function, obj)))
+            out.append((name, value, functools.partial(value.python_function, obj), obj))
     for name, value in sorted(getattr(obj, "__dict__", {}).items()):
         if name not in seen and _is_tf_function(value):
             seen.add(name)
-            out.append((name, value, value.python_function))
+            out.append((name, value, value.python_function, None))
     return sorted(out, key=lambda t: t[0])
 
 
@@ -122,16 +122,27 @@ def _spec_dtype(spec):
     return np.dtype(_dtypes.np_dtype(dt if dt is not None else "float32"))
 
 
-def _traced_signatures(fn):
-    """Input specs the tf.function has been traced with (its concrete functions)."""
+def _is_spec(x):
+    return hasattr(x, "dtype") and hasattr(x, "shape") and not hasattr(x, "_value")
+
+
+def _traced_signatures(fn, owner=None):
+    """Input specs of the traces (concrete functions) of a tf.function, tensor arguments only."""
+    bound = fn
+    per_instance = getattr(fn, "_bound", None)
+    if owner is not None and per_instance is not None:
+        try:
+            bound = per_instance.get(owner) or fn
+        except TypeError:
+            pass
     out = []
-    for getter in ("_saved_model_signatures", "_traced_input_signatures"):
-        g = getattr(fn, getter, None)
-        if g is not None:
-            try:
-                out.extend(g() if callable(g) else g)
-            except Exception:  # noqa: BLE001 -- an optional introspection hook
-                pass
+    for conc in list(getattr(bound, "_cache", {}).values()):
+        sig = getattr(conc, "structured_input_signature", None)
+        if not sig or sig[1]:
+            continue
+        args = list(sig[0])
+        if all(_is_spec(x) for x in _spec_leaves(args)[0]) and args not in out:
+            out.append(args)
     return out
 
 
@@ -150,6 +161,11 @@ def _variants(signature):
 # Tracing a tf.function as a pure function of (variables, inputs)
 # ---------------------------------------------------------------------------
 
+def _function_flags():
+    from . import _function
+    return _function._flags
+
+
 class _Swap:
     """Runs code with Variables holding given values and no outer tape or tracer watching."""
 
@@ -163,8 +179,11 @@ class _Swap:
         for v, x in zip(self.variables, self.values):
             v._value = x
         state.recorders, state.var_readers, state.var_writers = [], self.readers, self.writers
+        # A tf.function body being traced: nested tf.functions inline into it.
+        _function_flags().depth += 1
 
     def __exit__(self, *exc):
+        _function_flags().depth -= 1
         state.recorders, state.var_readers, state.var_writers = self.saved_state
         for v, x in zip(self.variables, self.saved_values):
             v._value = x
@@ -209,23 +228,43 @@ class _Traced:
         def on_create(v):
             created.append(v)
 
-        def discover(*xs):
-            with _Swap([], [], readers=[lambda v: reads.setdefault(v._id, v)],
-                       writers=[lambda v: writes.setdefault(v._id, v)]):
-                out = self._call(xs)
-            leaves, _ = jax.tree_util.tree_flatten(out, is_leaf=_is_leaf)
-            return [to_array(x) for x in leaves if x is not None]
+        originals = {}
 
-        creation_hooks.append(on_create)
-        try:
-            jax.eval_shape(discover, *avals)
-        finally:
-            creation_hooks.remove(on_create)
-        if created:
-            raise ValueError(
-                f"tf.saved_model.save: tracing '{name}' created new Variables "
-                f"({', '.join(v.name for v in created[:5])}): Variables must exist before saving. "
-                "Call the model or function once on real inputs (model(x)) before tf.saved_model.save.")
+        def touch(v, into):
+            originals.setdefault(v._id, (v, v._value))
+            into.setdefault(v._id, v)
+
+        def discover(*xs):
+            try:
+                with _Swap([], [], readers=[lambda v: touch(v, reads)], writers=[lambda v: touch(v, writes)]):
+                    out = self._call(xs)
+                leaves, _ = jax.tree_util.tree_flatten(out, is_leaf=_is_leaf)
+                return [to_array(x) for x in leaves if x is not None]
+            finally:
+                # Saving must not change the object: undo what the traced body assigned.
+                for v, value in originals.values():
+                    v._value = value
+
+        for _ in range(3):
+            # Variables created while tracing (a lazy build) get concrete values, as in
+            # tapejax.function; the trace is then repeated with them existing.
+            created.clear()
+            reads.clear()
+            writes.clear()
+            creation_hooks.append(on_create)
+            try:
+                with jax.ensure_compile_time_eval():
+                    jax.eval_shape(discover, *avals)
+            finally:
+                creation_hooks.remove(on_create)
+            bad = [v for v in created if is_tracer(v._value)]
+            if bad:
+                raise ValueError(
+                    f"tf.saved_model.save: tracing '{name}' created Variables from its inputs "
+                    f"({', '.join(v.name for v in bad[:5])}). Create Variables from shapes or constants, "
+                    "or call the model once on real inputs (model(x)) before tf.saved_model.save.")
+            if not created:
+                break
         self.variables = list(reads.values()) + [v for k, v in writes.items() if k not in reads]
         self.written = list(writes.values())
 
@@ -402,7 +441,7 @@ def save(obj, export_dir, signatures=None, options=None):
                 except ImportError:
                     raise
                 except ValueError as e:
-                    if "created new Variables" in str(e):
+                    if "created Variables" in str(e):
                         raise
                     errors.append(e)
                     continue
@@ -421,11 +460,12 @@ def save(obj, export_dir, signatures=None, options=None):
                               "input_tree": _tree_desc(signature_list[0])}
 
     for path, node in graph.objects.items():
-        for name, fn, pyfn in _functions_of(node):
+        for name, fn, pyfn, owner in _functions_of(node):
             sigs = []
             if fn.input_signature is not None:
                 sigs.append(list(fn.input_signature))
-            sigs.extend(s for s in _traced_signatures(fn) if s is not None)
+            else:
+                sigs.extend(_traced_signatures(fn, owner))
             if sigs:
                 export_fn(f"{path}:{name}", name, fn, pyfn, sigs)
 
@@ -434,7 +474,8 @@ def save(obj, export_dir, signatures=None, options=None):
         pyfn, sig = _signature_source(fn, sname)
         key = f":signature:{sname}"
         export_fn(key, sname, fn, pyfn, [sig])
-        serving[sname] = {"key": key, "arg_names": _arg_names(pyfn, len(_spec_leaves(sig)[0]))}
+        params = getattr(fn, "_params", None) or getattr(getattr(fn, "_function", None), "_params", None)
+        serving[sname] = {"key": key, "arg_names": _arg_names(pyfn, len(_spec_leaves(sig)[0]), params)}
 
     if not functions:
         raise ValueError(
@@ -496,32 +537,29 @@ def _signature_dict(signatures):
 
 
 def _signature_source(fn, name):
+    """(Python function, input signature) of a serving signature."""
     if _is_tf_function(fn):
-        if fn.input_signature is None:
+        sig = fn.input_signature
+        if sig is None:
             traced = _traced_signatures(fn)
             if not traced:
-                raise ValueError(f"Signature '{name}': the tf.function has no input_signature. Write "
-                                 "@tf.function(input_signature=[tf.TensorSpec(shape, dtype)]) or pass "
-                                 "fn.get_concrete_function(tf.TensorSpec(shape, dtype)).")
-            return _bound_python_function(fn), traced[0]
-        return _bound_python_function(fn), list(fn.input_signature)
+                raise ValueError(f"Signature '{name}': the tf.function has no input_signature and was never "
+                                 "traced. Write @tf.function(input_signature=[tf.TensorSpec(shape, dtype)]) "
+                                 "or pass fn.get_concrete_function(tf.TensorSpec(shape, dtype)).")
+            sig = traced[0]
+        return fn.python_function, list(sig)
     sig = getattr(fn, "structured_input_signature", None)
-    pyfn = getattr(fn, "python_function", None) or getattr(fn, "_python_function", None)
-    if sig is not None and pyfn is not None:
-        args = sig[0] if isinstance(sig, tuple) and len(sig) == 2 else sig
-        return pyfn, list(args)
+    owner = getattr(fn, "_function", None)
+    if sig is not None and owner is not None and not sig[1]:
+        return owner.python_function, list(sig[0])
     raise ValueError(f"Signature '{name}' must be a tf.function with an input_signature or a concrete "
-                     f"function, got {type(fn).__name__}.")
+                     f"function (fn.get_concrete_function(tf.TensorSpec(...))), got {type(fn).__name__}.")
 
 
-def _bound_python_function(fn):
-    owner = getattr(fn, "_bound_instance", None) or getattr(fn, "__self__", None)
-    py = fn.python_function
-    return functools.partial(py, owner) if owner is not None and not hasattr(py, "__self__") else py
-
-
-def _arg_names(pyfn, n):
+def _arg_names(pyfn, n, params=None):
     import inspect
+    if params:
+        return list(params[:n]) + [f"input_{i}" for i in range(len(params), n)]
     try:
         params = [p.name for p in inspect.signature(pyfn).parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
