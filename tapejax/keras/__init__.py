@@ -1,0 +1,31 @@
+"""tf.keras on flax and optax: layers, models, initializers, activations, losses, optimizers, metrics.
+
+Example:
+    >>> import tapejax as tf
+    >>> model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+    >>> model(tf.ones([1, 3])).shape
+    TensorShape([1, 2])
+"""
+import importlib as _importlib
+
+from . import activations as activations, backend as backend, initializers as initializers
+from . import layers as layers, models as models
+from .layers import Input as Input
+from .models import Model as Model, Sequential as Sequential
+
+# losses, optimizers, metrics (and more) load on first use, so a missing one never
+# breaks ``import tapejax``.
+_LAZY = ("losses", "optimizers", "metrics", "callbacks", "regularizers", "utils", "mixed_precision")
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        try:
+            module = _importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"{__name__}.{name}":
+                raise
+            raise AttributeError(f"tapejax.keras has no submodule {name!r} yet.") from None
+        globals()[name] = module
+        return module
+    raise AttributeError(f"module 'tapejax.keras' has no attribute {name!r}")

@@ -1,0 +1,162 @@
+"""tf.keras.activations: activation functions by name; each is a tapejax op on ``jax.nn``.
+
+Layers fuse a known activation into their own op (one dispatch, one tape node);
+:func:`pure` gives the JAX function they fuse.
+
+Example:
+    >>> import tapejax as tf
+    >>> tf.keras.activations.get('relu')(tf.constant([-1.0, 2.0])).numpy().tolist()
+    [0.0, 2.0]
+"""
+import jax
+import jax.numpy as jnp
+
+from .. import _ops
+from ..extend import defop, Op
+
+relu6 = _ops.relu6
+sigmoid = _ops.sigmoid
+tanh = _ops.tanh
+softplus = _ops.softplus
+softsign = _ops.softsign
+elu = _ops.elu
+selu = _ops.selu
+swish = silu = _ops.silu
+exponential = _ops.exp
+linear = defop(lambda x: x, name="linear")
+hard_sigmoid = defop(lambda x: jnp.clip(0.2 * x + 0.5, 0.0, 1.0), name="hard_sigmoid")
+mish = defop(lambda x: x * jnp.tanh(jax.nn.softplus(x)), name="mish")
+_relu_op = _ops.relu
+_gelu_op = _ops.gelu
+_softmax_op = _ops.softmax
+_leaky_op = _ops.leaky_relu
+
+
+def relu(x, alpha=0.0, max_value=None, threshold=0.0):
+    """Keras's relu: ``max(x, 0)``, with optional leak ``alpha``, cap ``max_value`` and ``threshold``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.activations.relu(tf.constant([-2.0, 1.0, 9.0]), max_value=6.0).numpy().tolist()
+        [0.0, 1.0, 6.0]
+    """
+    if alpha == 0.0 and max_value is None and threshold == 0.0:
+        return _relu_op(x)
+    return _relu_general(x, alpha=float(alpha), max_value=None if max_value is None else float(max_value),
+                         threshold=float(threshold))
+
+
+def _relu_general_fn(x, alpha=0.0, max_value=None, threshold=0.0):
+    y = jnp.where(x > threshold, x, alpha * (x - threshold))
+    return y if max_value is None else jnp.minimum(y, max_value)
+
+
+_relu_general = defop(_relu_general_fn, name="relu", static=("alpha", "max_value", "threshold"))
+
+
+def gelu(x, approximate=False):
+    """Gaussian error linear unit (exact by default, as Keras).
+
+    Example:
+        >>> import tapejax as tf
+        >>> round(float(tf.keras.activations.gelu(tf.constant(1.0))), 4)
+        0.8413
+    """
+    return _gelu_op(x, approximate=bool(approximate))
+
+
+def softmax(x, axis=-1):
+    """Softmax over ``axis``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.activations.softmax(tf.constant([[0.0, 0.0]])).numpy().tolist()
+        [[0.5, 0.5]]
+    """
+    return _softmax_op(x, axis=axis)
+
+
+def leaky_relu(x, alpha=0.2):
+    """``x`` if positive else ``alpha * x``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.activations.leaky_relu(tf.constant([-1.0]), alpha=0.5).numpy().tolist()
+        [-0.5]
+    """
+    return _leaky_op(x, alpha=float(alpha))
+
+
+_BY_NAME = {
+    "relu": relu, "relu6": relu6, "sigmoid": sigmoid, "tanh": tanh, "softmax": softmax,
+    "softplus": softplus, "softsign": softsign, "elu": elu, "selu": selu, "swish": swish, "silu": silu,
+    "gelu": gelu, "exponential": exponential, "linear": linear, "hard_sigmoid": hard_sigmoid,
+    "leaky_relu": leaky_relu, "mish": mish,
+}
+
+def _gelu_exact(x):
+    return jax.nn.gelu(x, approximate=False)
+
+
+# The pure JAX function of each activation a layer may fuse into its op. Keys are the
+# callables users pass (Keras names resolve to these, tf.nn ops are the same objects).
+_PURE = {
+    id(relu): jax.nn.relu, id(_relu_op): jax.nn.relu, id(gelu): _gelu_exact, id(_gelu_op): _gelu_exact,
+    id(softmax): jax.nn.softmax, id(_softmax_op): jax.nn.softmax, id(leaky_relu): None,
+}
+
+
+def get(identifier):
+    """The activation function for a name, a callable, or ``None`` (linear).
+
+    Raises:
+        ValueError: an unknown name.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.activations.get(None)(tf.constant(3.0)).numpy()
+        3.0
+    """
+    if identifier is None:
+        return linear
+    if isinstance(identifier, str):
+        fn = _BY_NAME.get(identifier)
+        if fn is None:
+            raise ValueError(f"Unknown activation function: {identifier!r}. Use one of {sorted(_BY_NAME)} "
+                             "or pass a callable such as tf.nn.relu.")
+        return fn
+    if callable(identifier):
+        return identifier
+    raise TypeError(f"Could not interpret activation function identifier: {identifier!r}. Pass a name "
+                    "('relu'), a callable (tf.nn.relu), or None.")
+
+
+def pure(activation):
+    """The pure JAX function to fuse for ``activation`` (already resolved by :func:`get`), or None.
+
+    None means: call ``activation`` on the layer's output Tensor (a user function).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.activations.pure(tf.nn.elu) is not None
+        True
+    """
+    if activation is linear:
+        return _identity
+    if id(activation) in _PURE:
+        return _PURE[id(activation)]
+    if isinstance(activation, Op) and not activation.static:
+        return activation.fn
+    return None
+
+
+def _identity(x):
+    return x
+
+
+def serialize(activation):
+    """The Keras name of an activation (or its ``__name__``)."""
+    for k, v in _BY_NAME.items():
+        if v is activation:
+            return k
+    return getattr(activation, "__name__", getattr(activation, "name", repr(activation)))

@@ -1,0 +1,38 @@
+"""tf.keras.backend: the few session-level helpers tape code calls.
+
+Example:
+    >>> import tapejax as tf
+    >>> tf.keras.backend.floatx(), tf.keras.backend.epsilon()
+    ('float32', 1e-07)
+"""
+from .layers._base import reset_uids as _reset_uids
+
+_FLOATX = ["float32"]
+_EPSILON = [1e-7]
+
+
+def clear_session():
+    """Resets Keras's layer-name counters (the next Dense is ``dense`` again)."""
+    _reset_uids()
+
+
+def floatx():
+    """The default float type of weights: ``'float32'``."""
+    return _FLOATX[0]
+
+
+def set_floatx(value):
+    _FLOATX[0] = str(value)
+
+
+def epsilon():
+    """The fuzz factor Keras uses in numeric expressions (``1e-7``)."""
+    return _EPSILON[0]
+
+
+def set_epsilon(value):
+    _EPSILON[0] = float(value)
+
+
+def learning_phase():
+    return 0

@@ -1,0 +1,21 @@
+"""tf.keras.layers: Keras's layers on JAX and flax; each built-in layer call is one tape op.
+
+Example:
+    >>> import tapejax as tf
+    >>> layer = tf.keras.layers.Dense(3)
+    >>> layer(tf.ones([2, 4])).shape
+    TensorShape([2, 3])
+"""
+from ._base import Layer as Layer, InputLayer as InputLayer, Input as Input, KerasTensor as KerasTensor
+from ._builtin import (  # noqa: F401
+    Dense as Dense, Conv2D as Conv2D, Conv2DTranspose as Conv2DTranspose, MaxPooling2D as MaxPooling2D,
+    AveragePooling2D as AveragePooling2D, MaxPool2D as MaxPool2D, AvgPool2D as AvgPool2D,
+    GlobalAveragePooling2D as GlobalAveragePooling2D, GlobalMaxPooling2D as GlobalMaxPooling2D,
+    GlobalAvgPool2D as GlobalAvgPool2D, GlobalMaxPool2D as GlobalMaxPool2D,
+    GlobalAveragePooling1D as GlobalAveragePooling1D, GlobalMaxPooling1D as GlobalMaxPooling1D,
+    Flatten as Flatten, Reshape as Reshape, Dropout as Dropout, Activation as Activation, ReLU as ReLU,
+    LeakyReLU as LeakyReLU, Softmax as Softmax, BatchNormalization as BatchNormalization,
+    LayerNormalization as LayerNormalization, Embedding as Embedding, Concatenate as Concatenate,
+    Add as Add, Subtract as Subtract, Multiply as Multiply, Average as Average, Lambda as Lambda,
+)
+from ._flax import FlaxLayer as FlaxLayer

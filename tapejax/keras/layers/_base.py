@@ -1,0 +1,761 @@
+"""The Keras ``Layer`` base class, ``InputLayer``/``Input`` and symbolic ``KerasTensor``s.
+
+A layer is a :class:`tapejax.Module` with Keras's life cycle: it is built lazily
+on its first call (``build(input_shape)`` creates the weights with
+``add_weight``), tracks weights in creation order and sub-layers in
+attribute-assignment order, and passes ``training`` down to the layers it calls.
+"""
+import collections
+import inspect
+import re
+import threading
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ... import _dtypes
+from ..._engine import pause_recording
+from ..._module import Module
+from ..._tensor import Tensor, TensorShape, _TensorBase, to_array
+from ..._variable import Variable, name_scope, _name_scope
+from .. import initializers as _initializers
+
+
+# ---------------------------------------------------------------------------
+# Names and call context
+# ---------------------------------------------------------------------------
+
+_uids = collections.defaultdict(int)
+
+
+def _to_snake_case(name):
+    # Keras's own rule, so Conv2D -> conv2d, ReLU -> re_lu, BatchNormalization -> batch_normalization.
+    s = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
+    s = re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
+    return s if s[0] != "_" else "private" + s
+
+
+def unique_name(base):
+    """``base``, then ``base_1``, ``base_2``... (Keras's layer naming)."""
+    n = _uids[base]
+    _uids[base] = n + 1
+    return base if n == 0 else f"{base}_{n}"
+
+
+def reset_uids():
+    _uids.clear()
+
+
+class _CallContext(threading.local):
+    def __init__(self):
+        self.training = []   # the training value of each enclosing layer call
+
+
+_ctx = _CallContext()
+
+_BOOKKEEPING_PREFIX = "_k_"
+
+
+def _leaves(value):
+    """Leaves of nested lists/tuples/dicts in insertion order (Keras tracks these containers)."""
+    if isinstance(value, (list, tuple)) and not isinstance(value, TensorShape):
+        for v in value:
+            yield from _leaves(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _leaves(v)
+    else:
+        yield value
+
+
+def _dedup(items):
+    seen = set()
+    out = []
+    for v in items:
+        if id(v) not in seen:
+            seen.add(id(v))
+            out.append(v)
+    return out
+
+
+def _accepts(fn, name):
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return True
+    return name in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
+
+
+def _shape_of(x):
+    """A TensorShape for a tensor-like, a nest of them for nests."""
+    if isinstance(x, (list, tuple)):
+        return [_shape_of(e) for e in x]
+    if isinstance(x, dict):
+        return {k: _shape_of(v) for k, v in x.items()}
+    if isinstance(x, KerasTensor):
+        return x.shape
+    return TensorShape(np.shape(to_array(x)) if not hasattr(x, "shape") else tuple(x.shape))
+
+
+def _batchless(shape):
+    """The shape a summary shows: the batch dimension unknown."""
+    if isinstance(shape, list):
+        return [_batchless(s) for s in shape]
+    if isinstance(shape, dict):
+        return {k: _batchless(v) for k, v in shape.items()}
+    shape = tuple(shape)
+    return TensorShape((None,) + shape[1:]) if shape else TensorShape(shape)
+
+
+def _to_tensors(x):
+    """Keras converts array inputs of a call to tensors (numpy float64 becomes float32)."""
+    if isinstance(x, (_TensorBase, KerasTensor)):
+        return x
+    if isinstance(x, (np.ndarray, jax.Array, np.generic)):
+        return Tensor(to_array(x))
+    if isinstance(x, (list, tuple)):
+        if x and all(isinstance(e, (int, float)) and not isinstance(e, bool) for e in x):
+            return Tensor(to_array(x))
+        return type(x)(_to_tensors(e) for e in x)
+    if isinstance(x, dict):
+        return {k: _to_tensors(v) for k, v in x.items()}
+    return x
+
+
+# ---------------------------------------------------------------------------
+# Symbolic tensors (functional API)
+# ---------------------------------------------------------------------------
+
+_SYMBOLIC_OP = (
+    "A symbolic tf.keras.Input / KerasTensor was passed to a tapejax op ({what}). Symbolic tensors only "
+    "flow through Keras layers in tapejax. Wrap the computation in a layer instead, for example "
+    "tf.keras.layers.Lambda(lambda t: tf.nn.relu(t))(x), or use tf.keras.layers.Add() / Concatenate().")
+
+
+class KerasTensor:
+    """A symbolic tensor of the functional API: a shape, a dtype, and the layer call that made it.
+
+    Example:
+        >>> import tapejax as tf
+        >>> x = tf.keras.Input(shape=(3,))
+        >>> x.shape
+        TensorShape([None, 3])
+    """
+
+    def __init__(self, shape, dtype="float32", node=None, name=None):
+        self.shape = TensorShape(shape)
+        self.dtype = _dtypes.as_dtype(dtype)
+        self._k_node = node          # the _Node that produced it, None for an Input
+        self.name = name
+
+    @property
+    def _value(self):
+        raise TypeError(_SYMBOLIC_OP.format(what="converting it to an array"))
+
+    def __jax_array__(self):
+        raise TypeError(_SYMBOLIC_OP.format(what="jnp.asarray"))
+
+    def __array__(self, *a, **k):
+        raise TypeError(_SYMBOLIC_OP.format(what="np.asarray"))
+
+    def _unsupported(self, *a, **k):
+        raise TypeError(_SYMBOLIC_OP.format(what="an operator"))
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __matmul__ = _unsupported
+    __neg__ = __pow__ = __getitem__ = _unsupported
+
+    def __repr__(self):
+        return f"<KerasTensor: shape={self.shape} dtype={self.dtype.name}" + \
+            (f" (created by layer '{self._k_node.layer.name}')>" if self._k_node else ">")
+
+
+class _Node:
+    """One layer call of a functional graph: the layer, its (symbolic) arguments and outputs."""
+
+    __slots__ = ("layer", "args", "kwargs", "outputs")
+
+    def __init__(self, layer, args, kwargs):
+        self.layer, self.args, self.kwargs, self.outputs = layer, args, kwargs, None
+
+
+def _is_symbolic(args, kwargs):
+    return any(isinstance(leaf, KerasTensor) for leaf in _leaves(list(args) + list(kwargs.values())))
+
+
+def _map_structure(fn, x):
+    if isinstance(x, (list, tuple)) and not isinstance(x, TensorShape):
+        return type(x)(_map_structure(fn, e) for e in x)
+    if isinstance(x, dict):
+        return {k: _map_structure(fn, v) for k, v in x.items()}
+    return fn(x)
+
+
+# Sizes standing in for unknown dimensions while output shapes are inferred. Two
+# different stand-ins are traced: a dimension that comes out different depends on an
+# unknown one, so it stays unknown.
+_STAND_INS = ((2, 32), (3, 35))
+
+
+class _Spec:
+    """A shape (``None`` for unknown dimensions) and a dtype: a leaf of inferred output trees."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = TensorShape(shape), dtype
+
+
+def _is_tensor_leaf(x):
+    return isinstance(x, (_TensorBase, KerasTensor))
+
+
+def _infer_output(fn, specs):
+    """Output specs of ``fn([tensors])`` for input ``specs`` by ``jax.eval_shape`` (nothing computed)."""
+    results = []
+    for batch, other in _STAND_INS:
+        arrays = [jax.ShapeDtypeStruct(
+            tuple((batch if i == 0 else other) if d is None else d for i, d in enumerate(sp.shape)),
+            _dtypes.np_dtype(sp.dtype)) for sp in specs]
+
+        def run(arrays):
+            with pause_recording():
+                out = fn([Tensor(a) for a in arrays])
+            return jax.tree_util.tree_map(to_array, out, is_leaf=_is_tensor_leaf)
+
+        results.append(jax.eval_shape(run, arrays))
+    return jax.tree_util.tree_map(
+        lambda x, y: _Spec(tuple(p if p == q else None for p, q in zip(x.shape, y.shape)), x.dtype),
+        results[0], results[1])
+
+
+# ---------------------------------------------------------------------------
+# Layer
+# ---------------------------------------------------------------------------
+
+_LAYER_KWARGS = frozenset({"input_shape", "batch_input_shape", "input_dim", "batch_size", "dynamic",
+                           "autocast", "activity_regularizer", "weights", "input_length"})
+
+
+class Layer(Module):
+    """Base class of Keras layers: lazy build, weights, ``training``, sub-layer tracking.
+
+    Subclasses create weights in ``build(input_shape)`` with :meth:`add_weight`
+    (or in ``__init__`` when the shape is known) and compute in
+    ``call(inputs, training=None)``. Calling the layer builds it on first use,
+    passes ``training`` only when ``call`` accepts it (and otherwise forwards the
+    enclosing layer's value, as Keras does), and converts array inputs to tensors.
+
+    Args:
+        trainable: whether the layer's weights are trained (``trainable_weights``).
+        name: the layer name; by default a unique snake-case name (``dense``, ``dense_1``...).
+        dtype: the dtype of the layer's weights (``'float32'``).
+        input_shape: the shape of one example, used by ``Sequential`` to build early.
+
+    Example:
+        >>> import tapejax as tf
+        >>> class Linear(tf.keras.layers.Layer):
+        ...     def __init__(self, units=2, **kwargs):
+        ...         super().__init__(**kwargs)
+        ...         self.units = units
+        ...     def build(self, input_shape):
+        ...         self.w = self.add_weight(name='w', shape=(input_shape[-1], self.units),
+        ...                                  initializer='ones')
+        ...         self.b = self.add_weight(name='b', shape=(self.units,), initializer='zeros')
+        ...     def call(self, inputs):
+        ...         return tf.matmul(inputs, self.w) + self.b
+        >>> layer = Linear(name='linear')
+        >>> layer(tf.ones([1, 3])).numpy().tolist()
+        [[3.0, 3.0]]
+        >>> [w.name for w in layer.weights]
+        ['linear/w:0', 'linear/b:0']
+    """
+
+    def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
+        unknown = set(kwargs) - _LAYER_KWARGS
+        if unknown:
+            raise TypeError(f"Keyword argument not understood: {sorted(unknown)[0]!r} (in "
+                            f"{type(self).__name__}). Check the spelling against the layer's documented "
+                            "arguments.")
+        if name is None:
+            name = unique_name(_to_snake_case(type(self).__name__))
+        elif not isinstance(name, str):
+            raise TypeError(f"A layer name must be a string, got {name!r}.")
+        super().__init__(name=name)
+        self._k_init_state()
+        self._k_trainable_flag = bool(trainable)
+        self._k_dtype = _dtypes.np_dtype(dtype) if dtype is not None else np.dtype(np.float32)
+        self.built = False
+        batch_input_shape = kwargs.get("batch_input_shape")
+        if batch_input_shape is None:
+            if kwargs.get("input_shape") is not None:
+                batch_input_shape = (kwargs.get("batch_size"),) + tuple(kwargs["input_shape"])
+            elif kwargs.get("input_dim") is not None:
+                batch_input_shape = (kwargs.get("batch_size"), kwargs["input_dim"])
+        self._k_batch_input_shape = None if batch_input_shape is None else tuple(batch_input_shape)
+
+    def _k_init_state(self):
+        d = self.__dict__
+        d.setdefault("_k_trainable", [])        # own trainable weights, creation order
+        d.setdefault("_k_non_trainable", [])    # own non-trainable weights, creation order
+        d.setdefault("_k_regularized", [])      # (regularizer, variable) pairs
+        d.setdefault("_k_call_losses", [])      # add_loss values of the latest call
+        d.setdefault("_k_output_shape", None)
+        d.setdefault("_k_in_scope", 0)
+        d.setdefault("_k_trainable_flag", True)
+
+    # -- attribute tracking -------------------------------------------------
+
+    def __setattr__(self, name, value):
+        if not name.startswith(_BOOKKEEPING_PREFIX) and name != "built":
+            self._k_init_state()
+            for leaf in _leaves(value):
+                if isinstance(leaf, Variable):
+                    self._k_track_variable(leaf, leaf.trainable)
+        object.__setattr__(self, name, value)
+
+    def _k_track_variable(self, var, trainable):
+        for lst in (self._k_trainable, self._k_non_trainable):
+            if any(v is var for v in lst):
+                return
+        (self._k_trainable if trainable else self._k_non_trainable).append(var)
+
+    def _k_sublayers(self):
+        """Directly tracked sub-layers (and tf.Modules) in attribute-assignment order."""
+        out = []
+        for key, value in list(vars(self).items()):
+            if key.startswith(_BOOKKEEPING_PREFIX):
+                continue
+            for leaf in _leaves(value):
+                if isinstance(leaf, Module) and leaf is not self:
+                    out.append(leaf)
+        return _dedup(out)
+
+    def _k_own_weights(self):
+        # Variables put into containers after assignment (self.ws.append(v)) are found here too.
+        extra = []
+        for key, value in vars(self).items():
+            if key.startswith(_BOOKKEEPING_PREFIX):
+                continue
+            for leaf in _leaves(value):
+                if isinstance(leaf, Variable):
+                    extra.append(leaf)
+        for v in extra:
+            self._k_track_variable(v, v.trainable)
+        return self._k_trainable, self._k_non_trainable
+
+    # -- weights ------------------------------------------------------------
+
+    @property
+    def trainable(self):
+        """Whether the layer trains: ``False`` moves all its weights to ``non_trainable_weights``."""
+        return self._k_trainable_flag
+
+    @trainable.setter
+    def trainable(self, value):
+        self._k_trainable_flag = bool(value)
+        for sub in self._k_sublayers():
+            if isinstance(sub, Layer):
+                sub.trainable = value
+
+    @property
+    def trainable_weights(self):
+        """The weights a training step updates: own (creation order), then sub-layers'."""
+        if not self.trainable:
+            return []
+        own, _ = self._k_own_weights()
+        out = list(own)
+        for sub in self._k_sublayers():
+            out.extend(sub.trainable_weights if isinstance(sub, Layer) else sub.trainable_variables)
+        return _dedup(out)
+
+    @property
+    def non_trainable_weights(self):
+        """Weights not trained: non-trainable ones (moving statistics), or all of a frozen layer's."""
+        own_t, own_n = self._k_own_weights()
+        if self.trainable:
+            out = list(own_n)
+            for sub in self._k_sublayers():
+                out.extend(sub.non_trainable_weights if isinstance(sub, Layer) else sub.non_trainable_variables)
+        else:
+            out = list(own_t) + list(own_n)
+            for sub in self._k_sublayers():
+                out.extend(sub.weights if isinstance(sub, Layer) else sub.variables)
+        return _dedup(out)
+
+    @property
+    def weights(self):
+        """``trainable_weights + non_trainable_weights``."""
+        return _dedup(self.trainable_weights + self.non_trainable_weights)
+
+    @property
+    def trainable_variables(self):
+        return self.trainable_weights
+
+    @property
+    def non_trainable_variables(self):
+        return self.non_trainable_weights
+
+    @property
+    def variables(self):
+        return self.weights
+
+    @property
+    def dtype(self):
+        return self._k_dtype.name
+
+    @property
+    def losses(self):
+        """Regularization penalties and ``add_loss`` values of the latest call (with sub-layers')."""
+        out = list(self._k_call_losses)
+        for reg, var in self._k_regularized:
+            out.append(reg(var))
+        for sub in self._k_sublayers():
+            if isinstance(sub, Layer):
+                out.extend(sub.losses)
+        return out
+
+    def add_loss(self, loss):
+        """Adds a loss tensor (e.g. an activity penalty) to ``layer.losses`` for this call."""
+        self._k_call_losses.append(loss() if callable(loss) else loss)
+
+    def add_weight(self, name=None, shape=None, dtype=None, initializer=None, regularizer=None,
+                   trainable=None, constraint=None, use_resource=None, synchronization=None,
+                   aggregation=None, **kwargs):
+        """Creates a weight Variable of this layer, named ``<layer>/<name>:0``.
+
+        Args:
+            name: the weight's name (e.g. ``'kernel'``).
+            shape: its shape (default scalar).
+            dtype: default the layer's dtype.
+            initializer: name or initializer object; default ``glorot_uniform``
+                for floats, ``zeros`` otherwise.
+            regularizer: optional callable ``var -> penalty``, added to ``losses``.
+            trainable: default True. A frozen layer creates non-trainable Variables.
+
+        Returns:
+            The new :class:`tapejax.Variable`.
+
+        Example:
+            >>> import tapejax as tf
+            >>> layer = tf.keras.layers.Layer(name='scale')
+            >>> w = layer.add_weight(name='w', shape=(2,), initializer='ones')
+            >>> w.name, [v.name for v in layer.trainable_weights]
+            ('scale/w:0', ['scale/w:0'])
+        """
+        self._k_init_state()
+        shape = () if shape is None else tuple(int(d) for d in shape)
+        dt = _dtypes.np_dtype(dtype) if dtype is not None else self._k_dtype
+        if initializer is None:
+            initializer = "glorot_uniform" if dt.kind in "fc" else "zeros"
+        init = _initializers.get(initializer)
+        trainable = True if trainable is None else bool(trainable)
+        # Weights are concrete even when a layer is first built inside a traced function.
+        with jax.ensure_compile_time_eval(), self._k_scope():
+            value = init(shape, dtype=_dtypes.as_dtype(dt))
+            var = Variable(to_array(value, dt), trainable=trainable and self.trainable,
+                           name=name or "Variable", constraint=constraint)
+        self._k_track_variable(var, trainable)
+        if regularizer is not None:
+            self._k_regularized.append((_regularizer(regularizer), var))
+        return var
+
+    add_variable = add_weight
+
+    def _k_scope(self):
+        layer = self
+
+        class _Scope:
+            def __enter__(self_):
+                self_.pushed = layer._k_in_scope == 0
+                if self_.pushed:
+                    _name_scope.append(layer.name)
+                layer._k_in_scope += 1
+
+            def __exit__(self_, *exc):
+                layer._k_in_scope -= 1
+                if self_.pushed:
+                    _name_scope.pop()
+                return False
+
+        return _Scope()
+
+    def get_weights(self):
+        """The weights' values as numpy arrays, in ``weights`` order.
+
+        Example:
+            >>> import tapejax as tf
+            >>> d = tf.keras.layers.Dense(2, kernel_initializer='ones')
+            >>> _ = d(tf.ones([1, 3]))
+            >>> [w.shape for w in d.get_weights()]
+            [(3, 2), (2,)]
+        """
+        return [np.array(v.numpy()) for v in self.weights]
+
+    def set_weights(self, weights):
+        """Assigns numpy arrays to the weights, in ``weights`` order (shapes must match).
+
+        Raises:
+            ValueError: a different number of arrays, or a shape mismatch.
+
+        Example:
+            >>> import tapejax as tf, numpy as np
+            >>> d = tf.keras.layers.Dense(1)
+            >>> _ = d(tf.ones([1, 2]))
+            >>> d.set_weights([np.ones((2, 1)), np.zeros(1)])
+            >>> d(tf.ones([1, 2])).numpy().tolist()
+            [[2.0]]
+        """
+        params = self.weights
+        if len(params) != len(weights):
+            raise ValueError(
+                f"You called `set_weights(weights)` on layer '{self.name}' with a weight list of length "
+                f"{len(weights)}, but the layer was expecting {len(params)} weights "
+                f"(shapes {[tuple(p.shape) for p in params]}).")
+        for p, w in zip(params, weights):
+            w = np.asarray(w)
+            if tuple(w.shape) != tuple(p.shape):
+                raise ValueError(f"Layer '{self.name}' weight shape {tuple(p.shape)} is not compatible with "
+                                 f"provided weight shape {w.shape} (weight {p.name}).")
+        for p, w in zip(params, weights):
+            p.assign(np.asarray(w))
+
+    def count_params(self):
+        """The number of scalars in the layer's weights.
+
+        Raises:
+            ValueError: the layer is not built yet.
+
+        Example:
+            >>> import tapejax as tf
+            >>> d = tf.keras.layers.Dense(10)
+            >>> d.build((None, 784))
+            >>> d.count_params()
+            7850
+        """
+        if not self.built and not self.weights:
+            raise ValueError(
+                f"You tried to call `count_params` on layer '{self.name}', but the layer isn't built. "
+                "You can build it manually via: `layer.build(batch_input_shape)`, or call it on data.")
+        return int(sum(int(np.prod(v.shape, dtype=np.int64)) for v in self.weights))
+
+    # -- life cycle ---------------------------------------------------------
+
+    def build(self, input_shape):
+        """Creates the weights for inputs of ``input_shape``; the base version creates none."""
+        self.built = True
+
+    def call(self, inputs, *args, **kwargs):
+        """The forward computation; the base layer is the identity."""
+        return inputs
+
+    def _k_maybe_build(self, input_shape):
+        if self.built:
+            return
+        if isinstance(input_shape, (tuple, list)) and not isinstance(input_shape, TensorShape) \
+                and not any(isinstance(e, (tuple, list, dict)) for e in input_shape):
+            input_shape = TensorShape(input_shape)
+        with self._k_scope():
+            self.build(input_shape)
+        self.built = True
+
+    def __call__(self, *args, **kwargs):
+        if not args:
+            if "inputs" not in kwargs:
+                raise TypeError(f"Layer '{self.name}' was called without inputs: write layer(x).")
+            args = (kwargs.pop("inputs"),)
+        if _is_symbolic(args, kwargs):
+            return self._k_symbolic_call(args, kwargs)
+        inputs = _to_tensors(args[0])
+        args = (inputs,) + args[1:]
+        if not self.built:
+            self._k_maybe_build(_shape_of(inputs))
+        training = self._k_resolve_training(kwargs)
+        self._k_call_losses = []
+        _ctx.training.append(training)
+        try:
+            with self._k_scope():
+                out = self.call(*args, **kwargs)
+        finally:
+            _ctx.training.pop()
+        self._k_output_shape = _batchless(_shape_of(out))
+        return out
+
+    def _k_resolve_training(self, kwargs):
+        """Keras's rule: an explicit ``training``, else the enclosing call's, else call's default."""
+        training = kwargs.pop("training", None)
+        if training is None and _ctx.training:
+            training = _ctx.training[-1]
+        if isinstance(training, _TensorBase):
+            training = bool(training)
+        accepts = _accepts(self.call, "training")
+        if accepts and training is not None:
+            kwargs["training"] = training
+        return training
+
+    def _k_symbolic_call(self, args, kwargs):
+        """A call on ``tf.keras.Input`` tensors: build, infer output shapes, record the graph node."""
+        inputs = args[0]
+        if not self.built:
+            self._k_maybe_build(_shape_of(inputs))
+        call_kwargs = dict(kwargs)
+        if _accepts(self.call, "training"):
+            call_kwargs.setdefault("training", False)
+        else:
+            call_kwargs.pop("training", None)
+        flat, tree = jax.tree_util.tree_flatten(list(args), is_leaf=_is_tensor_leaf)
+        sym_pos = [i for i, leaf in enumerate(flat) if isinstance(leaf, KerasTensor)]
+
+        def fn(tensors):
+            concrete = list(flat)
+            for i, t in zip(sym_pos, tensors):
+                concrete[i] = t
+            call_args = jax.tree_util.tree_unflatten(tree, concrete)
+            with self._k_scope():
+                _ctx.training.append(False)
+                try:
+                    return self.call(*call_args, **call_kwargs)
+                finally:
+                    _ctx.training.pop()
+
+        specs = _infer_output(fn, [flat[i] for i in sym_pos])
+        node = _Node(self, args, kwargs)
+        outputs = jax.tree_util.tree_map(lambda sp: KerasTensor(sp.shape, sp.dtype, node=node), specs)
+        node.outputs = outputs
+        self._k_output_shape = jax.tree_util.tree_map(lambda t: t.shape, outputs)
+        return outputs
+
+    def compute_output_shape(self, input_shape):
+        """Output shape for inputs of ``input_shape`` (by tracing ``call`` abstractly).
+
+        Example:
+            >>> import tapejax as tf
+            >>> tf.keras.layers.Dense(4).compute_output_shape((None, 3))
+            TensorShape([None, 4])
+        """
+        input_shape = TensorShape(input_shape)
+        self._k_maybe_build(input_shape)
+        out = _infer_output(lambda xs: self._k_plain_call(xs[0]), [_Spec(input_shape, self._k_dtype)])
+        return jax.tree_util.tree_map(lambda sp: sp.shape, out)
+
+    def _k_plain_call(self, x):
+        kw = {"training": False} if _accepts(self.call, "training") else {}
+        with self._k_scope():
+            return self.call(x, **kw)
+
+    def get_config(self):
+        """The constructor arguments (Keras's basic config: name, trainable, dtype).
+
+        Example:
+            >>> import tapejax as tf
+            >>> tf.keras.layers.Dense(3, name='d').get_config()['units']
+            3
+        """
+        cfg = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
+        if self._k_batch_input_shape is not None:
+            cfg["batch_input_shape"] = self._k_batch_input_shape
+        return cfg
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
+    @property
+    def input_spec(self):
+        return None
+
+    @property
+    def output_shape(self):
+        if self._k_output_shape is None:
+            raise AttributeError(f"The layer '{self.name}' has never been called and thus has no defined "
+                                 "output shape. Call it on data (or build the model) first.")
+        return self._k_output_shape
+
+    @property
+    def submodules(self):
+        out = []
+        for sub in self._k_sublayers():
+            out.append(sub)
+            out.extend(sub.submodules)
+        return tuple(_dedup(out))
+
+    def __repr__(self):
+        return f"<{type(self).__module__}.{type(self).__name__} object named {self.name!r}>"
+
+
+def _regularizer(reg):
+    if callable(reg):
+        return reg
+    if isinstance(reg, str) and reg in ("l1", "l2"):
+        from ... import _ops
+        if reg == "l2":
+            return lambda v: _ops.multiply(0.01, _ops.reduce_sum(_ops.square(v)))
+        return lambda v: _ops.multiply(0.01, _ops.reduce_sum(_ops.abs(v)))
+    raise ValueError(f"Unknown regularizer {reg!r}: pass 'l1', 'l2' or a callable weight -> penalty.")
+
+
+# ---------------------------------------------------------------------------
+# Input
+# ---------------------------------------------------------------------------
+
+class InputLayer(Layer):
+    """The entry of a model: declares the input shape (``Sequential([InputLayer((4,)), ...])``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> model = tf.keras.Sequential([tf.keras.layers.InputLayer(input_shape=(4,)),
+        ...                              tf.keras.layers.Dense(2)])
+        >>> model.built
+        True
+    """
+
+    def __init__(self, input_shape=None, batch_size=None, dtype=None, input_tensor=None, sparse=None,
+                 name=None, ragged=None, type_spec=None, batch_input_shape=None, shape=None, **kwargs):
+        if input_shape is None and shape is not None:
+            input_shape = shape
+        if batch_input_shape is None and input_shape is not None:
+            batch_input_shape = (batch_size,) + tuple(input_shape)
+        if name is None:
+            name = unique_name("input")
+        super().__init__(name=name, dtype=dtype, batch_input_shape=batch_input_shape, **kwargs)
+        self.built = True
+        self._k_output_shape = None if batch_input_shape is None else TensorShape(batch_input_shape)
+        self._k_tensor = KerasTensor(batch_input_shape, self._k_dtype, node=None, name=name) \
+            if batch_input_shape is not None else None
+        if self._k_tensor is not None:
+            self._k_tensor._k_input_layer = self
+
+    def get_config(self):
+        return {"batch_input_shape": self._k_batch_input_shape, "dtype": self.dtype, "name": self.name}
+
+
+def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=None, tensor=None, ragged=None,
+          type_spec=None, batch_shape=None, **kwargs):
+    """A symbolic input of a functional model: ``tf.keras.Input(shape=(784,))``.
+
+    Args:
+        shape: the shape of one example (without the batch dimension).
+        batch_size: optional fixed batch size.
+        name: optional name.
+        dtype: default float32.
+
+    Returns:
+        A :class:`KerasTensor`; call layers on it, then ``tf.keras.Model(inputs, outputs)``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> inputs = tf.keras.Input(shape=(3,))
+        >>> outputs = tf.keras.layers.Dense(2)(inputs)
+        >>> model = tf.keras.Model(inputs, outputs)
+        >>> model(tf.ones([4, 3])).shape
+        TensorShape([4, 2])
+    """
+    if batch_shape is not None:
+        batch_input_shape = tuple(batch_shape)
+    elif shape is None:
+        raise ValueError("Please provide to Input a `shape` argument: tf.keras.Input(shape=(784,)).")
+    else:
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        batch_input_shape = (batch_size,) + shape
+    layer = InputLayer(batch_input_shape=batch_input_shape, name=name, dtype=dtype)
+    return layer._k_tensor

@@ -1,0 +1,873 @@
+"""Keras's built-in layers. Each layer call is ONE tape op.
+
+The math is a pure JAX function ``f(x, *weights, **static)`` made a tape op with
+``defop`` (compiled, so an eager call is one dispatch, and the tape holds one node
+whose VJP is one compiled call). A known activation is fused into that function.
+The pieces come from JAX and flax (``lax.conv_general_dilated``, flax pooling,
+``jax.nn``); nothing here is a hand-written gradient.
+"""
+import flax.linen as _linen
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ... import _ops
+from ..._tensor import TensorShape
+from ...extend import defop
+from .. import activations as _activations
+from .. import initializers as _initializers
+from ._base import Layer
+
+
+# ---------------------------------------------------------------------------
+# Pure functions (the ops)
+# ---------------------------------------------------------------------------
+
+def _as_float(x, like):
+    # Keras autocasts inputs to the layer's compute dtype.
+    return x if x.dtype == like.dtype else x.astype(like.dtype)
+
+
+def _dense_fn(x, kernel, *bias, act):
+    y = jnp.matmul(_as_float(x, kernel), kernel)
+    if bias:
+        y = y + bias[0]
+    return act(y)
+
+
+def _conv_fn(x, kernel, *bias, strides, padding, dilation, groups, act):
+    y = jax.lax.conv_general_dilated(_as_float(x, kernel), kernel, strides, padding, rhs_dilation=dilation,
+                                     dimension_numbers=("NHWC", "HWIO", "NHWC"), feature_group_count=groups)
+    if bias:
+        y = y + bias[0]
+    return act(y)
+
+
+def _deconv_out(n, k, s, padding):
+    # keras.utils.conv_utils.deconv_output_length (no output_padding, no dilation).
+    return n * s if padding == "SAME" else n * s + max(k - s, 0)
+
+
+def _conv_transpose_fn(x, kernel, *bias, strides, padding, act):
+    # TF's conv2d_transpose is the gradient of conv2d with respect to its input: the
+    # transpose of that linear map, for the output size Keras computes.
+    x = _as_float(x, kernel)
+    kh, kw, filters, _ = kernel.shape
+    out_shape = (x.shape[0], _deconv_out(x.shape[1], kh, strides[0], padding),
+                 _deconv_out(x.shape[2], kw, strides[1], padding), filters)
+
+    def conv(z):
+        return jax.lax.conv_general_dilated(z, kernel, strides, padding,
+                                            dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+    (y,) = jax.linear_transpose(conv, jax.ShapeDtypeStruct(out_shape, x.dtype))(x)
+    if bias:
+        y = y + bias[0]
+    return act(y)
+
+
+def _pool_fn(x, kind, pool_size, strides, padding):
+    if kind == "max":
+        return _linen.max_pool(x, pool_size, strides, padding)
+    # Keras averages over the valid (unpadded) window elements only.
+    return _linen.avg_pool(x, pool_size, strides, padding, count_include_pad=False)
+
+
+def _global_pool_fn(x, kind, axes, keepdims):
+    return (jnp.max if kind == "max" else jnp.mean)(x, axis=axes, keepdims=keepdims)
+
+
+def _bn_shape(x, axis):
+    return [x.shape[a] if a in axis else 1 for a in range(x.ndim)]
+
+
+def _bn_train_fn(x, *params, axis, epsilon, center, scale, correction):
+    reduce = tuple(a for a in range(x.ndim) if a not in axis)
+    mean = jnp.mean(x, axis=reduce)
+    var = jnp.var(x, axis=reduce)
+    y = _bn_apply(x, mean, var, params, axis, epsilon, center, scale)
+    n = int(np.prod([x.shape[a] for a in reduce]))
+    # Fused (4-D) BatchNormalization in TF keeps the Bessel-corrected batch variance.
+    moving_var = var * (n / (n - 1)) if correction and n > 1 else var
+    return y, mean, moving_var
+
+
+def _bn_infer_fn(x, mean, var, *params, axis, epsilon, center, scale):
+    return _bn_apply(x, mean, var, params, axis, epsilon, center, scale)
+
+
+def _bn_apply(x, mean, var, params, axis, epsilon, center, scale):
+    shape = _bn_shape(x, axis)
+    y = jax.nn.standardize(x, axis=tuple(a for a in range(x.ndim) if a not in axis),
+                           mean=mean.reshape(shape), variance=var.reshape(shape), epsilon=epsilon)
+    it = iter(params)
+    if scale:
+        y = y * next(it).reshape(shape)
+    if center:
+        y = y + next(it).reshape(shape)
+    return y
+
+
+def _ln_fn(x, *params, axis, epsilon, center, scale):
+    mean = jnp.mean(x, axis=axis, keepdims=True)
+    var = jnp.var(x, axis=axis, keepdims=True)
+    y = jax.nn.standardize(x, axis=axis, mean=mean, variance=var, epsilon=epsilon)
+    shape = [x.shape[a] if a in axis else 1 for a in range(x.ndim)]
+    it = iter(params)
+    if scale:
+        y = y * next(it).reshape(shape)
+    if center:
+        y = y + next(it).reshape(shape)
+    return y
+
+
+def _dropout_fn(x, key_data, rate, noise_shape):
+    shape = tuple(x.shape[i] if d is None else d for i, d in enumerate(noise_shape)) if noise_shape else x.shape
+    keep = jax.random.bernoulli(jax.random.wrap_key_data(key_data), 1.0 - rate, shape)
+    return jnp.where(keep, x / (1.0 - rate), jnp.zeros((), x.dtype))
+
+
+def _embedding_fn(table, ids):
+    return jnp.take(table, ids.astype(jnp.int32), axis=0)
+
+
+def _flatten_fn(x):
+    return jnp.reshape(x, (x.shape[0], -1))
+
+
+def _reshape_fn(x, target):
+    return jnp.reshape(x, (x.shape[0],) + target)
+
+
+_dense = defop(_dense_fn, name="dense", static=("act",))
+_conv = defop(_conv_fn, name="conv2d", static=("strides", "padding", "dilation", "groups", "act"))
+_conv_transpose = defop(_conv_transpose_fn, name="conv2d_transpose", static=("strides", "padding", "act"))
+_pool = defop(_pool_fn, name="pooling2d", static=("kind", "pool_size", "strides", "padding"))
+_global_pool = defop(_global_pool_fn, name="global_pooling", static=("kind", "axes", "keepdims"))
+_bn_train = defop(_bn_train_fn, name="batch_norm_train",
+                  static=("axis", "epsilon", "center", "scale", "correction"))
+_bn_infer = defop(_bn_infer_fn, name="batch_norm", static=("axis", "epsilon", "center", "scale"))
+_ln = defop(_ln_fn, name="layer_norm", static=("axis", "epsilon", "center", "scale"))
+_dropout = defop(_dropout_fn, name="dropout", static=("rate", "noise_shape"))
+_embedding = defop(_embedding_fn, name="embedding")
+_flatten = defop(_flatten_fn, name="flatten")
+_reshape = defop(_reshape_fn, name="reshape", static=("target",))
+
+
+# ---------------------------------------------------------------------------
+# Helpers
+# ---------------------------------------------------------------------------
+
+def _pair(v, what):
+    if isinstance(v, (int, np.integer)):
+        return (int(v), int(v))
+    v = tuple(int(e) for e in v)
+    if len(v) != 2:
+        raise ValueError(f"The `{what}` argument must be a tuple of 2 integers, got {v}.")
+    return v
+
+
+def _padding(p):
+    p = str(p).upper()
+    if p not in ("VALID", "SAME"):
+        raise ValueError(f"The `padding` argument must be 'valid' or 'same', got {p.lower()!r}.")
+    return p
+
+
+def _channels_last(data_format):
+    if data_format not in (None, "channels_last"):
+        raise ValueError("tapejax's Keras layers are channels-last (NHWC), like flax: pass "
+                         "data_format='channels_last' and transpose NCHW inputs with "
+                         "tf.transpose(x, [0, 2, 3, 1]).")
+
+
+class _Activated:
+    """Shared by layers with an ``activation=`` argument: fuse it when it is a known op."""
+
+    def _set_activation(self, activation):
+        self.activation = _activations.get(activation)
+        self._k_act = _activations.pure(self.activation)
+
+    def _post(self, y):
+        return y if self._k_act is not None else self.activation(y)
+
+    @property
+    def _fused(self):
+        return self._k_act if self._k_act is not None else _activations._identity
+
+
+# ---------------------------------------------------------------------------
+# Core layers
+# ---------------------------------------------------------------------------
+
+class Dense(_Activated, Layer):
+    """``activation(inputs @ kernel + bias)``; kernel ``(in, units)``, glorot_uniform / zeros.
+
+    Args:
+        units: output size.
+        activation: a name (``'relu'``), a callable (``tf.nn.elu``) or None.
+        use_bias: add a bias vector (default True).
+        kernel_initializer, bias_initializer: names or initializer objects.
+        kernel_regularizer, bias_regularizer: optional penalties, added to ``losses``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> layer = tf.keras.layers.Dense(2, activation='relu', kernel_initializer='ones')
+        >>> layer(tf.constant([[1.0, -3.0]])).numpy().tolist()
+        [[0.0, 0.0]]
+        >>> [v.name for v in layer.trainable_variables]
+        ['dense/kernel:0', 'dense/bias:0']
+    """
+
+    def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, kernel_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(**kwargs)
+        self.units = int(units)
+        self._set_activation(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = _initializers.get(kernel_initializer)
+        self.bias_initializer = _initializers.get(bias_initializer)
+        self.kernel_regularizer = kernel_regularizer
+        self.bias_regularizer = bias_regularizer
+
+    def build(self, input_shape):
+        last = TensorShape(input_shape)[-1]
+        if last is None:
+            raise ValueError("The last dimension of the inputs to a Dense layer should be defined. Found None. "
+                             "Give the model an input_shape with a known feature size.")
+        self.kernel = self.add_weight("kernel", (last, self.units), initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer)
+        self.bias = self.add_weight("bias", (self.units,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer) if self.use_bias else None
+        self.built = True
+
+    def call(self, inputs):
+        ws = (self.kernel, self.bias) if self.use_bias else (self.kernel,)
+        return self._post(_dense(inputs, *ws, act=self._fused))
+
+    def get_config(self):
+        return {**super().get_config(), "units": self.units,
+                "activation": _activations.serialize(self.activation), "use_bias": self.use_bias}
+
+
+class Conv2D(_Activated, Layer):
+    """2-D convolution, NHWC, kernel ``(kh, kw, in, filters)``, on ``lax.conv_general_dilated``.
+
+    Args:
+        filters: output channels.
+        kernel_size: an int or a pair.
+        strides: default 1.
+        padding: ``'valid'`` (default) or ``'same'``.
+        dilation_rate: default 1.
+        groups: grouped convolution (default 1).
+        activation, use_bias, kernel_initializer, bias_initializer: as in Dense.
+
+    Example:
+        >>> import tapejax as tf
+        >>> conv = tf.keras.layers.Conv2D(16, [3, 3], activation='relu', input_shape=(None, None, 1))
+        >>> conv(tf.ones([2, 28, 28, 1])).shape
+        TensorShape([2, 26, 26, 16])
+        >>> conv.kernel.shape
+        TensorShape([3, 3, 1, 16])
+    """
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
+                 dilation_rate=(1, 1), groups=1, activation=None, use_bias=True,
+                 kernel_initializer="glorot_uniform", bias_initializer="zeros", kernel_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, **kwargs):
+        super().__init__(**kwargs)
+        _channels_last(data_format)
+        self.filters = int(filters)
+        self.kernel_size = _pair(kernel_size, "kernel_size")
+        self.strides = _pair(strides, "strides")
+        self.padding = _padding(padding)
+        self.dilation_rate = _pair(dilation_rate, "dilation_rate")
+        self.groups = int(groups)
+        self._set_activation(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = _initializers.get(kernel_initializer)
+        self.bias_initializer = _initializers.get(bias_initializer)
+        self.kernel_regularizer = kernel_regularizer
+        self.bias_regularizer = bias_regularizer
+
+    def build(self, input_shape):
+        channels = TensorShape(input_shape)[-1]
+        if channels is None:
+            raise ValueError("The channel dimension of the inputs to Conv2D should be defined (NHWC). "
+                             "Found None. Pass input_shape=(height, width, channels).")
+        if channels % self.groups:
+            raise ValueError(f"The number of input channels ({channels}) must be divisible by groups "
+                             f"({self.groups}).")
+        shape = self.kernel_size + (channels // self.groups, self.filters)
+        self.kernel = self.add_weight("kernel", shape, initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer)
+        self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer) if self.use_bias else None
+        self.built = True
+
+    def call(self, inputs):
+        ws = (self.kernel, self.bias) if self.use_bias else (self.kernel,)
+        return self._post(_conv(inputs, *ws, strides=self.strides, padding=self.padding,
+                                dilation=self.dilation_rate, groups=self.groups, act=self._fused))
+
+    def get_config(self):
+        return {**super().get_config(), "filters": self.filters, "kernel_size": self.kernel_size,
+                "strides": self.strides, "padding": self.padding.lower(),
+                "activation": _activations.serialize(self.activation), "use_bias": self.use_bias}
+
+
+class Conv2DTranspose(Conv2D):
+    """Transposed 2-D convolution (TF's ``conv2d_transpose``), kernel ``(kh, kw, filters, in)``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> up = tf.keras.layers.Conv2DTranspose(4, 3, strides=2, padding='same')
+        >>> up(tf.ones([1, 5, 5, 2])).shape
+        TensorShape([1, 10, 10, 4])
+        >>> up.kernel.shape
+        TensorShape([3, 3, 4, 2])
+    """
+
+    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", output_padding=None,
+                 data_format=None, dilation_rate=(1, 1), **kwargs):
+        if output_padding is not None:
+            raise NotImplementedError("Conv2DTranspose(output_padding=...) is not supported by tapejax yet; "
+                                      "crop or pad the output with tf.pad / slicing instead.")
+        if _pair(dilation_rate, "dilation_rate") != (1, 1):
+            raise NotImplementedError("Conv2DTranspose(dilation_rate>1) is not supported by tapejax yet.")
+        super().__init__(filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
+                         **kwargs)
+
+    def build(self, input_shape):
+        channels = TensorShape(input_shape)[-1]
+        if channels is None:
+            raise ValueError("The channel dimension of the inputs to Conv2DTranspose should be defined.")
+        self.kernel = self.add_weight("kernel", self.kernel_size + (self.filters, channels),
+                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer)
+        self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer) if self.use_bias else None
+        self.built = True
+
+    def call(self, inputs):
+        ws = (self.kernel, self.bias) if self.use_bias else (self.kernel,)
+        return self._post(_conv_transpose(inputs, *ws, strides=self.strides, padding=self.padding,
+                                          act=self._fused))
+
+
+class _Pooling2D(Layer):
+    _kind = None
+
+    def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        _channels_last(data_format)
+        self.pool_size = _pair(pool_size, "pool_size")
+        self.strides = self.pool_size if strides is None else _pair(strides, "strides")
+        self.padding = _padding(padding)
+
+    def call(self, inputs):
+        return _pool(inputs, kind=self._kind, pool_size=self.pool_size, strides=self.strides,
+                     padding=self.padding)
+
+    def get_config(self):
+        return {**super().get_config(), "pool_size": self.pool_size, "strides": self.strides,
+                "padding": self.padding.lower()}
+
+
+class MaxPooling2D(_Pooling2D):
+    """Max over ``pool_size`` windows (flax ``max_pool``); strides default to the pool size.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.MaxPooling2D()(tf.ones([1, 4, 4, 3])).shape
+        TensorShape([1, 2, 2, 3])
+    """
+
+    _kind = "max"
+
+
+class AveragePooling2D(_Pooling2D):
+    """Mean over ``pool_size`` windows (flax ``avg_pool``, padding excluded as in Keras).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.AveragePooling2D(2)(tf.ones([1, 4, 4, 1])).numpy().sum()
+        4.0
+    """
+
+    _kind = "avg"
+
+
+MaxPool2D = MaxPooling2D
+AvgPool2D = AveragePooling2D
+
+
+class _GlobalPooling(Layer):
+    _kind = None
+    _axes = None
+
+    def __init__(self, data_format=None, keepdims=False, **kwargs):
+        super().__init__(**kwargs)
+        _channels_last(data_format)
+        self.keepdims = bool(keepdims)
+
+    def call(self, inputs):
+        return _global_pool(inputs, kind=self._kind, axes=self._axes, keepdims=self.keepdims)
+
+
+class GlobalAveragePooling2D(_GlobalPooling):
+    """Mean over height and width: ``(N, H, W, C) -> (N, C)``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.GlobalAveragePooling2D()(tf.ones([2, 5, 5, 3])).shape
+        TensorShape([2, 3])
+    """
+
+    _kind, _axes = "avg", (1, 2)
+
+
+class GlobalMaxPooling2D(_GlobalPooling):
+    """Max over height and width: ``(N, H, W, C) -> (N, C)``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.GlobalMaxPooling2D()(tf.ones([2, 5, 5, 3])).shape
+        TensorShape([2, 3])
+    """
+
+    _kind, _axes = "max", (1, 2)
+
+
+class GlobalAveragePooling1D(_GlobalPooling):
+    """Mean over steps: ``(N, T, C) -> (N, C)``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.GlobalAveragePooling1D()(tf.ones([2, 5, 3])).shape
+        TensorShape([2, 3])
+    """
+
+    _kind, _axes = "avg", (1,)
+
+
+class GlobalMaxPooling1D(_GlobalPooling):
+    """Max over steps: ``(N, T, C) -> (N, C)``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.GlobalMaxPooling1D()(tf.ones([2, 5, 3])).shape
+        TensorShape([2, 3])
+    """
+
+    _kind, _axes = "max", (1,)
+
+
+GlobalAvgPool2D = GlobalAveragePooling2D
+GlobalMaxPool2D = GlobalMaxPooling2D
+
+
+class Flatten(Layer):
+    """Flattens each example: ``(N, ...) -> (N, prod(...))``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.Flatten()(tf.ones([2, 3, 4])).shape
+        TensorShape([2, 12])
+    """
+
+    def __init__(self, data_format=None, **kwargs):
+        super().__init__(**kwargs)
+
+    def call(self, inputs):
+        return _flatten(inputs)
+
+
+class Reshape(Layer):
+    """Reshapes each example to ``target_shape`` (one ``-1`` allowed).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.Reshape((3, 4))(tf.ones([2, 12])).shape
+        TensorShape([2, 3, 4])
+    """
+
+    def __init__(self, target_shape, **kwargs):
+        super().__init__(**kwargs)
+        self.target_shape = tuple(int(d) for d in target_shape)
+
+    def call(self, inputs):
+        return _reshape(inputs, target=self.target_shape)
+
+    def get_config(self):
+        return {**super().get_config(), "target_shape": self.target_shape}
+
+
+class Dropout(Layer):
+    """Zeroes inputs with probability ``rate`` when ``training=True``, scaling the rest by ``1/(1-rate)``.
+
+    At inference (``training`` False or not given) it is the identity. The mask's
+    key comes from ``tf.random``'s global generator.
+
+    Example:
+        >>> import tapejax as tf
+        >>> drop = tf.keras.layers.Dropout(0.5)
+        >>> drop(tf.ones([4])).numpy().tolist()
+        [1.0, 1.0, 1.0, 1.0]
+        >>> sorted(set(drop(tf.ones([100]), training=True).numpy().tolist()))
+        [0.0, 2.0]
+    """
+
+    def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        rate = float(rate)
+        if not 0 <= rate <= 1:
+            raise ValueError(f"Invalid value received for argument `rate`. Expected a float value between 0 "
+                             f"and 1. Received: rate={rate}")
+        self.rate = rate
+        self.noise_shape = None if noise_shape is None else tuple(noise_shape)
+        self.seed = seed
+
+    def call(self, inputs, training=None):
+        if not training or self.rate == 0:
+            return inputs
+        from ... import random
+        key = jax.random.key_data(random.get_global_generator().make_key())
+        return _dropout(inputs, key, rate=self.rate, noise_shape=self.noise_shape)
+
+    def get_config(self):
+        return {**super().get_config(), "rate": self.rate, "noise_shape": self.noise_shape, "seed": self.seed}
+
+
+class Activation(Layer):
+    """Applies an activation: ``Activation('sigmoid')``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.Activation('relu')(tf.constant([-1.0, 2.0])).numpy().tolist()
+        [0.0, 2.0]
+    """
+
+    def __init__(self, activation, **kwargs):
+        super().__init__(**kwargs)
+        self.activation = _activations.get(activation)
+
+    def call(self, inputs):
+        return self.activation(inputs)
+
+    def get_config(self):
+        return {**super().get_config(), "activation": _activations.serialize(self.activation)}
+
+
+class ReLU(Layer):
+    """``min(max_value, x)`` for ``x > threshold``, else ``negative_slope * (x - threshold)``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.ReLU(max_value=1.0)(tf.constant([-1.0, 0.5, 3.0])).numpy().tolist()
+        [0.0, 0.5, 1.0]
+    """
+
+    def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.max_value = max_value
+        self.negative_slope = float(negative_slope)
+        self.threshold = float(threshold)
+
+    def call(self, inputs):
+        return _activations.relu(inputs, alpha=self.negative_slope, max_value=self.max_value,
+                                 threshold=self.threshold)
+
+
+class LeakyReLU(Layer):
+    """``x`` if positive else ``alpha * x`` (Keras default ``alpha=0.3``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.LeakyReLU()(tf.constant([-1.0, 2.0])).numpy().tolist()
+        [-0.30000001192092896, 2.0]
+    """
+
+    def __init__(self, alpha=0.3, negative_slope=None, **kwargs):
+        super().__init__(**kwargs)
+        self.alpha = float(alpha if negative_slope is None else negative_slope)
+
+    def call(self, inputs):
+        return _activations.leaky_relu(inputs, alpha=self.alpha)
+
+
+class Softmax(Layer):
+    """Softmax over ``axis`` (default -1).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.Softmax()(tf.constant([[1.0, 1.0]])).numpy().tolist()
+        [[0.5, 0.5]]
+    """
+
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def call(self, inputs):
+        return _activations.softmax(inputs, axis=self.axis)
+
+
+def _norm_axes(axis, ndim):
+    axis = (axis,) if isinstance(axis, int) else tuple(axis)
+    return tuple(sorted(a % ndim for a in axis))
+
+
+class BatchNormalization(Layer):
+    """Normalizes with batch statistics when training, moving statistics otherwise.
+
+    ``gamma``/``beta`` are trainable; ``moving_mean``/``moving_variance`` are
+    non-trainable Variables updated on every ``training=True`` call as
+    ``moving -= (moving - batch_stat) * (1 - momentum)`` (no gradient flows
+    through the update). The training call is one op returning the output and the
+    batch statistics. A frozen layer (``trainable=False``) runs in inference mode,
+    as in TF2.
+
+    Args:
+        axis: the feature axis (default -1).
+        momentum: default 0.99.
+        epsilon: default 1e-3.
+        center, scale: use ``beta`` / ``gamma`` (default True).
+
+    Example:
+        >>> import tapejax as tf
+        >>> bn = tf.keras.layers.BatchNormalization()
+        >>> y = bn(tf.constant([[0.0], [2.0]]), training=True)
+        >>> [round(float(v), 3) for v in y[:, 0]]
+        [-0.999, 0.999]
+        >>> round(float(bn.moving_mean[0]), 4)
+        0.01
+    """
+
+    def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
+                 beta_initializer="zeros", gamma_initializer="ones", moving_mean_initializer="zeros",
+                 moving_variance_initializer="ones", beta_regularizer=None, gamma_regularizer=None,
+                 beta_constraint=None, gamma_constraint=None, fused=None, renorm=False,
+                 virtual_batch_size=None, adjustment=None, synchronized=False, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+        self.momentum = float(momentum)
+        self.epsilon = float(epsilon)
+        self.center = bool(center)
+        self.scale = bool(scale)
+        self.beta_initializer = _initializers.get(beta_initializer)
+        self.gamma_initializer = _initializers.get(gamma_initializer)
+        self.moving_mean_initializer = _initializers.get(moving_mean_initializer)
+        self.moving_variance_initializer = _initializers.get(moving_variance_initializer)
+        self.fused = fused
+
+    def build(self, input_shape):
+        input_shape = TensorShape(input_shape)
+        self._k_axes = _norm_axes(self.axis, len(input_shape))
+        shape = tuple(input_shape[a] for a in self._k_axes)
+        if None in shape:
+            raise ValueError(f"Axis {self.axis} of the input to BatchNormalization should have a defined "
+                             f"dimension, but the layer received an input with shape {input_shape}.")
+        self.gamma = self.add_weight("gamma", shape, initializer=self.gamma_initializer) if self.scale else None
+        self.beta = self.add_weight("beta", shape, initializer=self.beta_initializer) if self.center else None
+        self.moving_mean = self.add_weight("moving_mean", shape, initializer=self.moving_mean_initializer,
+                                           trainable=False)
+        self.moving_variance = self.add_weight("moving_variance", shape,
+                                               initializer=self.moving_variance_initializer, trainable=False)
+        self.built = True
+
+    def _params(self):
+        return tuple(p for p in (self.gamma, self.beta) if p is not None)
+
+    def call(self, inputs, training=None):
+        static = dict(axis=self._k_axes, epsilon=self.epsilon, center=self.center, scale=self.scale)
+        if training and self.trainable:
+            fused = self.fused is not False and inputs.ndim == 4 and self._k_axes in ((1,), (3,))
+            y, mean, var = _bn_train(inputs, *self._params(), correction=fused, **static)
+            decay = 1.0 - self.momentum
+            from ..._engine import read_raw
+            for moving, stat in ((self.moving_mean, mean), (self.moving_variance, var)):
+                cur = read_raw(moving)
+                moving.assign(cur - (cur - stat._value.reshape(cur.shape)) * decay)
+            return y
+        return _bn_infer(inputs, self.moving_mean, self.moving_variance, *self._params(), **static)
+
+    def get_config(self):
+        return {**super().get_config(), "axis": self.axis, "momentum": self.momentum,
+                "epsilon": self.epsilon, "center": self.center, "scale": self.scale}
+
+
+class LayerNormalization(Layer):
+    """Normalizes each example over ``axis`` (default -1), then ``gamma * x + beta`` (epsilon 1e-3).
+
+    Example:
+        >>> import tapejax as tf
+        >>> y = tf.keras.layers.LayerNormalization()(tf.constant([[1.0, 3.0]]))
+        >>> [round(v, 3) for v in y.numpy()[0].tolist()]
+        [-0.999, 0.999]
+    """
+
+    def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
+                 gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None,
+                 beta_constraint=None, gamma_constraint=None, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+        self.epsilon = float(epsilon)
+        self.center = bool(center)
+        self.scale = bool(scale)
+        self.beta_initializer = _initializers.get(beta_initializer)
+        self.gamma_initializer = _initializers.get(gamma_initializer)
+
+    def build(self, input_shape):
+        input_shape = TensorShape(input_shape)
+        self._k_axes = _norm_axes(self.axis, len(input_shape))
+        shape = tuple(input_shape[a] for a in self._k_axes)
+        self.gamma = self.add_weight("gamma", shape, initializer=self.gamma_initializer) if self.scale else None
+        self.beta = self.add_weight("beta", shape, initializer=self.beta_initializer) if self.center else None
+        self.built = True
+
+    def call(self, inputs):
+        params = tuple(p for p in (self.gamma, self.beta) if p is not None)
+        return _ln(inputs, *params, axis=self._k_axes, epsilon=self.epsilon, center=self.center,
+                   scale=self.scale)
+
+    def get_config(self):
+        return {**super().get_config(), "axis": self.axis, "epsilon": self.epsilon}
+
+
+class Embedding(Layer):
+    """Looks up rows of ``embeddings`` ``(input_dim, output_dim)`` (uniform ±0.05 init).
+
+    Example:
+        >>> import tapejax as tf
+        >>> emb = tf.keras.layers.Embedding(10, 4)
+        >>> emb(tf.constant([[1, 2, 3]])).shape
+        TensorShape([1, 3, 4])
+    """
+
+    def __init__(self, input_dim, output_dim, embeddings_initializer="uniform", embeddings_regularizer=None,
+                 activity_regularizer=None, embeddings_constraint=None, mask_zero=False, input_length=None,
+                 **kwargs):
+        if input_length is not None:
+            kwargs.setdefault("input_shape", (input_length,))
+        super().__init__(**kwargs)
+        self.input_dim = int(input_dim)
+        self.output_dim = int(output_dim)
+        if embeddings_initializer == "uniform":
+            embeddings_initializer = _initializers.RandomUniform()
+        self.embeddings_initializer = _initializers.get(embeddings_initializer)
+        self.mask_zero = mask_zero
+
+    def build(self, input_shape):
+        self.embeddings = self.add_weight("embeddings", (self.input_dim, self.output_dim),
+                                          initializer=self.embeddings_initializer)
+        self.built = True
+
+    def call(self, inputs):
+        return _embedding(self.embeddings, inputs)
+
+    def get_config(self):
+        return {**super().get_config(), "input_dim": self.input_dim, "output_dim": self.output_dim}
+
+
+# ---------------------------------------------------------------------------
+# Merging
+# ---------------------------------------------------------------------------
+
+class _Merge(Layer):
+    def call(self, inputs):
+        if not isinstance(inputs, (list, tuple)) or len(inputs) < 2:
+            raise ValueError(f"A merge layer ({type(self).__name__}) should be called on a list of at least 2 "
+                             "inputs: layer([x1, x2]).")
+        return self._merge(list(inputs))
+
+
+class Concatenate(_Merge):
+    """Concatenates a list of inputs along ``axis`` (default -1).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.Concatenate()([tf.ones([2, 3]), tf.ones([2, 1])]).shape
+        TensorShape([2, 4])
+    """
+
+    def __init__(self, axis=-1, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def _merge(self, xs):
+        return _ops.concat(xs, axis=self.axis)
+
+
+class Add(_Merge):
+    """Sums a list of inputs.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.Add()([tf.ones([2]), tf.ones([2])]).numpy().tolist()
+        [2.0, 2.0]
+    """
+
+    def _merge(self, xs):
+        return _ops.add_n(xs)
+
+
+class Subtract(_Merge):
+    """``inputs[0] - inputs[1]``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.Subtract()([tf.ones([2]), tf.ones([2])]).numpy().tolist()
+        [0.0, 0.0]
+    """
+
+    def _merge(self, xs):
+        return _ops.subtract(xs[0], xs[1])
+
+
+class Multiply(_Merge):
+    """Elementwise product of a list of inputs.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.Multiply()([tf.fill([2], 2.0), tf.fill([2], 3.0)]).numpy().tolist()
+        [6.0, 6.0]
+    """
+
+    def _merge(self, xs):
+        out = xs[0]
+        for x in xs[1:]:
+            out = _ops.multiply(out, x)
+        return out
+
+
+class Average(_Merge):
+    """Elementwise mean of a list of inputs.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.Average()([tf.fill([2], 2.0), tf.fill([2], 4.0)]).numpy().tolist()
+        [3.0, 3.0]
+    """
+
+    def _merge(self, xs):
+        return _ops.multiply(_ops.add_n(xs), 1.0 / len(xs))
+
+
+class Lambda(Layer):
+    """Wraps a function of tensors as a layer (so it can take part in functional models).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.Lambda(lambda t: t * 2.0)(tf.ones([2])).numpy().tolist()
+        [2.0, 2.0]
+    """
+
+    def __init__(self, function, output_shape=None, mask=None, arguments=None, **kwargs):
+        super().__init__(**kwargs)
+        self.function = function
+        self.arguments = arguments or {}
+
+    def call(self, inputs):
+        return self.function(inputs, **self.arguments)

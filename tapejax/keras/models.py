@@ -1,0 +1,822 @@
+"""tf.keras models: ``Model`` (subclassed or functional), ``Sequential``, and the training loop.
+
+``compile``/``fit``/``evaluate``/``predict`` run the same tape path as a custom
+loop (``GradientTape`` + ``optimizer.apply_gradients``); the step is compiled
+with ``tapejax.function`` when it exists, unless ``compile(run_eagerly=True)``.
+"""
+import sys
+import time
+
+import jax
+import numpy as np
+
+from .. import _ops
+from .._tensor import Tensor, TensorShape, _TensorBase, to_array
+from .._module import Module
+from .layers._base import (Layer, InputLayer, KerasTensor, _Spec, _infer_output, _dedup, _leaves,
+                           _is_tensor_leaf, _to_tensors, _batchless)
+
+
+def _tree_leaves(x):
+    return jax.tree_util.tree_leaves(x, is_leaf=_is_tensor_leaf)
+
+
+class Model(Layer):
+    """A layer with training features: ``layers``, ``summary``, ``compile``/``fit``/``evaluate``/``predict``.
+
+    Subclass it (create layers in ``__init__``, compute in ``call(self, inputs,
+    training=None)``), or build a functional model from ``tf.keras.Input``:
+    ``tf.keras.Model(inputs, outputs)``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> class MyModel(tf.keras.Model):
+        ...     def __init__(self, num_classes=10):
+        ...         super().__init__(name='my_model')
+        ...         self.dense_1 = tf.keras.layers.Dense(32, activation='relu')
+        ...         self.dense_2 = tf.keras.layers.Dense(num_classes)
+        ...     def call(self, inputs, training=None):
+        ...         return self.dense_2(self.dense_1(inputs))
+        >>> model = MyModel()
+        >>> model(tf.ones([4, 8])).shape
+        TensorShape([4, 10])
+        >>> [v.name for v in model.trainable_variables][:2]
+        ['my_model/dense/kernel:0', 'my_model/dense/bias:0']
+        >>> model.count_params()
+        618
+    """
+
+    def __init__(self, *args, **kwargs):
+        inputs = kwargs.pop("inputs", None)
+        outputs = kwargs.pop("outputs", None)
+        if args:
+            inputs = args[0]
+            if len(args) > 1:
+                outputs = args[1]
+            if len(args) > 2:
+                raise TypeError("Model(inputs, outputs, name=None): too many positional arguments.")
+        super().__init__(**kwargs)
+        self._k_layer_list = None       # functional / Sequential: the layers in order
+        self._k_graph = None
+        self._k_optimizer = None
+        self._k_loss = None
+        self._k_metric_specs = []
+        self._k_metric_objs = None
+        self._k_step_fns = {}
+        self._k_run_eagerly = None
+        self.history = None
+        self.stop_training = False
+        if inputs is not None or outputs is not None:
+            if inputs is None or outputs is None:
+                raise ValueError("A functional model needs both inputs and outputs: "
+                                 "tf.keras.Model(inputs=inputs, outputs=outputs).")
+            self._k_init_graph(inputs, outputs)
+
+    # -- structure ----------------------------------------------------------
+
+    def _k_init_graph(self, inputs, outputs):
+        in_leaves = _tree_leaves(inputs)
+        for t in in_leaves + _tree_leaves(outputs):
+            if not isinstance(t, KerasTensor):
+                raise TypeError(f"Functional Model inputs and outputs must be symbolic tensors made from "
+                                f"tf.keras.Input(shape=...), got {type(t).__name__}.")
+        order, seen = [], set()
+
+        def visit(t):
+            node = t._k_node
+            if node is None or id(node) in seen:
+                return
+            for leaf in _leaves(list(node.args) + list(node.kwargs.values())):
+                if isinstance(leaf, KerasTensor):
+                    visit(leaf)
+            seen.add(id(node))
+            order.append(node)
+
+        for t in _tree_leaves(outputs):
+            visit(t)
+        self._k_graph = (inputs, outputs, order)
+        input_layers = [getattr(t, "_k_input_layer", None) for t in in_leaves]
+        self._k_layer_list = _dedup([l for l in input_layers if l is not None] + [n.layer for n in order])
+        self._k_output_shape = jax.tree_util.tree_map(lambda t: t.shape, outputs, is_leaf=_is_tensor_leaf)
+        self.built = True
+
+    def _k_run_graph(self, inputs, training):
+        sym_in, sym_out, order = self._k_graph
+        values = {}
+        vals = _tree_leaves(inputs) if isinstance(inputs, (list, tuple, dict)) else [inputs]
+        syms = _tree_leaves(sym_in)
+        if len(vals) != len(syms):
+            raise ValueError(f"Model '{self.name}' expects {len(syms)} input(s) but received {len(vals)}.")
+        for s, v in zip(syms, vals):
+            values[id(s)] = _to_tensors(v)
+
+        def sub(x):
+            return values[id(x)] if isinstance(x, KerasTensor) else x
+
+        for node in order:
+            args = jax.tree_util.tree_map(sub, list(node.args), is_leaf=_is_tensor_leaf)
+            kwargs = jax.tree_util.tree_map(sub, dict(node.kwargs), is_leaf=_is_tensor_leaf)
+            if training is not None:
+                kwargs["training"] = training
+            out = node.layer(*args, **kwargs)
+            for s, v in zip(_tree_leaves(node.outputs), _tree_leaves(out)):
+                values[id(s)] = v
+        return jax.tree_util.tree_map(sub, sym_out, is_leaf=_is_tensor_leaf)
+
+    def call(self, inputs, training=None, mask=None):
+        """The forward pass; subclasses override it. A functional model runs its graph."""
+        if self._k_graph is None:
+            raise NotImplementedError(
+                f"Model '{self.name}' has no call(): subclass tf.keras.Model and define "
+                "`def call(self, inputs, training=None):`, or build it functionally with "
+                "tf.keras.Model(inputs, outputs).")
+        return self._k_run_graph(inputs, training)
+
+    def _k_sublayers(self):
+        subs = super()._k_sublayers()
+        if self._k_layer_list is not None:
+            subs = _dedup(list(self._k_layer_list) + subs)
+        return subs
+
+    @property
+    def layers(self):
+        """The model's layers: in call order for functional and Sequential models, else in
+        attribute-assignment order."""
+        if self._k_layer_list is not None:
+            return list(self._k_layer_list)
+        return [l for l in self._k_sublayers() if isinstance(l, Layer)]
+
+    def get_layer(self, name=None, index=None):
+        """A layer by name or index.
+
+        Raises:
+            ValueError: no such layer.
+        """
+        if index is not None:
+            return self.layers[index]
+        for l in self.layers:
+            if l.name == name:
+                return l
+        raise ValueError(f"No such layer: {name}. Existing layers are: {[l.name for l in self.layers]}.")
+
+    def _k_maybe_build(self, input_shape):
+        if self.built:
+            return
+        if type(self).build is Model.build:
+            # A subclassed model's sub-layers build themselves during the first call.
+            self.built = True
+            return
+        super()._k_maybe_build(input_shape)
+
+    def build(self, input_shape):
+        """Builds a subclassed model by tracing ``call`` abstractly on ``input_shape`` (weights are created).
+
+        Example:
+            >>> import tapejax as tf
+            >>> class M(tf.keras.Model):
+            ...     def __init__(self):
+            ...         super().__init__()
+            ...         self.d = tf.keras.layers.Dense(3)
+            ...     def call(self, x):
+            ...         return self.d(x)
+            >>> m = M()
+            >>> m.build((None, 5))
+            >>> m.count_params()
+            18
+        """
+        if self._k_graph is not None:
+            self.built = True
+            return
+        shape = TensorShape(input_shape)
+        with self._k_scope():
+            out = _infer_output(lambda xs: self._k_plain_call(xs[0]), [_Spec(shape, self._k_dtype)])
+        self._k_output_shape = jax.tree_util.tree_map(lambda sp: _batchless(sp.shape), out)
+        self._k_build_shape = shape
+        self.built = True
+
+    # -- inspection ---------------------------------------------------------
+
+    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False,
+                show_trainable=False, layer_range=None):
+        """Prints a Keras-style table: layer (type), output shape, parameter count, and totals.
+
+        Raises:
+            ValueError: the model is not built yet.
+
+        Example:
+            >>> import tapejax as tf
+            >>> model = tf.keras.Sequential([tf.keras.layers.Dense(10, input_shape=(784,))])
+            >>> model.summary()
+            Model: "sequential..."
+            _________________________________________________________________
+             Layer (type)                Output Shape              Param #
+            =================================================================
+             dense... (Dense)            (None, 10)                7850
+            <BLANKLINE>
+            =================================================================
+            Total params: 7,850
+            Trainable params: 7,850
+            Non-trainable params: 0
+            _________________________________________________________________
+        """
+        if not self.built:
+            raise ValueError(
+                "This model has not yet been built. Build the model first by calling `build()` or by "
+                "calling the model on a batch of data.")
+        print_fn = print_fn or print
+        line_length = line_length or 65
+        positions = positions or [0.45, 0.85, 1.0]
+        if positions[-1] <= 1:
+            positions = [int(line_length * p) for p in positions]
+
+        def row(fields):
+            left = [str(f) for f in fields]
+            while any(left):
+                line = ""
+                for col in range(len(left)):
+                    start = positions[col - 1] if col > 0 else 0
+                    end = positions[col]
+                    space = 2 if col != len(positions) - 1 else 0
+                    cut = end - start - space
+                    fit = left[col][:cut]
+                    cands = [fit.find(x) + len(x) for x in ("),", "},", "],", "',") if fit.find(x) >= 0]
+                    if cands:
+                        cut = min(cands)
+                        fit = fit[:cut]
+                    if col == 0:
+                        line += " "
+                    line += fit + " " * space
+                    left[col] = left[col][cut:]
+                    line += " " * (end - len(line))
+                print_fn(line)
+
+        print_fn(f'Model: "{self.name}"')
+        print_fn("_" * line_length)
+        row(["Layer (type)", "Output Shape", "Param #"])
+        print_fn("=" * line_length)
+        for layer in self.layers:
+            shape = layer._k_output_shape
+            shape = "multiple" if shape is None else _shape_str(shape)
+            params = layer.count_params() if (layer.built or layer.weights) else 0
+            row([f"{layer.name} ({type(layer).__name__})", shape, params])
+            print_fn(" " * line_length)
+        print_fn("=" * line_length)
+        trainable = _count(self.trainable_weights)
+        total = _count(self.weights)
+        print_fn(f"Total params: {total:,}")
+        print_fn(f"Trainable params: {trainable:,}")
+        print_fn(f"Non-trainable params: {total - trainable:,}")
+        print_fn("_" * line_length)
+
+    # -- training -----------------------------------------------------------
+
+    @property
+    def optimizer(self):
+        return self._k_optimizer
+
+    @optimizer.setter
+    def optimizer(self, value):
+        self._k_optimizer = value
+
+    def compile(self, optimizer="rmsprop", loss=None, metrics=None, loss_weights=None, weighted_metrics=None,
+                run_eagerly=None, steps_per_execution=None, jit_compile=None, **kwargs):
+        """Configures training: an optimizer, a loss and metrics (objects or Keras names).
+
+        Args:
+            optimizer: an optimizer object or a name (``'adam'``, ``'sgd'``...).
+            loss: a loss object, a function ``(y_true, y_pred) -> loss``, or a name (``'mse'``).
+            metrics: metric objects or names (``'accuracy'`` picks binary, categorical or
+                sparse categorical accuracy from the data, as Keras does).
+            run_eagerly: run the step eagerly instead of compiling it with ``tapejax.function``.
+
+        Example:
+            >>> import tapejax as tf
+            >>> model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+            >>> model.compile(optimizer='sgd', loss='mse')
+        """
+        from . import optimizers as _optimizers, losses as _losses
+        self._k_optimizer = _optimizers.get(optimizer)
+        self._k_loss = None if loss is None else (_losses.get(loss) if isinstance(loss, (str, dict)) else loss)
+        self._k_loss_spec = loss
+        specs = metrics or []
+        if isinstance(specs, (str,)) or callable(specs) and not isinstance(specs, (list, tuple)):
+            specs = [specs]
+        self._k_metric_specs = list(specs)
+        self._k_metric_objs = None
+        self._k_step_fns = {}
+        self._k_run_eagerly = run_eagerly
+
+    @property
+    def metrics(self):
+        """The compiled metric objects (created at the first step)."""
+        return list(self._k_metric_objs or [])
+
+    @property
+    def metrics_names(self):
+        return ["loss"] + [_metric_name(m, s) for m, s in zip(self.metrics, self._k_metric_specs)]
+
+    def _k_resolve_metrics(self, y, y_pred):
+        if self._k_metric_objs is not None:
+            return
+        from . import metrics as _metrics
+        objs = []
+        for spec in self._k_metric_specs:
+            if isinstance(spec, str) and spec in ("accuracy", "acc"):
+                objs.append(self._k_accuracy(y, y_pred, _metrics))
+            elif isinstance(spec, str) and spec in ("crossentropy", "ce"):
+                objs.append(_metrics.get("sparse_categorical_crossentropy"))
+            else:
+                objs.append(_metrics.get(spec) if isinstance(spec, (str, dict)) else spec)
+        self._k_metric_objs = objs
+
+    def _k_accuracy(self, y, y_pred, _metrics):
+        y_rank = len(np.shape(y))
+        out_shape = tuple(y_pred.shape)
+        loss_name = (self._k_loss_spec if isinstance(self._k_loss_spec, str)
+                     else type(self._k_loss_spec).__name__).lower()
+        if out_shape[-1:] == (1,) or "binary" in loss_name:
+            return _metrics.BinaryAccuracy(name="accuracy")
+        if "sparse" in loss_name or y_rank < len(out_shape) or (y_rank == len(out_shape) and np.shape(y)[-1] == 1):
+            return _metrics.SparseCategoricalAccuracy(name="accuracy")
+        return _metrics.CategoricalAccuracy(name="accuracy")
+
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None):
+        """The compiled loss (mean over the batch) plus the layers' regularization losses."""
+        if self._k_loss is None:
+            raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`: "
+                             "model.compile(optimizer='adam', loss='mse').")
+        if sample_weight is not None:
+            loss = self._k_loss(y, y_pred, sample_weight=sample_weight)
+        else:
+            loss = self._k_loss(y, y_pred)
+        if isinstance(loss, _TensorBase) and loss.shape.rank:
+            loss = _ops.reduce_mean(loss)
+        extra = self.losses
+        if extra:
+            loss = _ops.add_n([loss] + [_ops.cast(l, loss.dtype) for l in extra])
+        return loss
+
+    def train_step(self, data):
+        """One training step on a batch ``(x, y)``: tape, gradients, ``apply_gradients``, metrics.
+
+        Returns:
+            ``{'loss': loss, <metric name>: result, ...}`` (Tensors).
+        """
+        x, y, sample_weight = _unpack(data)
+        from .._tape import GradientTape
+        with GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = self.compute_loss(x, y, y_pred, sample_weight)
+        variables = self.trainable_variables
+        grads = tape.gradient(loss, variables)
+        self.optimizer.apply_gradients(zip(grads, variables))
+        return self._k_update_metrics(loss, y, y_pred, sample_weight)
+
+    def test_step(self, data):
+        """One evaluation step: forward (``training=False``), loss and metrics."""
+        x, y, sample_weight = _unpack(data)
+        y_pred = self(x, training=False)
+        loss = self.compute_loss(x, y, y_pred, sample_weight)
+        return self._k_update_metrics(loss, y, y_pred, sample_weight)
+
+    def predict_step(self, data):
+        """One prediction step: the forward pass with ``training=False``."""
+        x, _, _ = _unpack(data)
+        return self(x, training=False)
+
+    def _k_update_metrics(self, loss, y, y_pred, sample_weight):
+        logs = {"loss": loss}
+        for m, spec in zip(self._k_metric_objs or [], self._k_metric_specs):
+            if sample_weight is not None:
+                m.update_state(y, y_pred, sample_weight=sample_weight)
+            else:
+                m.update_state(y, y_pred)
+            logs[_metric_name(m, spec)] = m.result()
+        return logs
+
+    def _k_step(self, kind):
+        """The (compiled) step function of ``kind``: one per compile, traced once per input signature."""
+        fn = self._k_step_fns.get(kind)
+        if fn is None:
+            fn = getattr(self, kind)
+            import tapejax
+            if not self._k_run_eagerly and hasattr(tapejax, "function"):
+                fn = tapejax.function(fn)
+            self._k_step_fns[kind] = fn
+        return fn
+
+    def _k_check_compiled(self, what):
+        if self._k_optimizer is None and what == "fit" or (self._k_loss is None and what != "predict"):
+            raise RuntimeError(f"You must compile your model before calling {what}(): "
+                               "model.compile(optimizer='adam', loss='sparse_categorical_crossentropy', "
+                               "metrics=['accuracy']).")
+
+    def _k_prepare(self, x, y):
+        """Builds, and resolves the metrics, on the first batch before any step is compiled."""
+        if self._k_metric_objs is None:
+            with _NoTape():
+                y_pred = self(x, training=False)
+            self._k_resolve_metrics(y, y_pred)
+
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
+            validation_split=0.0, validation_data=None, shuffle=True, class_weight=None, sample_weight=None,
+            initial_epoch=0, steps_per_epoch=None, validation_steps=None, validation_batch_size=None,
+            validation_freq=1, **kwargs):
+        """Trains for ``epochs`` epochs, printing one Keras-style progress line per epoch.
+
+        ``x``/``y`` are arrays (numpy, Tensors), or ``x`` is a dataset yielding
+        ``(x, y)`` batches. Returns a ``History`` whose ``history`` maps
+        ``'loss'`` (and metric / ``val_`` names) to one value per epoch.
+
+        Example:
+            >>> import numpy as np, tapejax as tf
+            >>> tf.random.set_seed(0)
+            >>> model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+            >>> model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss='mse')
+            >>> x = np.random.RandomState(0).randn(64, 2).astype('float32')
+            >>> h = model.fit(x, x.sum(1, keepdims=True), epochs=3, verbose=0)
+            >>> h.history['loss'][-1] < h.history['loss'][0]
+            True
+        """
+        self._k_check_compiled("fit")
+        verbose = 1 if verbose == "auto" else verbose
+        if validation_split and validation_data is None and y is not None:
+            n = len(_first(x))
+            cut = int(n * (1.0 - validation_split))
+            split = lambda a, s: jax.tree_util.tree_map(lambda v: np.asarray(v)[s], a)  # noqa: E731
+            validation_data = (split(x, slice(cut, None)), split(y, slice(cut, None)))
+            x, y = split(x, slice(0, cut)), split(y, slice(0, cut))
+        data = _Batches(x, y, sample_weight, batch_size, shuffle)
+        callbacks = _Callbacks(callbacks, self)
+        self.history = History()
+        self.stop_training = False
+        callbacks.call("on_train_begin", {})
+        for epoch in range(initial_epoch, epochs):
+            for m in self.metrics:
+                m.reset_state()
+            callbacks.call("on_epoch_begin", epoch, {})
+            if verbose == 1:
+                print(f"Epoch {epoch + 1}/{epochs}")
+            start = time.perf_counter()
+            total, count, steps, logs = 0.0, 0, 0, {}
+            for step, batch in enumerate(data.epoch(steps_per_epoch)):
+                bx, by, _ = _unpack(batch)
+                self._k_prepare(bx, by)
+                logs = self._k_step("train_step")(batch)
+                n = _batch_len(bx)
+                total += float(logs["loss"]) * n
+                count += n
+                steps += 1
+                callbacks.call("on_train_batch_end", step, logs)
+            epoch_logs = {k: float(v) for k, v in logs.items()}
+            epoch_logs["loss"] = total / max(count, 1)
+            if validation_data is not None and (epoch + 1) % validation_freq == 0:
+                val = self.evaluate(*_val_args(validation_data), batch_size=validation_batch_size or batch_size,
+                                    verbose=0, return_dict=True)
+                epoch_logs.update({"val_" + k: v for k, v in val.items()})
+            elapsed = time.perf_counter() - start
+            if verbose:
+                _progress(steps, elapsed, epoch_logs, verbose)
+            self.history._append(epoch, epoch_logs)
+            callbacks.call("on_epoch_end", epoch, epoch_logs)
+            if self.stop_training:
+                break
+        callbacks.call("on_train_end", {})
+        return self.history
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, steps=None,
+                 callbacks=None, return_dict=False, **kwargs):
+        """Loss and metrics over the data (``training=False``).
+
+        Returns:
+            The loss if no metrics were compiled, else ``[loss, *metrics]``
+            (a dict with ``return_dict=True``).
+
+        Example:
+            >>> import numpy as np, tapejax as tf
+            >>> model = tf.keras.Sequential([tf.keras.layers.Dense(1, kernel_initializer='zeros',
+            ...                                                    input_shape=(2,))])
+            >>> model.compile(optimizer='sgd', loss='mse')
+            >>> model.evaluate(np.zeros((4, 2)), np.ones((4, 1)), verbose=0)
+            1.0
+        """
+        self._k_check_compiled("evaluate")
+        verbose = 1 if verbose == "auto" else verbose
+        for m in self.metrics:
+            m.reset_state()
+        data = _Batches(x, y, sample_weight, batch_size, False)
+        start = time.perf_counter()
+        total, count, steps, logs = 0.0, 0, 0, {}
+        for batch in data.epoch(steps):
+            bx, by, _ = _unpack(batch)
+            self._k_prepare(bx, by)
+            logs = self._k_step("test_step")(batch)
+            n = _batch_len(bx)
+            total += float(logs["loss"]) * n
+            count += n
+        out = {k: float(v) for k, v in logs.items()}
+        out["loss"] = total / max(count, 1)
+        if verbose:
+            _progress(data.n_batches, time.perf_counter() - start, out, verbose)
+        if return_dict:
+            return out
+        if len(out) == 1:
+            return out["loss"]
+        return list(out.values())
+
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None, **kwargs):
+        """The model's outputs on ``x`` (``training=False``), batched, as numpy arrays.
+
+        Example:
+            >>> import numpy as np, tapejax as tf
+            >>> model = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(2,))])
+            >>> model.predict(np.zeros((5, 2)), verbose=0).shape
+            (5, 3)
+        """
+        verbose = 1 if verbose == "auto" else verbose
+        data = _Batches(x, None, None, batch_size, False)
+        outs = []
+        start = time.perf_counter()
+        step = None
+        for batch in data.epoch(steps):
+            if step is None:
+                if not self.built or self._k_metric_objs is None:
+                    with _NoTape():
+                        self(_unpack(batch)[0], training=False)
+                step = self._k_step("predict_step")
+            outs.append(jax.tree_util.tree_map(lambda t: np.asarray(t), step(batch), is_leaf=_is_tensor_leaf))
+        if verbose:
+            _progress(data.n_batches, time.perf_counter() - start, {}, verbose)
+        if not outs:
+            raise ValueError("Unexpected result of `predict_function` (Empty batch_outputs). Please use "
+                             "`Model.compile(..., run_eagerly=True)`, or check that your input data is not empty.")
+        return jax.tree_util.tree_map(lambda *a: np.concatenate(a, axis=0), *outs)
+
+    def predict_on_batch(self, x):
+        return np.asarray(self(x, training=False))
+
+    def train_on_batch(self, x, y=None, sample_weight=None, return_dict=False, **kwargs):
+        self._k_check_compiled("train_on_batch")
+        x, y = _to_tensors(x), _to_tensors(y)
+        self._k_prepare(x, y)
+        logs = self._k_step("train_step")((x, y) if sample_weight is None else (x, y, sample_weight))
+        logs = {k: float(v) for k, v in logs.items()}
+        return logs if return_dict else (logs["loss"] if len(logs) == 1 else list(logs.values()))
+
+
+class _NoTape:
+    """Builds the model outside any tape (the first forward pass creates weights)."""
+
+    def __enter__(self):
+        from .._engine import pause_recording
+        self._p = pause_recording()
+        self._p.__enter__()
+
+    def __exit__(self, *exc):
+        return self._p.__exit__(*exc)
+
+
+class Sequential(Model):
+    """A linear stack of layers: ``Sequential([layer, ...])`` or ``.add(layer)``.
+
+    Given an input shape (``input_shape=`` on the first layer, an ``InputLayer`` or
+    ``tf.keras.Input``) it is built at once; otherwise on its first call.
+
+    Example:
+        >>> import tapejax as tf
+        >>> model = tf.keras.Sequential([
+        ...     tf.keras.layers.Conv2D(16, [3, 3], activation='relu', input_shape=(None, None, 1)),
+        ...     tf.keras.layers.Conv2D(16, [3, 3], activation='relu'),
+        ...     tf.keras.layers.GlobalAveragePooling2D(),
+        ...     tf.keras.layers.Dense(10)])
+        >>> model.count_params(), model.layers[0].output_shape
+        (2650, TensorShape([None, None, None, 16]))
+        >>> model(tf.zeros([2, 28, 28, 1])).shape
+        TensorShape([2, 10])
+    """
+
+    def __init__(self, layers=None, name=None, **kwargs):
+        super().__init__(name=name, **kwargs)
+        self._k_layer_list = []
+        self._k_build_shape = None
+        for layer in layers or []:
+            self.add(layer)
+
+    def add(self, layer):
+        """Appends a layer (or sets the input shape, for an ``InputLayer`` / ``tf.keras.Input``).
+
+        Raises:
+            TypeError: not a layer.
+        """
+        if isinstance(layer, KerasTensor):
+            layer = getattr(layer, "_k_input_layer", None)
+            if layer is None:
+                raise TypeError("Sequential.add() takes layers or a tf.keras.Input(shape=...); got a symbolic "
+                                "tensor produced by a layer. Use the functional API for graphs.")
+        if isinstance(layer, InputLayer):
+            self._k_build_shape = layer._k_batch_input_shape
+            self._k_rebuild()
+            return
+        if not isinstance(layer, Module) and not callable(layer):
+            raise TypeError(f"The added layer must be an instance of class Layer. Received: layer={layer!r} "
+                            f"of type {type(layer).__name__}.")
+        if not self._k_layer_list and self._k_build_shape is None:
+            self._k_build_shape = getattr(layer, "_k_batch_input_shape", None)
+        self._k_layer_list.append(layer)
+        self._k_rebuild()
+
+    def pop(self):
+        """Removes the last layer."""
+        if not self._k_layer_list:
+            raise TypeError("There are no layers in the model.")
+        layer = self._k_layer_list.pop()
+        self._k_rebuild()
+        return layer
+
+    def _k_rebuild(self):
+        if self._k_build_shape is not None and self._k_layer_list:
+            self.built = False
+            self.build(self._k_build_shape)
+
+    def build(self, input_shape=None):
+        """Builds every layer for ``input_shape`` (batch dimension included), recording output shapes.
+
+        Example:
+            >>> import tapejax as tf
+            >>> model = tf.keras.Sequential([tf.keras.layers.Dense(4), tf.keras.layers.Dense(2)])
+            >>> model.build((None, 3))
+            >>> model.count_params()
+            26
+        """
+        if input_shape is None:
+            input_shape = self._k_build_shape
+        if input_shape is None:
+            raise ValueError("You must provide an `input_shape` argument: model.build((None, 784)).")
+        shape = TensorShape(input_shape)
+        self._k_build_shape = tuple(shape)
+        with self._k_scope():
+            for layer in self._k_layer_list:
+                if isinstance(layer, Layer):
+                    out = layer.compute_output_shape(shape)
+                    layer._k_output_shape = _batchless(out)
+                    shape = out
+                else:
+                    shape = _infer_output(lambda xs, l=layer: l(xs[0]), [_Spec(shape, "float32")]).shape
+        self._k_output_shape = _batchless(shape)
+        self.built = True
+
+    def call(self, inputs, training=None, mask=None):
+        x = inputs
+        for layer in self._k_layer_list:
+            x = layer(x, training=training) if isinstance(layer, Layer) else layer(x)
+        return x
+
+    def get_config(self):
+        return {"name": self.name, "layers": [{"class_name": type(l).__name__, "config": l.get_config()}
+                                              for l in self._k_layer_list]}
+
+
+# ---------------------------------------------------------------------------
+# Training-loop helpers
+# ---------------------------------------------------------------------------
+
+class History:
+    """What ``fit`` returns: ``history`` maps each logged name to one value per epoch."""
+
+    def __init__(self):
+        self.history = {}
+        self.epoch = []
+
+    def _append(self, epoch, logs):
+        self.epoch.append(epoch)
+        for k, v in logs.items():
+            self.history.setdefault(k, []).append(v)
+
+
+class _Callbacks:
+    def __init__(self, callbacks, model):
+        self.cbs = list(callbacks or [])
+        for cb in self.cbs:
+            if hasattr(cb, "set_model"):
+                cb.set_model(model)
+            else:
+                cb.model = model
+
+    def call(self, name, *args):
+        for cb in self.cbs:
+            fn = getattr(cb, name, None)
+            if fn is not None:
+                fn(*args)
+
+
+def _unpack(data):
+    if isinstance(data, (tuple, list)) and not isinstance(data, TensorShape):
+        if len(data) == 1:
+            return data[0], None, None
+        if len(data) == 2:
+            return data[0], data[1], None
+        if len(data) == 3:
+            return data
+    return data, None, None
+
+
+def _first(x):
+    return _tree_leaves(x)[0]
+
+
+def _batch_len(x):
+    return int(np.shape(_first(x))[0])
+
+
+def _val_args(validation_data):
+    x, y, sw = _unpack(validation_data)
+    return (x, y) if sw is None else (x, y, None, sw)
+
+
+def _is_dataset(x):
+    return x is not None and not isinstance(x, (np.ndarray, _TensorBase, list, tuple, dict, jax.Array)) \
+        and hasattr(x, "__iter__")
+
+
+class _Batches:
+    """Batches of arrays (sliced with numpy, shuffled per epoch) or the elements of a dataset."""
+
+    def __init__(self, x, y, sample_weight, batch_size, shuffle):
+        self.dataset = x if _is_dataset(x) else None
+        if self.dataset is None:
+            conv = lambda a: np.asarray(a) if not isinstance(a, np.ndarray) else a  # noqa: E731
+            self.x = jax.tree_util.tree_map(conv, x, is_leaf=_is_tensor_leaf)
+            self.y = None if y is None else jax.tree_util.tree_map(conv, y, is_leaf=_is_tensor_leaf)
+            self.sw = None if sample_weight is None else np.asarray(sample_weight)
+            self.n = len(_first(self.x))
+            self.batch_size = int(batch_size or 32)
+            self.n_batches = -(-self.n // self.batch_size)
+        else:
+            self.n_batches = 0
+        self.shuffle = shuffle
+
+    def epoch(self, steps=None):
+        if self.dataset is not None:
+            count = 0
+            for i, element in enumerate(self.dataset):
+                if steps is not None and i >= steps:
+                    break
+                count += 1
+                yield tuple(element) if isinstance(element, (tuple, list)) else element
+            self.n_batches = count
+            return
+        if self.shuffle:
+            from .. import random
+            seed = np.asarray(jax.random.key_data(random.get_global_generator().make_key())).ravel()
+            order = np.random.default_rng(seed).permutation(self.n)
+        else:
+            order = None
+        for i in range(self.n_batches):
+            if steps is not None and i >= steps:
+                break
+            sl = slice(i * self.batch_size, (i + 1) * self.batch_size)
+            idx = order[sl] if order is not None else sl
+            take = lambda a: Tensor(to_array(a[idx]))  # noqa: E731
+            bx = jax.tree_util.tree_map(take, self.x)
+            if self.y is None:
+                yield (bx,)
+            elif self.sw is None:
+                yield (bx, jax.tree_util.tree_map(take, self.y))
+            else:
+                yield (bx, jax.tree_util.tree_map(take, self.y), take(self.sw))
+
+
+def _fmt(v):
+    return f"{v:.4f}" if abs(v) >= 1e-3 or v == 0 else f"{v:.4e}"
+
+
+def _progress(steps, elapsed, logs, verbose):
+    per_step = elapsed / max(steps, 1)
+    unit = f"{per_step * 1e3:.0f}ms/step" if per_step >= 1e-3 else f"{per_step * 1e6:.0f}us/step"
+    metrics = "".join(f" - {k}: {_fmt(v)}" for k, v in logs.items())
+    if verbose == 1:
+        line = f"{steps}/{steps} [==============================] - {elapsed:.0f}s {unit}{metrics}"
+    else:
+        line = f"{steps}/{steps} - {elapsed:.0f}s{metrics} - {unit}"
+    print(line)
+    sys.stdout.flush()
+
+
+def _metric_name(metric, spec):
+    if isinstance(spec, str):
+        return spec if spec not in ("acc",) else "acc"
+    return getattr(metric, "name", type(metric).__name__)
+
+
+def _count(weights):
+    return int(sum(int(np.prod(v.shape, dtype=np.int64)) for v in weights))
+
+
+def _shape_str(shape):
+    if isinstance(shape, TensorShape):
+        return str(shape) if len(shape) != 1 else f"({shape[0]},)"
+    if isinstance(shape, (list, tuple)):
+        return "[" + ", ".join(_shape_str(s) for s in shape) + "]"
+    if isinstance(shape, dict):
+        return str({k: _shape_str(v) for k, v in shape.items()})
+    return str(shape)
