@@ -410,7 +410,8 @@ def _restore(root, path):
     for owner, rest, p in deferred:
         _defer(owner, rest, values[p])
     restored = set(matched)
-    unrestored = [p for p in graph.variables if p not in restored]
+    # The save counter is bookkeeping: a checkpoint from write() has none, and that is fine.
+    unrestored = [p for p in graph.variables if p not in restored and p != "save_counter"]
     return _Status(os.fspath(path), unmatched, unrestored,
                    [_PendingRef(owner, rest, p) for owner, rest, p in deferred], matched)
 
