@@ -185,7 +185,7 @@ class _Monitor:
     def __init__(self, known, tape=None):
         self.known = known              # ids of the Variables passed in as inputs
         self.tape = tape
-        self.written = {}               # id -> Variable (known or not), in first-write order
+        self.written = set()            # ids of the Variables assigned (ids only: temporaries may die)
         self.new = {}                   # id -> Variable touched but not known (strong: it existed before)
         self.original = {}              # id -> value before the first touch (unknown Variables)
         self.created = []               # (weakref, initial value) of Variables created in the body
@@ -204,7 +204,7 @@ class _Monitor:
 
     def on_write(self, v):
         self._touch(v)
-        self.written.setdefault(v._id, v)
+        self.written.add(v._id)
 
     def on_create(self, v):
         if is_tracer(v._value):
