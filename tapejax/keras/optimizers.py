@@ -303,6 +303,9 @@ class Optimizer:
     # -- learning rate -----------------------------------------------------
 
     def _set_learning_rate(self, lr):
+        if self._lr_var is not None and self._lr_schedule is None and lr is not None and not _is_schedule(lr):
+            self._lr_var.assign(lr)  # a new value, same compiled update
+            return
         self._lr_schedule = None
         if lr is None:
             self._lr_var = None
