@@ -185,12 +185,12 @@ def _record(recorders, op, static, ins, outs, custom=None):
         watched = r._watched
         if any(type(t) is Tensor and t._id in watched for t in ins):
             if node is None:
+                # Integer/bool outputs get no id: nothing differentiates through them (None, as TF).
+                out_ids = tuple(o._id if _is_float_dtype(o._value.dtype) else None for o in outs)
                 node = Node(op, tuple(sorted(static.items())) if isinstance(static, dict) else static,
-                            ins, tuple(o._id for o in outs), custom)
+                            ins, out_ids, custom)
             r._nodes.append(node)
-            for o in outs:
-                if _is_float_dtype(o._value.dtype):
-                    watched.add(o._id)
+            watched.update(i for i in node.out_ids if i is not None)
 
 
 def record_custom(ins, outs, backward):
@@ -304,7 +304,7 @@ def plan(nodes, target_ids, source_ids):
     for n in nodes:
         if any(i in reach for i in n.in_ids):
             fwd.append(n)
-            reach.update(n.out_ids)
+            reach.update(o for o in n.out_ids if o is not None)
     needed = set(target_ids)
     rel = []
     for n in reversed(fwd):

@@ -1,0 +1,55 @@
+"""Shared helpers for the tape-core tests: the oracle is JAX itself."""
+import jax
+import numpy as np
+import pytest
+
+import tapejax as tf
+
+
+def as_np(x):
+    """A numpy array of a Tensor / jax array / number (None stays None)."""
+    return None if x is None else np.asarray(x)
+
+
+def assert_close(actual, expected, rtol=1e-5, atol=1e-6):
+    """Tree-wise allclose that also requires None exactly where expected is None."""
+    a_leaves, a_tree = jax.tree_util.tree_flatten(actual, is_leaf=lambda v: v is None or tf.is_tensor(v))
+    e_leaves, e_tree = jax.tree_util.tree_flatten(expected, is_leaf=lambda v: v is None or tf.is_tensor(v))
+    assert len(a_leaves) == len(e_leaves), (a_tree, e_tree)
+    for a, e in zip(a_leaves, e_leaves):
+        if e is None:
+            assert a is None, f"expected None, got {a!r}"
+            continue
+        assert a is not None, "got None, expected a value"
+        a, e = np.asarray(a), np.asarray(e)
+        assert a.shape == e.shape, (a.shape, e.shape)
+        np.testing.assert_allclose(a, e, rtol=rtol, atol=atol)
+
+
+def tape_vjp(f):
+    """``jax.vjp``-shaped view of the tape: ``f`` maps Tensors to a Tensor (or a list).
+
+    Returns ``g(*arrays) -> (out, vjp_fn)`` where ``vjp_fn(ct)`` is
+    ``tape.gradient(out, xs, output_gradients=ct)`` -- usable with
+    ``jax.test_util.check_vjp`` to check the tape against finite differences.
+    """
+    def g(*arrays):
+        xs = [tf.constant(a) for a in arrays]
+        with tf.GradientTape() as tape:
+            tape.watch(xs)
+            out = f(*xs)
+        out_val = jax.tree_util.tree_map(lambda t: t._value, out, is_leaf=tf.is_tensor)
+
+        def vjp_fn(ct):
+            cts = jax.tree_util.tree_map(tf.constant, ct)
+            grads = tape.gradient(out, xs, output_gradients=cts)
+            return tuple(g._value for g in grads)
+
+        return out_val, vjp_fn
+
+    return g
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(0)
