@@ -1,0 +1,242 @@
+"""tf.saved_model: exported functions keep the tape's gradients (custom ones too), load without source."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import tapejax as tf
+from tapejax import saved_model
+from tapejax import _function
+
+function = getattr(tf, "function", _function.function)
+TensorSpec = getattr(tf, "TensorSpec", _function.TensorSpec)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@tf.custom_gradient
+def clip_gradients(y):
+    def backward(dy):
+        return tf.clip_by_norm(dy, 0.5)
+    return y, backward
+
+
+@tf.custom_gradient
+def log1pexp(x):
+    e = tf.exp(x)
+
+    def grad(upstream):
+        return upstream * (1 - 1 / (1 + e))
+    return tf.math.log(1 + e), grad
+
+
+class MyModule(tf.Module):
+    """The advanced-autodiff guide's module, plus a Variable-using function."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = tf.Variable(1.5, name="w")
+        self.calls = tf.Variable(0, name="calls")
+
+    @function(input_signature=[TensorSpec(None)])
+    def call_custom_grad(self, x):
+        return clip_gradients(x)
+
+    @function(input_signature=[TensorSpec([None], tf.float32)])
+    def f(self, x):
+        return tf.sin(self.w * x) * x + log1pexp(self.w * x)
+
+    @function(input_signature=[TensorSpec([None], tf.float32)])
+    def count(self, x):
+        self.calls.assign_add(1)
+        return {"sum": tf.reduce_sum(x) * self.w, "calls": self.calls}
+
+
+def _run_fresh(code):
+    """Runs ``code`` in a new Python process (no module of this test imported there)."""
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    module = MyModule()
+    path = str(tmp_path_factory.mktemp("sm") / "my_module")
+    saved_model.save(module, path, options=saved_model.SaveOptions(experimental_custom_gradients=True))
+    return module, path
+
+
+def test_seed_custom_gradient_survives_a_fresh_process(saved):
+    _, path = saved
+    out = _run_fresh(f"""
+        import tapejax as tf
+        v = tf.Variable(2.0)
+        loaded = tf.saved_model.load({path!r})
+        with tf.GradientTape() as t:
+            output = loaded.call_custom_grad(v * v)
+        print(float(output), float(t.gradient(output, v)))
+    """)
+    assert out.split() == ["4.0", "2.0"]
+
+
+def test_without_custom_gradients_the_plain_derivative_is_saved(tmp_path):
+    path = str(tmp_path / "plain")
+    saved_model.save(MyModule(), path, options=saved_model.SaveOptions(experimental_custom_gradients=False))
+    loaded = saved_model.load(path)
+    v = tf.Variable(2.0)
+    with tf.GradientTape() as t:
+        out = loaded.call_custom_grad(v * v)
+    assert float(t.gradient(out, v)) == 4.0
+
+
+def _grads(fn, w, x):
+    """First and second derivatives of sum(fn(x)) w.r.t. x and w, by nested tapes."""
+    with tf.GradientTape(persistent=True) as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = tf.reduce_sum(fn(x))
+        gx, gw = inner.gradient(y, [x, w])
+    hxx = outer.gradient(gx, x)
+    hxw = outer.gradient(gx, w)
+    hww = outer.gradient(gw, w)
+    return [np.asarray(a) for a in (y, gx, gw, hxx, hxw, hww)]
+
+
+def test_first_and_second_order_gradients_equal_the_original(saved):
+    module, path = saved
+    loaded = saved_model.load(path)
+    x = tf.constant([0.5, -1.0, 2.0])
+    expected = _grads(module.f, module.w, x)
+    got = _grads(loaded.f, loaded.w, x)
+    for e, g in zip(expected, got):
+        np.testing.assert_allclose(g, e, rtol=1e-6, atol=1e-6)
+    # The custom rule is what was differentiated: log1pexp's gradient is exact at large x.
+    with tf.GradientTape() as t:
+        big = tf.constant([100.0])
+        t.watch(big)
+        y = loaded.f(big)
+    assert np.isfinite(t.gradient(y, big).numpy()).all()
+
+
+def test_second_order_in_a_fresh_process(saved):
+    module, path = saved
+    x = tf.constant([0.5, -1.0, 2.0])
+    expected = _grads(module.f, module.w, x)
+    out = _run_fresh(f"""
+        import numpy as np, tapejax as tf
+        loaded = tf.saved_model.load({path!r})
+        x = tf.constant([0.5, -1.0, 2.0])
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y = tf.reduce_sum(loaded.f(x))
+            gx = inner.gradient(y, x)
+        print(' '.join(map(repr, outer.gradient(gx, x).numpy().tolist())))
+    """)
+    np.testing.assert_allclose([float(s) for s in out.split()], expected[3], rtol=1e-6, atol=1e-6)
+
+
+def test_loaded_variables_can_be_assigned_and_trained(saved):
+    module, path = saved
+    loaded = saved_model.load(path)
+    assert [v.numpy().item() for v in loaded.variables] == [0, 1.5]   # calls, w
+    assert loaded.w.trainable and loaded.w.name == "w:0"
+    x = tf.constant([0.3, 0.7])
+    target = tf.constant([1.0, 2.0])
+
+    def train(fn, w, steps=3):
+        opt = tf.keras.optimizers.SGD(0.1) if hasattr(tf, "keras") and hasattr(tf.keras, "optimizers") \
+            else None
+        for _ in range(steps):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum((fn(x) - target) ** 2)
+            g = tape.gradient(loss, w)
+            if opt is not None:
+                opt.apply_gradients([(g, w)])
+            else:
+                w.assign_sub(0.1 * g)
+        return w.numpy()
+
+    original = MyModule()
+    np.testing.assert_allclose(train(loaded.f, loaded.w), train(original.f, original.w), rtol=1e-6)
+    loaded.w.assign(2.0)
+    np.testing.assert_allclose(loaded.f(x).numpy(), (np.sin(2 * x.numpy()) * x.numpy()
+                                                     + np.log1p(np.exp(2 * x.numpy()))), rtol=1e-6)
+
+
+def test_assignments_inside_a_loaded_function_update_its_variables(saved):
+    _, path = saved
+    loaded = saved_model.load(path)
+    out = loaded.count(tf.constant([1.0, 2.0]))
+    out = loaded.count(tf.constant([1.0, 2.0, 3.0]))
+    assert int(out["calls"]) == 2 and int(loaded.calls.numpy()) == 2
+    assert float(out["sum"]) == 9.0
+
+
+def test_loaded_function_inside_tf_function(saved):
+    _, path = saved
+    loaded = saved_model.load(path)
+
+    @function
+    def step(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = loaded.call_custom_grad(x * x)
+        return y, tape.gradient(y, x)
+
+    y, g = step(tf.constant(2.0))
+    assert (float(y), float(g)) == (4.0, 2.0)
+
+
+def test_unknown_rank_spec_accepts_several_ranks_and_rejects_others(saved):
+    _, path = saved
+    loaded = saved_model.load(path)
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_array_equal(loaded.call_custom_grad(x).numpy(), x.numpy())
+    with pytest.raises(ValueError, match="Could not find matching concrete function"):
+        loaded.f(tf.zeros([2, 2]))
+
+
+def test_signatures_and_traced_functions(tmp_path):
+    class Scale(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.k = tf.Variable([1.0, 2.0, 3.0])
+
+        @function
+        def __call__(self, x):
+            return self.k * x
+
+    m = Scale()
+    m(tf.ones([3]))   # traced once: that concrete function is exported
+    path = str(tmp_path / "scale")
+    saved_model.save(m, path, signatures=m.__call__.get_concrete_function(TensorSpec([3], tf.float32)))
+    loaded = saved_model.load(path)
+    np.testing.assert_array_equal(loaded(tf.constant([2.0, 2.0, 2.0])).numpy(), [2.0, 4.0, 6.0])
+    out = loaded.signatures["serving_default"](x=tf.constant([1.0, 1.0, 1.0]))
+    assert list(out) == ["output_0"]
+    np.testing.assert_array_equal(out["output_0"].numpy(), [1.0, 2.0, 3.0])
+
+
+def test_bad_input(tmp_path, saved):
+    with pytest.raises(FileNotFoundError, match="nowhere"):
+        saved_model.load(str(tmp_path / "nowhere"))
+    with pytest.raises(ValueError, match="no function to export"):
+        saved_model.save(tf.Module(), str(tmp_path / "empty"))
+    assert not os.path.exists(str(tmp_path / "empty"))
+    _, path = saved
+    broken = str(tmp_path / "broken")
+    import shutil
+    shutil.copytree(path, broken)
+    with open(os.path.join(broken, "saved_model.json"), "w") as fh:
+        fh.write("{truncated")
+    with pytest.raises(ValueError, match="corrupted"):
+        saved_model.load(broken)
