@@ -201,6 +201,7 @@ def _apply_deferred(obj):
             # Set directly, not through assign: this may run while a tf.function is
             # being traced, and a restore is not a write of the traced step.
             var._value = _as_value(var, value)
+            _note_initial_value(var)
             continue
         owner, rest = graph.owner(path)
         if owner is not None and owner is not obj:
@@ -212,6 +213,27 @@ def _apply_deferred(obj):
             del obj._deferred_restore
         except AttributeError:
             pass
+
+
+def _note_initial_value(var):
+    """Makes a restored value the initial value of a Variable created in a tf.function trace.
+
+    ``tapejax.function`` remembers the value each Variable created during a trace
+    started with, and puts it back when the trace ends (so no tracer stays behind);
+    a checkpoint value applied right after the build must be what is put back.
+    """
+    from ._variable import creation_hooks
+    for hook in creation_hooks:
+        monitor = getattr(hook, "__self__", None)
+        created = getattr(monitor, "created", None)
+        if not isinstance(created, list):
+            continue
+        for i, entry in enumerate(created):
+            if isinstance(entry, tuple) and len(entry) == 2 and callable(entry[0]) and entry[0]() is var:
+                created[i] = (entry[0], var._value)
+        original = getattr(monitor, "original", None)
+        if isinstance(original, dict) and var._id in original:
+            original[var._id] = var._value
 
 
 def _defer(obj, path, value):

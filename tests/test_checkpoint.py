@@ -229,3 +229,94 @@ def test_corrupted_checkpoint(tmp_path):
 def test_untrackable_objects_are_rejected():
     with pytest.raises(ValueError, match="trackable"):
         train.Checkpoint(model=[1, 2, 3])
+
+
+# ---------------------------------------------------------------------------
+# Keras models
+# ---------------------------------------------------------------------------
+
+_LAYER_HOOKED = "_apply_deferred" in inspect.getsource(tf.keras.layers.Layer)
+_needs_layer_hook = pytest.mark.skipif(
+    not _LAYER_HOOKED, reason="keras Layer does not call tf.train._apply_deferred after build yet")
+
+
+def _sequential():
+    return tf.keras.Sequential([tf.keras.layers.Dense(4, activation="relu"), tf.keras.layers.Dense(1)])
+
+
+class _Subclassed(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense_1 = tf.keras.layers.Dense(4, activation="relu")
+        self.dense_2 = tf.keras.layers.Dense(1)
+
+    def call(self, x):
+        return self.dense_2(self.dense_1(x))
+
+
+_XK = np.random.default_rng(3).normal(size=(16, 3)).astype(np.float32)
+
+
+def test_keras_paths_name_attributes():
+    m = _Subclassed()
+    m(_XK)
+    assert sorted(train._Graph(train.Checkpoint(model=m)).variables) == [
+        "model/dense_1/bias", "model/dense_1/kernel", "model/dense_2/bias", "model/dense_2/kernel"]
+
+
+@_needs_layer_hook
+@pytest.mark.parametrize("make", [_sequential, _Subclassed])
+def test_restore_into_an_unbuilt_model_waits_for_the_build(tmp_path, make):
+    model = make()
+    expected = model(_XK).numpy()
+    path = train.Checkpoint(model=model).save(str(tmp_path / "ckpt"))
+
+    fresh = make()
+    assert not fresh.weights
+    status = train.Checkpoint(model=fresh).restore(path)
+    status.assert_existing_objects_matched()
+    np.testing.assert_array_equal(fresh(_XK).numpy(), expected)
+    status.assert_consumed()
+
+    # Built for the first time inside a tf.function trace: the restored values are kept too.
+    traced = make()
+    train.Checkpoint(model=traced).restore(path)
+    step = tf.function(lambda x: traced(x))
+    np.testing.assert_array_equal(step(tf.constant(_XK)).numpy(), expected)
+    np.testing.assert_array_equal(traced(_XK).numpy(), expected)
+
+
+@_needs_layer_hook
+@pytest.mark.skipif("_apply_deferred" not in inspect.getsource(optimizers.Optimizer),
+                    reason="the Keras optimizer does not call tf.train._apply_deferred yet")
+def test_fit_resumes_bit_for_bit_from_an_unbuilt_model(tmp_path):
+    y = _XK.sum(1, keepdims=True)
+    model = _sequential()
+    model.compile(optimizer="adam", loss="mse")
+    model.fit(_XK, y, epochs=2, batch_size=4, verbose=0, shuffle=False)
+    path = train.Checkpoint(model=model, optimizer=model.optimizer).save(str(tmp_path / "ckpt"))
+    model.fit(_XK, y, epochs=2, batch_size=4, verbose=0, shuffle=False)
+
+    fresh = _sequential()
+    fresh.compile(optimizer="adam", loss="mse")
+    train.Checkpoint(model=fresh, optimizer=fresh.optimizer).restore(path)
+    fresh.fit(_XK, y, epochs=2, batch_size=4, verbose=0, shuffle=False)
+    _assert_bitwise(fresh.get_weights(), model.get_weights())
+    _assert_bitwise([np.asarray(v.numpy()) for v in fresh.optimizer.variables],
+                    [np.asarray(v.numpy()) for v in model.optimizer.variables])
+
+
+def test_save_weights_and_load_weights(tmp_path):
+    model = _Subclassed()
+    expected = model(_XK).numpy()
+    path = str(tmp_path / "weights")
+    save = getattr(model, "save_weights", None) or (lambda p: train.save_weights(model, p))
+    save(path)
+    other = _Subclassed()
+    other(_XK)
+    load = getattr(other, "load_weights", None) or (lambda p: train.load_weights(other, p))
+    load(path)
+    np.testing.assert_array_equal(other(_XK).numpy(), expected)
+    # The checkpoint has the model itself as its root: no 'model/' prefix.
+    assert sorted(train._read_index(path)["variables"]) == [
+        "dense_1/bias", "dense_1/kernel", "dense_2/bias", "dense_2/kernel"]
