@@ -50,7 +50,9 @@ asinh = defop(jnp.arcsinh, name="asinh")
 acosh = defop(jnp.arccosh, name="acosh")
 atanh = defop(jnp.arctanh, name="atanh")
 sigmoid = defop(jax.nn.sigmoid, name="sigmoid", vjp=lambda ans, x: lambda g: g * ans * (1 - ans))
-softplus = defop(jax.nn.softplus, name="softplus")
+# JAX differentiates logaddexp(x, 0) as exp(x - ans): ~1e-6 off in float32 for large x
+# (TF prints 0.9999546 for softplus'(10)); sigmoid(x) is exact.
+softplus = defop(jax.nn.softplus, name="softplus", vjp=lambda ans, x: lambda g: g * jax.nn.sigmoid(x))
 softsign = defop(jax.nn.soft_sign, name="softsign")
 log_sigmoid = defop(jax.nn.log_sigmoid, name="log_sigmoid")
 erf = defop(jax.scipy.special.erf, name="erf")
