@@ -82,7 +82,7 @@ def _to_numpy(e):
 
 def _call(fn, e):
     """TF calls ``fn(*element)`` for tuple elements and ``fn(element)`` otherwise."""
-    t = _to_tensors(e)
+    t = e if all(isinstance(l, Tensor) for l in _flatten(e)[0]) else _to_tensors(e)
     if isinstance(t, tuple) and not hasattr(t, "_fields"):
         return fn(*t)
     return fn(t)
@@ -92,6 +92,70 @@ def _stack(elems):
     leaves = [_flatten(e)[0] for e in elems]
     tree = _flatten(elems[0])[1]
     return tree.unflatten([np.stack([np.asarray(l[i]) for l in leaves]) for i in range(len(leaves[0]))])
+
+
+def _global_seed():
+    """An op seed drawn from tapejax's global generator, so ``tf.random.set_seed`` fixes shuffles."""
+    from . import random as _random
+    try:
+        return int(_random.get_global_generator().uniform((), 0, 2 ** 31 - 1, dtype=np.int32))
+    except Exception:  # noqa: BLE001 - e.g. called while a tapejax.function is tracing
+        return _pyrandom.SystemRandom().randrange(2 ** 31)
+
+
+def _unstack(batch):
+    leaves, tree = _flatten(batch)
+    leaves = [np.asarray(l) for l in leaves]
+    for i in range(len(leaves[0]) if leaves else 0):
+        yield tree.unflatten([l[i] for l in leaves])
+
+
+class _Abort(Exception):
+    pass
+
+
+class _VectorizedMap:
+    """``map_func`` traced once per chunk shape with ``jax.vmap`` and compiled.
+
+    Falls back (returns None, for good) when tracing fails or the function reads a
+    Variable: a Variable's value would be frozen into the compiled function, and
+    stateful ops such as random draws must advance per element.
+    """
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.ok = True
+        self.out_tree = None
+        self.jitted = jax.jit(self._batched)
+
+    def _batched(self, chunk):
+        def one(elem):
+            out = _call(self.fn, _map(Tensor, elem))
+            leaves, self.out_tree = _flatten(out)
+            return [jax.numpy.asarray(_to_array(l)) for l in leaves]
+        return jax.vmap(one)(chunk)
+
+    def __call__(self, chunk):
+        if not self.ok:
+            return None
+        leaves = _flatten(chunk)[0]
+        if any(np.asarray(l).dtype.kind in "OUS" for l in leaves):
+            self.ok = False
+            return None
+        from . import _engine
+
+        def refuse(var):
+            raise _Abort()
+
+        _engine.state.var_readers.append(refuse)
+        try:
+            out = self.jitted(chunk)
+        except Exception:  # noqa: BLE001 - not traceable: run eagerly, as written
+            self.ok = False
+            return None
+        finally:
+            _engine.state.var_readers.remove(refuse)
+        return self.out_tree.unflatten(out)
 
 
 class TensorSpec:
@@ -382,7 +446,7 @@ class Dataset:
         if buffer_size == AUTOTUNE or buffer_size <= 0:
             raise ValueError(f"shuffle needs a positive buffer_size, got {buffer_size}. For a full "
                              "shuffle pass the dataset size: ds.shuffle(len(ds)).")
-        base_seed = seed if seed is not None else _pyrandom.SystemRandom().randrange(2 ** 62)
+        base_seed = int(seed) if seed is not None else _global_seed()
         epochs = itertools.count()
         card = self._card
 
@@ -413,15 +477,56 @@ class Dataset:
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         """Applies ``map_func`` to each element; it receives Tensors (``*element`` for tuples).
 
+        Like TensorFlow, which traces ``map_func`` into a graph, the function is traced
+        once (``jax.vmap`` over chunks of elements, compiled) when it is a pure function
+        of its inputs: Python side effects then run at trace time only. Functions that
+        read Variables (random ops included) or need concrete values run eagerly,
+        element by element.
+
         Example:
             >>> import tapejax as tf
             >>> [int(x) for x in tf.data.Dataset.range(3).map(lambda x: x * 10)]
             [0, 10, 20]
         """
+        vec = _VectorizedMap(map_func)
+
         def make():
-            for e in self._elements():
-                yield _map(_to_array, _call(map_func, e))
+            for chunk in self._chunks():
+                if isinstance(chunk, list):  # elements that could not be stacked
+                    for e in chunk:
+                        yield _map(_to_array, _call(map_func, e))
+                    continue
+                out = vec(chunk)
+                if out is None:
+                    for e in _unstack(chunk):
+                        yield _map(_to_array, _call(map_func, e))
+                else:
+                    yield from _unstack(out)
         return self._derive(make, self._card)
+
+    _CHUNK = 256
+
+    def _chunks(self):
+        """Stacked chunks of consecutive elements (a list where elements do not stack)."""
+        if self._index is not None:
+            source, idx = self._index
+            leaves, tree = _flatten(source)
+            it = idx()
+            while True:
+                chunk = np.fromiter(itertools.islice(it, self._CHUNK), dtype=np.int64)
+                if len(chunk) == 0:
+                    return
+                yield tree.unflatten([l[chunk] for l in leaves])
+        else:
+            it = self._elements()
+            while True:
+                chunk = list(itertools.islice(it, self._CHUNK))
+                if not chunk:
+                    return
+                try:
+                    yield _stack(chunk)
+                except (ValueError, TypeError):
+                    yield chunk
 
     def flat_map(self, map_func, name=None):
         """Maps each element to a Dataset and flattens the results."""

@@ -112,9 +112,14 @@ def test_unbatch_prefetch_cache_as_numpy():
     ds = Dataset.range(5).batch(2).unbatch().prefetch(tf.data.AUTOTUNE)
     assert values(ds) == [0, 1, 2, 3, 4]
     calls = []
-    cached = Dataset.range(3).map(lambda x: calls.append(1) or x).cache()
-    assert values(cached) == values(cached) == [0, 1, 2]
-    assert len(calls) == 3
+
+    def gen():
+        calls.append(1)
+        yield from range(3)
+
+    cached = Dataset.from_generator(gen).map(lambda x: x + 1).cache()
+    assert values(cached) == values(cached) == [1, 2, 3]
+    assert len(calls) == 1
     it = Dataset.from_tensor_slices((np.ones((2, 2)), np.zeros(2))).as_numpy_iterator()
     a, b = next(it)
     assert isinstance(a, np.ndarray) and a.shape == (2,)
@@ -160,3 +165,24 @@ def test_custom_training_loop_shape():
     ds = Dataset.from_tensor_slices((x, y)).shuffle(buffer_size=1024).batch(64)
     shapes = [(xb.shape.as_list(), yb.shape.as_list()) for step, (xb, yb) in enumerate(ds)]
     assert shapes == [([64, 4], [64, 2]), ([64, 4], [64, 2]), ([22, 4], [22, 2])]
+
+
+def test_map_is_traced_once_like_tf_and_stateful_maps_run_per_element():
+    traces = []
+
+    def f(x):
+        traces.append(1)             # a Python side effect: runs when traced, as in TF
+        return tf.square(x) + 1.0
+
+    ds = Dataset.from_tensor_slices(np.arange(600, dtype=np.float32)).map(f)
+    out = np.array([float(v) for v in ds])
+    np.testing.assert_allclose(out, np.arange(600) ** 2 + 1.0)
+    assert len(traces) <= 3          # one trace per chunk shape, not one call per element
+    noisy = Dataset.range(4).map(lambda x: tf.cast(x, tf.float32) + tf.random.uniform(()))
+    draws = [float(v) - i for i, v in enumerate(noisy)]
+    assert len(set(draws)) == 4      # the random op ran for every element
+
+    def concrete(x):                 # needs a concrete value: runs eagerly
+        return x * 2 if int(x) % 2 else x
+
+    assert values(Dataset.range(4).map(concrete)) == [0, 2, 2, 6]
