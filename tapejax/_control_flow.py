@@ -89,8 +89,8 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         >>> @tf.function
         ... def relu(x):
         ...     return tf.cond(x > 0, lambda: x, lambda: tf.zeros_like(x))
-        >>> relu(tf.constant(-2.0)).numpy(), relu(tf.constant(3.0)).numpy()
-        (0.0, 3.0)
+        >>> print(relu(tf.constant(-2.0)).numpy(), relu(tf.constant(3.0)).numpy())
+        0.0 3.0
     """
     if not callable(true_fn) or not callable(false_fn):
         raise TypeError("tf.cond needs callables: tf.cond(pred, lambda: a, lambda: b).")
@@ -110,7 +110,7 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
 
     Example:
         >>> import tapejax as tf
-        >>> tf.switch_case(tf.constant(1), [lambda: tf.constant(10), lambda: tf.constant(20)]).numpy()
+        >>> print(tf.switch_case(tf.constant(1), [lambda: tf.constant(10), lambda: tf.constant(20)]).numpy())
         20
     """
     if isinstance(branch_fns, dict):
@@ -251,7 +251,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         ...     return tf.while_loop(lambda n, k: n > 1,
         ...                          lambda n, k: (tf.where(n % 2 == 0, n // 2, 3 * n + 1), k + 1),
         ...                          (n, tf.constant(0)))[1]
-        >>> collatz_steps(tf.constant(6)).numpy()
+        >>> print(collatz_steps(tf.constant(6)).numpy())
         8
     """
     if not callable(cond) or not callable(body):

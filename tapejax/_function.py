@@ -44,6 +44,7 @@ _RETRACE_WARN = 5          # TensorFlow warns after this many traces of one func
 class _Flags(threading.local):
     def __init__(self):
         self.depth = 0      # > 0 while a tapejax.function body is being traced
+        self.quiet = 0      # > 0 while a body is re-run for its gradient: no second tf.print
 
 
 _flags = _Flags()
@@ -53,6 +54,18 @@ _run_eagerly = [False]
 def inside_function():
     """Whether a tapejax.function is being traced in this thread."""
     return _flags.depth > 0
+
+
+def quiet():
+    """Whether side effects (tf.print) are muted: the body is re-run only to differentiate it."""
+    return _flags.quiet > 0
+
+
+def staged():
+    """Context in which a side effect is staged into the program being traced, even with
+    constant arguments (traces run with eager constant folding, which would run it now)."""
+    from jax._src import config as jax_config
+    return jax_config.eager_constant_folding(False)
 
 
 def run_functions_eagerly(run_eagerly):
@@ -484,8 +497,10 @@ class ConcreteFunction:
 
     def _call_recorded(self, tensors):
         if self._op is None:
-            self._op = _engine.Op(self._op_fn, vjp=self._op_vjp,
+            # op.fn is what backward passes re-evaluate: muted, so tf.print prints once per call.
+            self._op = _engine.Op(self._op_fn_quiet, vjp=self._op_vjp,
                                   name=f"function_{self._function.__name__}")
+            self._op._jfn = jax.jit(self._op_fn)
         n_out = len(self._outputs.arrays)
         res = self._op(*tensors, *self.variables)
         res = list(res)
@@ -503,6 +518,13 @@ class ConcreteFunction:
         # The same outputs as the compiled program: the new value of each assigned Variable.
         extra = [by_id.get(v._id, given[v._id]) for v in self._written]
         return tuple(outputs.arrays) + tuple(extra)
+
+    def _op_fn_quiet(self, *flat):
+        _flags.quiet += 1
+        try:
+            return self._op_fn(*flat)
+        finally:
+            _flags.quiet -= 1
 
     def _ordered(self, var_vals):
         """Values given in ``self.variables`` order -> donate + keep order used by the body."""
@@ -526,6 +548,7 @@ class ConcreteFunction:
         variables = self._donate + self._keep
         var_vals = self._ordered(flat[n:])
         saved = [v._value for v in variables]
+        _flags.quiet += 1
         try:
             with _Isolated(monitor):
                 for v, x in zip(variables, var_vals):
@@ -549,6 +572,7 @@ class ConcreteFunction:
                 else:
                     grads = [None] * len(sources)
         finally:
+            _flags.quiet -= 1
             for v, x in zip(variables, saved):
                 v._value = x
             monitor.restore()
@@ -757,7 +781,7 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None, 
         ...         loss = (w * x - 1.0) ** 2
         ...     w.assign_sub(0.1 * tape.gradient(loss, w))
         ...     return loss
-        >>> step(tf.constant(1.0)).numpy()
+        >>> print(step(tf.constant(1.0)).numpy())
         1.0
         >>> round(float(w.numpy()), 4)
         1.8

@@ -5,6 +5,7 @@ import jax
 import numpy as np
 
 from ._tensor import _TensorBase, is_tracer
+from . import _function
 
 
 def _fmt(x, summarize):
@@ -25,7 +26,10 @@ def print_(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=Non
     """
     stream = output_stream if output_stream not in (None, "stderr") and hasattr(output_stream, "write") else sys.stdout
     tracers = [x for x in inputs if isinstance(x, _TensorBase) and is_tracer(x._value)]
-    if tracers:
+    if tracers or _function.inside_function():
+        # Inside a tapejax.function every print is part of the program: it prints per call.
+        if _function.quiet():
+            return None
         arrays = [x._value if isinstance(x, _TensorBase) else None for x in inputs]
         idx = [i for i, a in enumerate(arrays) if a is not None]
 
@@ -36,7 +40,8 @@ def print_(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=Non
                 parts.append(_fmt_array(next(it), summarize) if i in idx else str(x))
             stream.write(sep.join(parts) + end)
 
-        jax.debug.callback(cb, *[arrays[i] for i in idx], ordered=True)
+        with _function.staged():
+            jax.debug.callback(cb, *[arrays[i] for i in idx], ordered=True)
         return None
     stream.write(sep.join(_fmt(x, summarize) for x in inputs) + end)
     return None
