@@ -37,6 +37,7 @@ _FORMAT = "tapejax-saved-model"
 _VERSION = 1
 _INDEX = "saved_model.json"
 _VJP_ORDER = 2
+_PLATFORMS = ("cpu", "cuda")
 _MAX_UNKNOWN_RANK = 4   # TensorSpec(None) (unknown rank) is exported for ranks 0..3
 
 
@@ -363,8 +364,13 @@ def _export_one(name, pyfn, tree, variant, path_of, options):
     traced = _Traced(pyfn, tree, avals, name)
     fn = traced.pure(options.experimental_custom_gradients)
     var_avals = [jax.ShapeDtypeStruct(v._value.shape, v._value.dtype) for v in traced.variables]
-    exported = jax.export.export(jax.jit(fn))(var_avals, *avals)
-    blob = exported.serialize(vjp_order=options.experimental_vjp_order)
+    try:
+        # Lowered for CPU and CUDA both: a model saved on a laptop loads on a GPU machine.
+        exported = jax.export.export(jax.jit(fn), platforms=_PLATFORMS)(var_avals, *avals)
+        blob = exported.serialize(vjp_order=options.experimental_vjp_order)
+    except Exception:  # noqa: BLE001 -- an op without a lowering for one of them: this platform only
+        exported = jax.export.export(jax.jit(fn))(var_avals, *avals)
+        blob = exported.serialize(vjp_order=options.experimental_vjp_order)
     return {
         "inputs": [{"shape": s, "dtype": str(dt)} for s, dt in variant],
         "variables": [path_of(v) for v in traced.variables],
@@ -410,7 +416,7 @@ def save(obj, export_dir, signatures=None, options=None):
         [3.0, 6.0]
         >>> with tf.GradientTape() as tape:
         ...     y = tf.reduce_sum(loaded(tf.constant([1.0, 2.0])))
-        >>> tape.gradient(y, loaded.w).numpy()
+        >>> float(tape.gradient(y, loaded.w))
         3.0
     """
     options = options or SaveOptions()
@@ -469,11 +475,22 @@ def save(obj, export_dir, signatures=None, options=None):
             if sigs:
                 export_fn(f"{path}:{name}", name, fn, pyfn, sigs)
 
+    keras_call = _keras_call(obj) if ":__call__" not in functions else None
+    if keras_call is not None:
+        # A Keras model has no tf.function: its call (inference mode) is exported, as TF does.
+        pyfn, sig, arg_names = keras_call
+        export_fn(":__call__", "__call__", None, pyfn, [sig])
+        if signatures is None:
+            signatures = {"serving_default": _KerasServing(pyfn, sig, arg_names)}
+
     serving = {}
     for sname, fn in _signature_dict(signatures).items():
         pyfn, sig = _signature_source(fn, sname)
-        key = f":signature:{sname}"
-        export_fn(key, sname, fn, pyfn, [sig])
+        if isinstance(fn, _KerasServing):
+            key = ":__call__"   # already exported
+        else:
+            key = f":signature:{sname}"
+            export_fn(key, sname, fn, pyfn, [sig])
         params = getattr(fn, "_params", None) or getattr(getattr(fn, "_function", None), "_params", None)
         serving[sname] = {"key": key, "arg_names": _arg_names(pyfn, len(_spec_leaves(sig)[0]), params)}
 
@@ -486,8 +503,9 @@ def save(obj, export_dir, signatures=None, options=None):
     tmp = f"{export_dir}.tmp-{uuid.uuid4().hex[:8]}"
     os.makedirs(os.path.join(tmp, "functions"))
     try:
-        holder = _VariableHolder(graph.variables, {p: v for p, v in captured.values()})
-        _train._write(holder, os.path.join(tmp, "variables"))
+        all_vars = dict(graph.variables)
+        all_vars.update({p: v for p, v in captured.values()})
+        _train._write(None, os.path.join(tmp, "variables"), variables=all_vars)
         for fname, blob in blobs.items():
             with open(os.path.join(tmp, "functions", fname), "wb") as fh:
                 fh.write(bytes(blob))
@@ -517,17 +535,6 @@ def _tree_desc(signature):
                    leaves)
 
 
-class _VariableHolder:
-    """The Variables of a SavedModel, by path, as one object for ``train._write``."""
-
-    def __init__(self, variables, captured):
-        self._vars = dict(variables)
-        self._vars.update(captured)
-
-    def _trackable_children(self):
-        return {p: v for p, v in self._vars.items()}
-
-
 def _signature_dict(signatures):
     if signatures is None:
         return {}
@@ -536,8 +543,44 @@ def _signature_dict(signatures):
     return {"serving_default": signatures}
 
 
+class _KerasServing:
+    """The serving signature of a Keras model's call."""
+
+    def __init__(self, pyfn, sig, arg_names):
+        self.python_function, self.input_signature, self._params = pyfn, sig, arg_names
+
+
+def _keras_call(obj):
+    """(call, input signature, argument names) of a built Keras model, or None."""
+    from ._function import TensorSpec
+    if not (hasattr(obj, "_k_layer_list") and hasattr(obj, "call")):
+        return None
+    graph = getattr(obj, "_k_graph", None)
+    if graph is not None:
+        inputs = graph[0]
+        leaves = jax.tree_util.tree_leaves(inputs, is_leaf=lambda t: hasattr(t, "_k_node"))
+        if len(leaves) != 1:
+            return None
+        t = leaves[0]
+        shape, dtype, names = tuple(t.shape), t.dtype, [t.name or "inputs"]
+    else:
+        shape = getattr(obj, "_k_build_shape", None)
+        if shape is None:
+            return None
+        dtype, names = getattr(obj, "dtype", "float32"), ["inputs"]
+    shape = (None,) + tuple(shape)[1:]
+    sig = [TensorSpec(shape, dtype)]
+
+    def call(x):
+        return obj(x, training=False)
+
+    return call, sig, names
+
+
 def _signature_source(fn, name):
     """(Python function, input signature) of a serving signature."""
+    if isinstance(fn, _KerasServing):
+        return fn.python_function, list(fn.input_signature)
     if _is_tf_function(fn):
         sig = fn.input_signature
         if sig is None:
@@ -666,8 +709,13 @@ def _make_op(name, exported, n_vars):
 
 
 class _Signature:
+    """A serving signature of a loaded SavedModel: keyword arguments in, a dict out."""
+
     def __init__(self, fn, arg_names):
         self._fn, self._arg_names = fn, arg_names
+
+    def __repr__(self):
+        return f"<tapejax.saved_model signature ({', '.join(self._arg_names)}) -> dict>"
 
     def __call__(self, *args, **kwargs):
         if args:

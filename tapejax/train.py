@@ -251,14 +251,19 @@ def _defer(obj, path, value):
 # Reading and writing one checkpoint directory
 # ---------------------------------------------------------------------------
 
-def _write(root, path, extra_index=None):
-    """Writes the Variables below ``root`` to the directory ``path`` (atomically)."""
+def _write(root, path, extra_index=None, variables=None):
+    """Writes the Variables below ``root`` (or ``variables``: {path: Variable}) to the
+    directory ``path``, atomically."""
     ocp = _ocp()
-    graph = _Graph(root)
+    if variables is None:
+        graph = _Graph(root)
+        variables, kinds = graph.variables, graph.kinds
+    else:
+        kinds = {}
     path = os.path.abspath(os.fspath(path))
     values = {}
-    index = {"version": _INDEX_VERSION, "variables": {}, "kinds": graph.kinds}
-    for i, (p, var) in enumerate(graph.variables.items()):
+    index = {"version": _INDEX_VERSION, "variables": {}, "kinds": kinds}
+    for i, (p, var) in enumerate(variables.items()):
         key = f"v{i}"
         arr = np.asarray(var._value)
         values[key] = arr

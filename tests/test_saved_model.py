@@ -240,3 +240,21 @@ def test_bad_input(tmp_path, saved):
         fh.write("{truncated")
     with pytest.raises(ValueError, match="corrupted"):
         saved_model.load(broken)
+
+
+def test_keras_models_export_their_call(tmp_path):
+    x = np.random.default_rng(0).normal(size=(5, 3)).astype(np.float32)
+    sequential = tf.keras.Sequential([tf.keras.layers.Dense(4, activation="relu", input_shape=(3,)),
+                                      tf.keras.layers.Dropout(0.5), tf.keras.layers.Dense(1)])
+    inputs = tf.keras.Input(shape=(3,), name="features")
+    functional = tf.keras.Model(inputs, tf.keras.layers.Dense(2)(tf.keras.layers.Dense(3)(inputs)))
+    for i, model in enumerate([sequential, functional]):
+        path = str(tmp_path / f"model{i}")
+        saved_model.save(model, path)
+        loaded = saved_model.load(path)
+        np.testing.assert_allclose(loaded(x).numpy(), model(x).numpy(), rtol=1e-6)   # inference mode
+        serving = loaded.signatures["serving_default"]
+        arg = "features" if model is functional else "inputs"
+        np.testing.assert_allclose(serving(**{arg: tf.constant(x)})["output_0"].numpy(), model(x).numpy(),
+                                   rtol=1e-6)
+        assert len(loaded.trainable_variables) == 4
