@@ -14,6 +14,8 @@ Example:
     >>> tape.gradient(y, x).numpy().tolist()
     [24.0, 22.0, 12.0]
 """
+import types
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -55,10 +57,32 @@ def _wrap(name, fn):
     return call
 
 
-def __getattr__(name):
-    fn = getattr(jnp, name)
-    if not callable(fn) or isinstance(fn, type):
+def _lookup(module, prefix, name, namespace):
+    fn = getattr(module, name)
+    if isinstance(fn, types.ModuleType):
+        # jnp.linalg, jnp.fft: wrap their functions too, or they would bypass the tape.
+        w = _Submodule(fn, prefix + name + ".")
+    elif not callable(fn) or isinstance(fn, type):
         return fn
-    w = _wrap(name, fn)
-    globals()[name] = w
+    else:
+        w = _wrap(prefix + name, fn)
+    namespace[name] = w
     return w
+
+
+class _Submodule:
+    """``tapejax.numpy.linalg`` and friends: a jax.numpy submodule whose functions are tape ops."""
+
+    def __init__(self, module, prefix):
+        self._module = module
+        self._prefix = prefix
+
+    def __getattr__(self, name):
+        return _lookup(self._module, self._prefix, name, self.__dict__)
+
+    def __repr__(self):
+        return f"<tapejax.numpy wrapper of {self._module.__name__}>"
+
+
+def __getattr__(name):
+    return _lookup(jnp, "", name, globals())
