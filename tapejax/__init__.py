@@ -42,6 +42,7 @@ from . import (  # noqa: F401
     errors as errors, autodiff as autodiff, experimental as experimental, extend as extend,
 )
 from . import numpy as numpy  # noqa: F401
+from . import keras as keras  # noqa: F401
 from . import data as data  # noqa: F401
 from . import train as train, saved_model as saved_model  # noqa: F401
 

@@ -114,7 +114,7 @@ def get(identifier):
 
     Example:
         >>> import tapejax as tf
-        >>> tf.keras.activations.get(None)(tf.constant(3.0)).numpy()
+        >>> float(tf.keras.activations.get(None)(tf.constant(3.0)))
         3.0
     """
     if identifier is None:

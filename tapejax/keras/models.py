@@ -41,7 +41,7 @@ class Model(Layer):
         >>> model(tf.ones([4, 8])).shape
         TensorShape([4, 10])
         >>> [v.name for v in model.trainable_variables][:2]
-        ['my_model/dense/kernel:0', 'my_model/dense/bias:0']
+        ['my_model/dense.../kernel:0', 'my_model/dense.../bias:0']
         >>> model.count_params()
         618
     """
@@ -506,7 +506,7 @@ class Model(Layer):
             m.reset_state()
         data = _Batches(x, y, sample_weight, batch_size, False)
         start = time.perf_counter()
-        total, count, steps, logs = 0.0, 0, 0, {}
+        total, count, logs = 0.0, 0, {}
         for batch in data.epoch(steps):
             bx, by, _ = _unpack(batch)
             self._k_prepare(bx, by)

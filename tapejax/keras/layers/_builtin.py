@@ -212,7 +212,7 @@ class Dense(_Activated, Layer):
 
     Example:
         >>> import tapejax as tf
-        >>> layer = tf.keras.layers.Dense(2, activation='relu', kernel_initializer='ones')
+        >>> layer = tf.keras.layers.Dense(2, activation='relu', kernel_initializer='ones', name='dense')
         >>> layer(tf.constant([[1.0, -3.0]])).numpy().tolist()
         [[0.0, 0.0]]
         >>> [v.name for v in layer.trainable_variables]
@@ -392,8 +392,8 @@ class AveragePooling2D(_Pooling2D):
 
     Example:
         >>> import tapejax as tf
-        >>> tf.keras.layers.AveragePooling2D(2)(tf.ones([1, 4, 4, 1])).numpy().sum()
-        4.0
+        >>> tf.keras.layers.AveragePooling2D(2)(tf.ones([1, 4, 4, 1])).numpy().tolist()
+        [[[[1.0], [1.0]], [[1.0], [1.0]]]]
     """
 
     _kind = "avg"
@@ -639,8 +639,8 @@ class BatchNormalization(Layer):
         >>> import tapejax as tf
         >>> bn = tf.keras.layers.BatchNormalization()
         >>> y = bn(tf.constant([[0.0], [2.0]]), training=True)
-        >>> [round(float(v), 3) for v in y[:, 0]]
-        [-0.999, 0.999]
+        >>> [round(float(v), 4) for v in y[:, 0]]
+        [-0.9995, 0.9995]
         >>> round(float(bn.moving_mean[0]), 4)
         0.01
     """
@@ -704,8 +704,8 @@ class LayerNormalization(Layer):
     Example:
         >>> import tapejax as tf
         >>> y = tf.keras.layers.LayerNormalization()(tf.constant([[1.0, 3.0]]))
-        >>> [round(v, 3) for v in y.numpy()[0].tolist()]
-        [-0.999, 0.999]
+        >>> [round(v, 4) for v in y.numpy()[0].tolist()]
+        [-0.9995, 0.9995]
     """
 
     def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",

@@ -11,7 +11,10 @@ from ._base import Layer, _leaves
 
 
 def _path_name(path):
-    return "/".join(str(getattr(k, "key", getattr(k, "name", getattr(k, "idx", k)))) for k in path)
+    parts = [str(getattr(k, "key", getattr(k, "name", getattr(k, "idx", k)))) for k in path]
+    if len(parts) > 1 and parts[-1] == "value":  # nnx.Variable's own field, not part of the name
+        parts = parts[:-1]
+    return "/".join(parts)
 
 
 def _is_key(x):

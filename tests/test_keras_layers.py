@@ -1,0 +1,445 @@
+"""tf.keras layers: forward equals a direct JAX/flax computation, tape gradients equal jax.grad,
+Keras weight layouts, names and defaults, and the Layer life cycle."""
+import flax.linen as linen
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import tapejax as tf
+from tapejax.keras import layers as L
+from conftest import assert_close
+
+RS = np.random.RandomState(0)
+
+
+def randn(*shape):
+    return RS.randn(*shape).astype(np.float32)
+
+
+def check_layer(layer, x, pure, rtol=1e-5, atol=1e-5, **call_kw):
+    """Forward and tape gradients (input and trainable weights) against ``pure(x, *weights)`` and jax.grad."""
+    xt = tf.constant(x)
+    y0 = layer(xt, **call_kw)          # builds
+    weights = layer.trainable_weights
+    wvals = [np.asarray(w.numpy()) for w in weights]
+    expected = pure(x, *wvals)
+    assert_close(y0, expected, rtol=rtol, atol=atol)
+    ct = randn(*np.shape(expected))
+    with tf.GradientTape() as tape:
+        tape.watch(xt)
+        y = layer(xt, **call_kw)
+    n_nodes = len(tape._nodes)
+    grads = tape.gradient(y, [xt] + weights, output_gradients=tf.constant(ct))
+    want = jax.grad(lambda *a: jnp.sum(pure(*a) * ct), argnums=tuple(range(1 + len(wvals))))(x, *wvals)
+    assert_close(grads, list(want), rtol=rtol, atol=atol)
+    return n_nodes
+
+
+# ---------------------------------------------------------------- core layers
+
+@pytest.mark.parametrize("activation,fn", [
+    (None, lambda y: y), ("relu", jax.nn.relu), (tf.nn.elu, jax.nn.elu), ("tanh", jnp.tanh),
+    ("softmax", jax.nn.softmax), ("gelu", lambda y: jax.nn.gelu(y, approximate=False)),
+    (lambda t: t * 2.0, lambda y: y * 2.0),
+])
+def test_dense_forward_and_grads(activation, fn):
+    layer = L.Dense(4, activation=activation)
+    n = check_layer(layer, randn(3, 5), lambda x, k, b: fn(x @ k + b))
+    if not callable(activation) or isinstance(activation, (str,)) or activation is tf.nn.elu:
+        assert n == 1  # the layer call (activation fused) is one tape op
+
+
+def test_dense_rank3_and_no_bias():
+    check_layer(L.Dense(2, use_bias=False), randn(2, 3, 4), lambda x, k: x @ k)
+
+
+def test_dense_weights_names_defaults():
+    tf.keras.backend.clear_session()
+    d0, d1 = L.Dense(10), L.Dense(10)
+    assert (d0.name, d1.name) == ("dense", "dense_1")
+    d0.build((None, 784))
+    assert [w.name for w in d0.weights] == ["dense/kernel:0", "dense/bias:0"]
+    assert d0.kernel.shape == (784, 10) and d0.bias.shape == (10,)
+    assert d0.count_params() == 7850
+    limit = np.sqrt(6 / (784 + 10))
+    k = d0.kernel.numpy()
+    assert np.abs(k).max() <= limit and np.abs(k).max() > 0.8 * limit  # glorot_uniform
+    assert np.all(d0.bias.numpy() == 0)
+    assert d0.built and d0.dtype == "float32"
+    names = [type(l).__name__ for l in (L.Conv2D(1, 1), L.BatchNormalization(), L.ReLU(),
+                                           L.GlobalAveragePooling2D(), L.Conv2DTranspose(1, 1))]
+    assert names
+    assert L.ReLU().name.startswith("re_lu") and L.Conv2DTranspose(1, 1).name.startswith("conv2d_transpose")
+
+
+def test_initializers_by_name_and_object():
+    d = L.Dense(3, kernel_initializer="ones", bias_initializer=tf.keras.initializers.Constant(0.5))
+    d(tf.ones([1, 2]))
+    assert np.all(d.kernel.numpy() == 1) and np.all(d.bias.numpy() == 0.5)
+    for name in ["glorot_normal", "he_normal", "he_uniform", "random_normal", "random_uniform",
+                 "truncated_normal", "zeros", "ones", "GlorotUniform"]:
+        assert tf.keras.initializers.get(name)((3, 4)).shape == (3, 4)
+    with pytest.raises(ValueError, match="Unknown initializer"):
+        tf.keras.initializers.get("nope")
+    with pytest.raises(TypeError, match="Pass a scalar or an array"):
+        tf.keras.initializers.Constant(np.ones(3))((2, 2))
+    tf.random.set_seed(3)
+    a = tf.keras.initializers.GlorotUniform()((4, 4)).numpy()
+    tf.random.set_seed(3)
+    b = tf.keras.initializers.GlorotUniform()((4, 4)).numpy()
+    np.testing.assert_array_equal(a, b)
+    w = tf.keras.initializers.HeNormal(seed=0)((400, 500)).numpy()
+    assert abs(w.std() - np.sqrt(2 / 400)) < 0.05 * np.sqrt(2 / 400)
+
+
+def _conv(x, k, strides=(1, 1), padding="VALID"):
+    return jax.lax.conv_general_dilated(x, k, strides, padding, dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(padding="same", strides=2), dict(strides=(2, 1))])
+def test_conv2d(kw):
+    layer = L.Conv2D(3, 3, activation="relu", **kw)
+    strides = kw.get("strides", 1)
+    strides = (strides, strides) if isinstance(strides, int) else strides
+    pad = kw.get("padding", "valid").upper()
+    n = check_layer(layer, randn(2, 7, 6, 2), lambda x, k, b: jax.nn.relu(_conv(x, k, strides, pad) + b),
+                    rtol=1e-4, atol=1e-4)
+    assert n == 1
+    assert layer.kernel.shape == (3, 3, 2, 3)
+
+
+def test_conv2d_transpose_is_gradient_of_conv():
+    for padding, strides in [("valid", 2), ("same", 2), ("valid", 1)]:
+        layer = L.Conv2DTranspose(4, 3, strides=strides, padding=padding)
+        x = randn(2, 5, 5, 3)
+        y = layer(tf.constant(x))
+        k = layer.kernel.numpy()
+        assert k.shape == (3, 3, 4, 3)
+        out_hw = 5 * strides if padding == "same" else 5 * strides + max(3 - strides, 0)
+        assert y.shape == (2, out_hw, out_hw, 4)
+        # TF's conv2d_transpose(x, k) is d conv2d(z, k) / dz applied to x.
+        z = jnp.zeros((2, out_hw, out_hw, 4))
+        _, pull = jax.vjp(lambda z: _conv(z, k, (strides, strides), padding.upper()), z)
+        assert_close(y, pull(x)[0], rtol=1e-4, atol=1e-4)
+    check_layer(L.Conv2DTranspose(2, 2, strides=2), randn(1, 3, 3, 2),
+                lambda x, k, b: jax.vjp(lambda z: _conv(z, k, (2, 2)), jnp.zeros((1, 6, 6, 2)))[1](x)[0] + b,
+                rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("cls,fn", [
+    (L.MaxPooling2D, lambda x: linen.max_pool(x, (2, 2), (2, 2), "VALID")),
+    (L.AveragePooling2D, lambda x: linen.avg_pool(x, (2, 2), (2, 2), "VALID")),
+])
+def test_pooling(cls, fn):
+    assert check_layer(cls(), randn(2, 6, 7, 3), fn) == 1
+
+
+def test_average_pooling_same_excludes_padding():
+    y = L.AveragePooling2D(3, strides=1, padding="same")(tf.ones([1, 4, 4, 1]))
+    np.testing.assert_allclose(y.numpy(), 1.0, rtol=1e-6)
+
+
+def test_global_pooling_flatten_reshape():
+    x = randn(2, 4, 5, 3)
+    check_layer(L.GlobalAveragePooling2D(), x, lambda x: x.mean(axis=(1, 2)))
+    check_layer(L.GlobalMaxPooling2D(), x, lambda x: x.max(axis=(1, 2)))
+    check_layer(L.GlobalAveragePooling2D(keepdims=True), x, lambda x: x.mean(axis=(1, 2), keepdims=True))
+    check_layer(L.Flatten(), x, lambda x: x.reshape(2, -1))
+    check_layer(L.Reshape((20, 3)), x, lambda x: x.reshape(2, 20, 3))
+    check_layer(L.Reshape((-1,)), x, lambda x: x.reshape(2, -1))
+
+
+def test_activation_layers():
+    x = randn(3, 4) * 3
+    check_layer(L.Activation("sigmoid"), x, jax.nn.sigmoid)
+    check_layer(L.ReLU(), x, jax.nn.relu)
+    check_layer(L.ReLU(max_value=1.0, negative_slope=0.1), x,
+                lambda x: jnp.minimum(jnp.where(x > 0, x, 0.1 * x), 1.0))
+    check_layer(L.LeakyReLU(), x, lambda x: jnp.where(x > 0, x, 0.3 * x))
+    check_layer(L.Softmax(), x, jax.nn.softmax)
+    with pytest.raises(ValueError, match="Unknown activation"):
+        L.Dense(2, activation="nope")
+
+
+# ---------------------------------------------------------------- normalization
+
+def _bn_ref(x, gamma, beta, mean, var, eps=1e-3):
+    return (x - mean) / jnp.sqrt(var + eps) * gamma + beta
+
+
+def test_batchnorm_training_forward_grads_and_moving_stats():
+    x = randn(8, 5) * 2 + 1
+    bn = L.BatchNormalization()
+    n = check_layer(bn, x, lambda x, g, b: _bn_ref(x, g, b, x.mean(0), x.var(0)), rtol=1e-4, atol=1e-4,
+                    training=True)
+    assert n == 1
+    assert [w.name.split("/")[-1] for w in bn.weights] == ["gamma:0", "beta:0", "moving_mean:0",
+                                                         "moving_variance:0"]
+    assert [w.name.split("/")[-1] for w in bn.non_trainable_weights] == ["moving_mean:0", "moving_variance:0"]
+    assert not bn.moving_mean.trainable
+    # check_layer ran two training calls: moving = moving * 0.99 + stat * 0.01, twice.
+    mm, mv = np.zeros(5), np.ones(5)
+    for _ in range(2):
+        mm = mm * 0.99 + x.mean(0) * 0.01
+        mv = mv * 0.99 + x.var(0) * 0.01
+    np.testing.assert_allclose(bn.moving_mean.numpy(), mm, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(bn.moving_variance.numpy(), mv, rtol=1e-5, atol=1e-6)
+    # The moving statistics get no gradient: the assignment is state.
+    with tf.GradientTape() as tape:
+        y = bn(tf.constant(x), training=True)
+    assert tape.gradient(y, bn.moving_mean) is None
+
+
+def test_batchnorm_inference_uses_moving_stats():
+    x = randn(4, 3)
+    bn = L.BatchNormalization(momentum=0.5)
+    bn(x)  # builds; inference does not update
+    np.testing.assert_array_equal(bn.moving_mean.numpy(), 0.0)
+    bn(x, training=True)
+    mm, mv = bn.moving_mean.numpy(), bn.moving_variance.numpy()
+    check_layer(bn, x, lambda x, g, b: _bn_ref(x, g, b, mm, mv), rtol=1e-5)
+    check_layer(bn, x, lambda x, g, b: _bn_ref(x, g, b, mm, mv), training=False)
+    np.testing.assert_array_equal(bn.moving_mean.numpy(), mm)
+
+
+def test_batchnorm_4d_fused_keeps_unbiased_variance():
+    x = randn(2, 3, 3, 4)
+    bn = L.BatchNormalization(momentum=0.0)
+    y = bn(x, training=True)
+    assert_close(y, _bn_ref(x, 1.0, 0.0, x.mean((0, 1, 2)), x.var((0, 1, 2))), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(bn.moving_variance.numpy(), x.var((0, 1, 2), ddof=1), rtol=1e-5)
+
+
+def test_batchnorm_frozen_runs_in_inference_mode():
+    bn = L.BatchNormalization()
+    bn.build((None, 3))
+    bn.trainable = False
+    bn(randn(4, 3) + 5, training=True)
+    np.testing.assert_array_equal(bn.moving_mean.numpy(), 0.0)
+
+
+def test_layer_normalization():
+    x = randn(3, 4, 6)
+
+    def ref(x, g, b):
+        m, v = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+        return (x - m) / jnp.sqrt(v + 1e-3) * g + b
+
+    assert check_layer(L.LayerNormalization(), x, ref, rtol=1e-4, atol=1e-4) == 1
+
+
+def test_embedding():
+    emb = L.Embedding(10, 3)
+    ids = np.array([[1, 2], [3, 1]], np.int32)
+    y = emb(tf.constant(ids))
+    table = emb.embeddings.numpy()
+    assert emb.embeddings.shape == (10, 3) and np.abs(table).max() <= 0.05
+    assert_close(y, table[ids])
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(emb(tf.constant(ids)) ** 2)
+    g = tape.gradient(loss, emb.embeddings)
+    want = jax.grad(lambda t: jnp.sum(t[ids] ** 2))(table)
+    assert_close(g, want)
+
+
+def test_merge_layers():
+    a, b = randn(2, 3), randn(2, 3)
+    assert_close(L.Concatenate()([tf.constant(a), tf.constant(b)]), np.concatenate([a, b], -1))
+    assert_close(L.Concatenate(axis=0)([a, b]), np.concatenate([a, b], 0))
+    assert_close(L.Add()([a, b]), a + b)
+    assert_close(L.Subtract()([a, b]), a - b)
+    assert_close(L.Multiply()([a, b]), a * b)
+    assert_close(L.Average()([a, b]), (a + b) / 2, rtol=1e-6)
+    with pytest.raises(ValueError, match="list of at least 2"):
+        L.Add()(tf.constant(a))
+
+
+# ---------------------------------------------------------------- dropout
+
+def test_dropout_inference_identity_and_training_scaling():
+    x = tf.ones([2000])
+    drop = L.Dropout(0.25)
+    assert_close(drop(x), np.ones(2000))
+    assert_close(drop(x, training=False), np.ones(2000))
+    y = drop(x, training=True).numpy()
+    kept = y != 0
+    np.testing.assert_allclose(y[kept], 1 / 0.75, rtol=1e-6)
+    assert 0.2 < 1 - kept.mean() < 0.3
+    y2 = drop(x, training=True).numpy()
+    assert not np.array_equal(y, y2)  # a fresh key each call
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = drop(x, training=True)
+    g = tape.gradient(y, x).numpy()
+    np.testing.assert_allclose(g, np.where(y.numpy() != 0, 1 / 0.75, 0.0), rtol=1e-6)
+    tf.random.set_seed(1)
+    a = drop(x, training=True).numpy()
+    tf.random.set_seed(1)
+    np.testing.assert_array_equal(a, drop(x, training=True).numpy())
+
+
+def test_training_flag_propagates_to_nested_layers():
+    class Block(L.Layer):
+        def __init__(self):
+            super().__init__()
+            self.drop = L.Dropout(0.5)
+
+        def call(self, x):  # no training argument: Keras forwards the outer call's value
+            return self.drop(x)
+
+    block = Block()
+    x = tf.ones([1000])
+    assert np.all(block(x).numpy() == 1)
+    assert np.any(block(x, training=True).numpy() == 0)
+
+
+# ---------------------------------------------------------------- Layer life cycle
+
+class Linear(L.Layer):
+    def __init__(self, units=3, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+        self.scale = tf.Variable(2.0, name="scale")        # a tf.Variable attribute
+        self.offset = tf.Variable(0.0, trainable=False, name="offset")
+
+    def build(self, input_shape):
+        self.w = self.add_weight(name="w", shape=(input_shape[-1], self.units), initializer="random_normal")
+        self.b = self.add_weight(name="b", shape=(self.units,), initializer="zeros")
+        self.counter = self.add_weight(name="counter", shape=(), initializer="zeros", trainable=False)
+
+    def call(self, inputs, training=None):
+        self.last_training = training
+        return (tf.matmul(inputs, self.w) + self.b) * self.scale + self.offset
+
+
+def test_custom_layer_add_weight_and_variable_attribute():
+    layer = Linear(name="linear")
+    assert not layer.built
+    x = randn(2, 4)
+    y = layer(x)
+    assert layer.built and layer.last_training is None
+    layer(x, training=True)
+    assert layer.last_training is True
+    assert [v.name for v in layer.trainable_weights] == ["scale:0", "linear/w:0", "linear/b:0"]
+    assert [v.name for v in layer.non_trainable_weights] == ["offset:0", "linear/counter:0"]
+    assert len(layer.weights) == 5 and layer.variables == layer.weights
+    assert layer.trainable_variables == layer.trainable_weights
+    assert_close(y, (x @ layer.w.numpy() + layer.b.numpy()) * 2.0, rtol=1e-5)
+    with tf.GradientTape() as tape:
+        out = tf.reduce_sum(layer(x))
+    grads = tape.gradient(out, layer.trainable_weights)
+    assert all(g is not None for g in grads)
+    assert layer.count_params() == 1 + 1 + 12 + 3 + 1
+
+
+def test_sublayers_tracked_in_assignment_order_and_trainable_freezes():
+    class Block(L.Layer):
+        def __init__(self):
+            super().__init__()
+            self.second = L.Dense(2, name="b_second")
+            self.first = L.Dense(3, name="a_first")
+            self.extra = [L.Dense(1, name="listed")]
+
+        def call(self, x):
+            return self.extra[0](self.second(self.first(x)))
+
+    block = Block()
+    block(tf.ones([1, 4]))
+    names = [v.name for v in block.trainable_weights]
+    assert names[0].startswith(block.name + "/b_second/kernel")
+    assert [n.split("/")[1] for n in names] == ["b_second", "b_second", "a_first", "a_first", "listed", "listed"]
+    assert len(block.submodules) == 3
+    block.first.trainable = False
+    assert len(block.trainable_weights) == 4 and len(block.non_trainable_weights) == 2
+    block.trainable = False
+    assert block.trainable_weights == [] and len(block.non_trainable_weights) == 6
+    assert len(block.weights) == 6
+    block.trainable = True
+    assert len(block.trainable_weights) == 6
+
+
+def test_get_set_weights_and_errors():
+    d = L.Dense(2)
+    with pytest.raises(ValueError, match="isn't built"):
+        d.count_params()
+    d.build((None, 3))
+    w = d.get_weights()
+    assert [a.shape for a in w] == [(3, 2), (2,)]
+    d.set_weights([np.ones((3, 2)), np.full(2, 0.5)])
+    assert_close(d(tf.ones([1, 3])), np.array([[3.5, 3.5]]))
+    with pytest.raises(ValueError, match="expecting 2 weights"):
+        d.set_weights([np.ones((3, 2))])
+    with pytest.raises(ValueError, match="not compatible"):
+        d.set_weights([np.ones((2, 2)), np.ones(2)])
+    with pytest.raises(TypeError, match="Keyword argument not understood"):
+        L.Dense(2, unitz=3)
+    cfg = d.get_config()
+    assert cfg["units"] == 2 and cfg["name"] == d.name
+    assert L.Dense.from_config({"units": 4}).units == 4
+
+
+def test_input_shape_kwarg_and_compute_output_shape():
+    d = L.Dense(4, input_shape=(3,))
+    assert d._k_batch_input_shape == (None, 3)
+    assert L.Conv2D(8, 3).compute_output_shape((None, None, None, 1)) == (None, None, None, 8)
+    assert L.Conv2D(8, 3, strides=2).compute_output_shape((None, 9, 9, 1)) == (None, 4, 4, 8)
+    assert L.Flatten().compute_output_shape((None, 2, 3)) == (None, 6)
+
+
+def test_regularizer_losses():
+    d = L.Dense(2, kernel_initializer="ones", kernel_regularizer="l2")
+    d(tf.ones([1, 3]))
+    assert len(d.losses) == 1
+    np.testing.assert_allclose(float(d.losses[0]), 0.01 * 6, rtol=1e-6)
+
+
+def test_numpy_and_float64_inputs_are_converted():
+    d = L.Dense(2)
+    y = d(np.ones((1, 3)))  # float64 numpy
+    assert y.dtype == tf.float32
+
+
+# ---------------------------------------------------------------- flax bridge
+
+def test_flax_linen_layer_forward_and_grads():
+    module = linen.Sequential([linen.Dense(5), linen.relu, linen.Dense(2)])
+    layer = L.FlaxLayer(module)
+    x = randn(3, 4)
+    layer(tf.constant(x))
+    names = [v.name for v in layer.trainable_weights]
+    assert all(n.startswith(layer.name + "/params/") for n in names) and len(names) == 4
+
+    vals = [v.numpy() for v in layer.trainable_weights]
+    _, tree = jax.tree_util.tree_flatten({"params": module.init(jax.random.key(0), x)["params"]})
+
+    def pure(x, *leaves):
+        return module.apply(jax.tree_util.tree_unflatten(tree, leaves), x)
+
+    assert check_layer(layer, x, pure, rtol=1e-5) == 1
+    del vals
+
+
+def test_flax_linen_batch_stats_are_updated():
+    module = linen.BatchNorm(use_running_average=False, momentum=0.5)
+    layer = L.FlaxLayer(module)
+    x = randn(6, 3) + 2
+    layer(x)
+    assert len(layer.non_trainable_weights) == 2
+    mean = [v for v in layer.non_trainable_weights if v.name.endswith("mean:0")][0]
+    np.testing.assert_allclose(mean.numpy(), 0.5 * x.mean(0), rtol=1e-5)
+
+
+def test_flax_nnx_layer():
+    from flax import nnx
+    module = nnx.Linear(4, 3, rngs=nnx.Rngs(0))
+    layer = L.FlaxLayer(module)
+    x = randn(2, 4)
+    k, b = module.kernel[...], module.bias[...]
+    assert_close(layer(x), x @ np.asarray(k) + np.asarray(b), rtol=1e-5)
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(layer(x) ** 2)
+    grads = tape.gradient(y, layer.trainable_weights)
+    by_name = {v.name.split("/")[-1]: g for v, g in zip(layer.trainable_weights, grads)}
+    gk, gb = jax.grad(lambda k, b: jnp.sum((x @ k + b) ** 2), argnums=(0, 1))(k, b)
+    assert_close([by_name["kernel:0"], by_name["bias:0"]], [gk, gb], rtol=1e-5)
