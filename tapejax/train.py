@@ -32,7 +32,8 @@ from . import errors as _errors
 from ._module import Module
 from ._variable import Variable
 
-__all__ = ["Checkpoint", "CheckpointManager", "latest_checkpoint", "CheckpointOptions"]
+__all__ = ["Checkpoint", "CheckpointManager", "latest_checkpoint", "CheckpointOptions", "list_variables",
+           "load_variable"]
 
 _STATE_FILE = "checkpoint"
 _INDEX_VERSION = 1
@@ -519,6 +520,47 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
     return latest
 
 
+def list_variables(ckpt_dir_or_file):
+    """``[(path, shape)]`` of the values in a checkpoint (a directory of them: the latest).
+
+    Example:
+        >>> import tempfile, tapejax as tf
+        >>> path = tf.train.Checkpoint(v=tf.Variable([1.0, 2.0])).save(tempfile.mkdtemp() + '/ckpt')
+        >>> tf.train.list_variables(path)
+        [('save_counter', []), ('v', [2])]
+    """
+    path = _resolve(ckpt_dir_or_file)
+    index = _read_index(path)
+    return sorted((p, list(e["shape"])) for p, e in index["variables"].items())
+
+
+def load_variable(ckpt_dir_or_file, name):
+    """The value (a NumPy array) stored under ``name`` (a path from ``list_variables``).
+
+    Example:
+        >>> import tempfile, tapejax as tf
+        >>> path = tf.train.Checkpoint(v=tf.Variable([1.0, 2.0])).save(tempfile.mkdtemp() + '/ckpt')
+        >>> tf.train.load_variable(path, 'v').tolist()
+        [1.0, 2.0]
+    """
+    path = _resolve(ckpt_dir_or_file)
+    index = _read_index(path)
+    if name not in index["variables"]:
+        raise NotFoundError(f"Key {name!r} not found in checkpoint {path!r}. It holds: "
+                            f"{', '.join(sorted(index['variables']))} (see tf.train.list_variables).")
+    return _read_values(path, index)[name]
+
+
+def _resolve(ckpt_dir_or_file):
+    path = os.fspath(ckpt_dir_or_file)
+    if os.path.isdir(path) and os.path.exists(os.path.join(path, _STATE_FILE)):
+        latest = latest_checkpoint(path)
+        if latest is None:
+            raise _missing(path)
+        return latest
+    return path
+
+
 # ---------------------------------------------------------------------------
 # Public API
 # ---------------------------------------------------------------------------
@@ -785,3 +827,116 @@ def load_weights(model, filepath, skip_mismatch=False, by_name=False, options=No
     """``model.load_weights(path)``: restores ``save_weights``; returns the status."""
     status = Checkpoint(root=model).read(filepath)
     return status
+
+
+# ---------------------------------------------------------------------------
+# Keras model files: model.save(path) / tf.keras.models.load_model(path)
+# ---------------------------------------------------------------------------
+
+_KERAS_FILE = "keras_model.json"
+
+
+def _keras_compile_config(model, include_optimizer):
+    opt = getattr(model, "_k_optimizer", None)
+    loss = getattr(model, "_k_loss_spec", None)
+    metrics = getattr(model, "_k_metric_specs", [])
+    if opt is None:
+        return None
+    from .keras import optimizers as _optimizers
+    cfg = {"loss": loss if isinstance(loss, str) else None,
+           "metrics": [m for m in metrics if isinstance(m, str)]}
+    if include_optimizer:
+        try:
+            cfg["optimizer"] = json.loads(json.dumps(_optimizers.serialize(opt)))
+        except (TypeError, ValueError):   # a schedule or optax transformation: not serialisable
+            cfg["optimizer"] = None
+    return cfg
+
+
+def _keras_save_model(model, filepath, overwrite=True, include_optimizer=True, save_format=None, **kwargs):
+    """``model.save(path)``: a directory holding the model's configuration (Sequential), its
+    weights (a checkpoint with the optimizer's state) and a SavedModel of its call.
+
+    ``tf.keras.models.load_model(path)`` rebuilds a Sequential model from it;
+    ``tf.saved_model.load(path)`` loads the exported call of any built model.
+    """
+    from . import saved_model as _saved_model
+    filepath = os.path.abspath(os.fspath(filepath))
+    if os.path.exists(filepath) and not overwrite:
+        raise FileExistsError(f"{filepath!r} exists; pass overwrite=True to replace it.")
+    tmp = f"{filepath}.tmp-{uuid.uuid4().hex[:8]}"
+    try:
+        exported = _saved_model._keras_call(model) is not None
+        if exported:
+            _saved_model.save(model, tmp)
+        else:
+            os.makedirs(tmp)
+        config = model.get_config() if "layers" in (_safe_config(model) or {}) else None
+        variables = _Graph(model).variables
+        if not include_optimizer:
+            variables = {p: v for p, v in variables.items() if not p.startswith("_k_optimizer/")}
+        _write(None, os.path.join(tmp, "weights"), variables=variables)
+        build_shape = getattr(model, "_k_build_shape", None)
+        meta = {"format": "tapejax-keras", "version": 1, "class_name": type(model).__name__,
+                "config": config, "build_shape": None if build_shape is None else list(build_shape),
+                "compile": _keras_compile_config(model, include_optimizer), "saved_model": exported}
+        with open(os.path.join(tmp, _KERAS_FILE), "w") as fh:
+            json.dump(meta, fh)
+        if os.path.exists(filepath):
+            old = f"{filepath}.old-{uuid.uuid4().hex[:8]}"
+            os.rename(filepath, old)
+            os.rename(tmp, filepath)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(tmp, filepath)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _safe_config(model):
+    try:
+        return model.get_config()
+    except Exception:  # noqa: BLE001 -- a custom model without a configuration
+        return None
+
+
+def _keras_load_model(filepath, custom_objects=None, compile=True, safe_mode=True, **kwargs):
+    """``tf.keras.models.load_model(path)`` for directories written by ``model.save(path)``."""
+    filepath = os.path.abspath(os.fspath(filepath))
+    meta_file = os.path.join(filepath, _KERAS_FILE)
+    if not os.path.exists(meta_file):
+        raise NotFoundError(f"No model saved at {filepath!r} (no {_KERAS_FILE}). Save it with "
+                            "model.save(path) first; for weights only use model.load_weights(path).")
+    try:
+        with open(meta_file) as fh:
+            meta = json.load(fh)
+    except ValueError as e:
+        raise DataLossError(f"The model file {meta_file!r} is corrupted ({e}).") from e
+    config = meta.get("config")
+    if not config or "layers" not in config:
+        if meta.get("saved_model"):
+            from . import saved_model as _saved_model
+            return _saved_model.load(filepath)
+        raise ValueError(f"The model at {filepath!r} ({meta.get('class_name')}) has no configuration to "
+                         "rebuild it from: re-create it in code and call model.load_weights(path + '/weights').")
+    from . import keras as _keras
+    custom_objects = dict(custom_objects or {})
+    layers = []
+    for entry in config["layers"]:
+        cls = custom_objects.get(entry["class_name"]) or getattr(_keras.layers, entry["class_name"], None)
+        if cls is None:
+            raise ValueError(f"Unknown layer: '{entry['class_name']}'. Pass it in custom_objects="
+                             f"{{'{entry['class_name']}': {entry['class_name']}}}.")
+        layers.append(cls.from_config(dict(entry["config"])))
+    model = _keras.Sequential(layers, name=config.get("name"))
+    if meta.get("build_shape") is not None and not model.built:
+        model.build(tuple(meta["build_shape"]))
+    comp = meta.get("compile")
+    if compile and comp:
+        from .keras import optimizers as _optimizers
+        opt = comp.get("optimizer")
+        model.compile(optimizer=_optimizers.deserialize(opt) if opt else "rmsprop", loss=comp.get("loss"),
+                      metrics=comp.get("metrics") or None)
+    Checkpoint(root=model).read(os.path.join(filepath, "weights")).expect_partial()
+    return model

@@ -320,3 +320,37 @@ def test_save_weights_and_load_weights(tmp_path):
     # The checkpoint has the model itself as its root: no 'model/' prefix.
     assert sorted(train._read_index(path)["variables"]) == [
         "dense_1/bias", "dense_1/kernel", "dense_2/bias", "dense_2/kernel"]
+
+
+def test_list_and_load_variables(tmp_path):
+    net = Net()
+    manager = train.CheckpointManager(train.Checkpoint(model=net), str(tmp_path), max_to_keep=1)
+    manager.save()
+    names = dict(train.list_variables(str(tmp_path)))
+    assert names == {"model/b": [2], "model/w": [3, 2], "save_counter": []}
+    np.testing.assert_array_equal(train.load_variable(manager.latest_checkpoint, "model/w"), net.w.numpy())
+    with pytest.raises(tf.errors.NotFoundError, match="model/w"):
+        train.load_variable(str(tmp_path), "model/kernel")
+
+
+_MODEL_SAVE = hasattr(tf.keras.Model, "save") and hasattr(tf.keras.models, "load_model")
+
+
+@pytest.mark.skipif(not (_MODEL_SAVE and _LAYER_HOOKED), reason="model.save / load_model not attached yet")
+def test_model_save_and_load_model_resume_training(tmp_path):
+    y = _XK.sum(1, keepdims=True)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(4, activation="relu", input_shape=(3,)),
+                                 tf.keras.layers.Dense(1)])
+    model.compile(optimizer=tf.keras.optimizers.Adam(0.01), loss="mse")
+    model.fit(_XK, y, epochs=2, batch_size=4, verbose=0, shuffle=False)
+    path = str(tmp_path / "model")
+    model.save(path)
+    loaded = tf.keras.models.load_model(path)
+    np.testing.assert_array_equal(loaded.predict(_XK, verbose=0), model.predict(_XK, verbose=0))
+    model.fit(_XK, y, epochs=1, batch_size=4, verbose=0, shuffle=False)
+    loaded.fit(_XK, y, epochs=1, batch_size=4, verbose=0, shuffle=False)
+    _assert_bitwise(loaded.get_weights(), model.get_weights())
+    # The directory is a SavedModel too.
+    assert tf.saved_model.load(path)(_XK).shape == (16, 1)
+    with pytest.raises(FileNotFoundError, match="nothing-here"):
+        tf.keras.models.load_model(str(tmp_path / "nothing-here"))
