@@ -368,7 +368,17 @@ class Optimizer:
                 slots.append(Variable(leaf, trainable=False, name=self._slot_name(path, var_list)))
             self._slots[key] = (treedef, slots)
             self._slot_vars.extend(slots)
+            from .. import train
+            train._apply_deferred(self)  # checkpoint values restored before the slots existed
         return self._slots[key]
+
+    def _trackable_children(self):
+        # Checkpoint paths: slots by creation order (the same in every run of the same
+        # training code), not by the variable-set keys, which are per-process ids.
+        out = {"_iterations": self._iterations, "_slot_vars": self._slot_vars}
+        if self._lr_var is not None:
+            out["_lr_var"] = self._lr_var
+        return out
 
     def _slot_name(self, path, var_list):
         field, var = "state", None
