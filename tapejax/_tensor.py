@@ -64,6 +64,18 @@ class TensorShape(tuple):
         other = TensorShape(other)
         return len(self) == len(other) and all(a is None or b is None or a == b for a, b in zip(self, other))
 
+    def __eq__(self, other):
+        # TensorFlow compares shapes with lists too: ``x.shape == [2, 3]``.
+        if isinstance(other, list):
+            other = tuple(other)
+        return tuple.__eq__(self, other) if isinstance(other, tuple) else NotImplemented
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    __hash__ = tuple.__hash__
+
     def __getitem__(self, key):
         r = tuple.__getitem__(self, key)
         return TensorShape(r) if isinstance(key, slice) else r
@@ -278,11 +290,16 @@ class Tensor(_TensorBase):
 
 
 def _np_repr(a):
-    return str(a) if np.ndim(a) == 0 else repr(a)
+    return _multiline(str(a) if np.ndim(a) == 0 else repr(a))
 
 
 def _np_str(a):
-    return str(a)
+    return _multiline(str(a))
+
+
+def _multiline(text):
+    # TensorFlow starts a multi-line value on its own line: "numpy=\narray([[...".
+    return "\n" + text if "\n" in text else text
 
 
 jax.tree_util.register_pytree_node(

@@ -1,6 +1,7 @@
 """Variable: mutable, named state whose reads a tape can watch."""
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ._tensor import _TensorBase, Tensor, to_array, _ids, is_tracer, TensorShape
 from . import _dtypes, _engine
@@ -37,6 +38,13 @@ class name_scope:
     def __exit__(self, *exc):
         if self._name:
             _name_scope.pop()
+        return False
+
+
+def _broadcastable(shape, to):
+    try:
+        return np.broadcast_shapes(shape, to) == tuple(to)
+    except ValueError:
         return False
 
 
@@ -115,13 +123,19 @@ class Variable(_TensorBase):
             raise ValueError(
                 f"Cannot {op} to variable '{self.name}': shape mismatch. The variable shape "
                 f"{tuple(self._value.shape)} and the value shape {tuple(v.shape)} are incompatible. "
-                f"Reshape the value first (tf.reshape(value, {list(self._value.shape)})).")
+                + (f"Broadcast the value first (tf.broadcast_to(value, {list(self._value.shape)}))."
+                   if _broadcastable(v.shape, self._value.shape)
+                   else f"Reshape the value first (tf.reshape(value, {list(self._value.shape)}))."))
         return v
 
     def _set(self, value):
         # Writers hear of the assignment before it happens, so they can save the old value.
         for cb in _engine.state.var_writers:
             cb(self)
+        sharding = self.__dict__.get("_sharding")  # tf.distribute's layout: an assigned value keeps it
+        if sharding is not None and not is_tracer(value):
+            from .distribute import _put
+            value = _put(value, sharding)
         self._value = value
         return self
 
@@ -139,11 +153,12 @@ class Variable(_TensorBase):
 
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
         """Adds ``delta`` to the value. Returns the variable."""
-        return self._set(self._check(_engine.read_raw(self) + to_array(delta), "assign_add"))
+        # The delta must have the variable's shape (TF does not broadcast it either).
+        return self._set(_engine.read_raw(self) + self._check(delta, "assign_add"))
 
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         """Subtracts ``delta`` from the value. Returns the variable."""
-        return self._set(self._check(_engine.read_raw(self) - to_array(delta), "assign_sub"))
+        return self._set(_engine.read_raw(self) - self._check(delta, "assign_sub"))
 
     def __repr__(self):
         a = self._fmt()
