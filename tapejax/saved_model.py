@@ -246,16 +246,17 @@ class _Traced:
                 for v, value in originals.values():
                     v._value = value
 
-        for _ in range(3):
-            # Variables created while tracing (a lazy build) get concrete values, as in
-            # tapejax.function; the trace is then repeated with them existing.
+        def trace(shapes, compile_time_eval):
             created.clear()
             reads.clear()
             writes.clear()
             creation_hooks.append(on_create)
             try:
-                with jax.ensure_compile_time_eval():
-                    jax.eval_shape(discover, *avals)
+                if compile_time_eval:
+                    with jax.ensure_compile_time_eval():
+                        jax.eval_shape(discover, *shapes)
+                else:
+                    jax.eval_shape(discover, *shapes)
             finally:
                 creation_hooks.remove(on_create)
             bad = [v for v in created if is_tracer(v._value)]
@@ -264,8 +265,20 @@ class _Traced:
                     f"tf.saved_model.save: tracing '{name}' created Variables from its inputs "
                     f"({', '.join(v.name for v in bad[:5])}). Create Variables from shapes or constants, "
                     "or call the model once on real inputs (model(x)) before tf.saved_model.save.")
-            if not created:
+            return bool(created)
+
+        # Variables created while tracing (a lazy build, optimizer slots) must get concrete
+        # values, as in tapejax.function: a first pass on stand-in sizes evaluates what
+        # does not depend on the inputs (symbolic sizes cannot be evaluated that way) ...
+        stand_ins = [jax.ShapeDtypeStruct(tuple(2 if jax.export.is_symbolic_dim(d) else d for d in a.shape),
+                                          a.dtype) for a in avals]
+        for _ in range(3):
+            if not trace(stand_ins, True):
                 break
+        # ... then the real pass, with every Variable existing, finds what is read and written.
+        if trace(avals, False):
+            raise ValueError(f"tf.saved_model.save: '{name}' creates new Variables every time it is "
+                             "traced. Create Variables once (in __init__ or guarded by `if self.v is None`).")
         self.variables = list(reads.values()) + [v for k, v in writes.items() if k not in reads]
         self.written = list(writes.values())
 
@@ -346,21 +359,32 @@ def _is_float(dt):
     return dt.kind in "fc" or dt == jnp.bfloat16
 
 
-def _avals(tree, variant):
-    """ShapeDtypeStructs of one variant, ``None`` dims symbolic (one scope for all)."""
-    names = []
+def _avals(tree, variant, share_batch=False):
+    """ShapeDtypeStructs of one variant, ``None`` dims symbolic (one scope for all).
+
+    With ``share_batch``, every leading ``None`` dimension is the same symbol (the
+    batch size of ``x`` and ``y`` in ``train_step(x, y)``).
+    """
+    names, per_input = [], []
     for shape, _ in variant:
-        names.extend(f"d{len(names) + i}" for i, d in enumerate(shape) if d is None)
-    syms = iter(jax.export.symbolic_shape(", ".join(names)) if names else ())
-    out = []
-    for shape, dt in variant:
-        dims = tuple(next(syms) if d is None else d for d in shape)
-        out.append(jax.ShapeDtypeStruct(dims, dt))
-    return out
+        dims = []
+        for i, d in enumerate(shape):
+            if d is not None:
+                dims.append(d)
+            elif i == 0 and share_batch:
+                dims.append("b")
+            else:
+                dims.append(f"d{len(names)}")
+                names.append(dims[-1])
+        per_input.append(dims)
+    all_names = (["b"] if share_batch else []) + names
+    syms = dict(zip(all_names, jax.export.symbolic_shape(", ".join(all_names)))) if all_names else {}
+    return [jax.ShapeDtypeStruct(tuple(syms[d] if isinstance(d, str) else d for d in dims), dt)
+            for dims, (_, dt) in zip(per_input, variant)]
 
 
-def _export_one(name, pyfn, tree, variant, path_of, options):
-    avals = _avals(tree, variant)
+def _export_one(name, pyfn, tree, variant, path_of, options, share_batch=False):
+    avals = _avals(tree, variant, share_batch)
     traced = _Traced(pyfn, tree, avals, name)
     fn = traced.pure(options.experimental_custom_gradients)
     var_avals = [jax.ShapeDtypeStruct(v._value.shape, v._value.dtype) for v in traced.variables]
@@ -423,14 +447,27 @@ def save(obj, export_dir, signatures=None, options=None):
     export_dir = os.path.abspath(os.fspath(export_dir))
     graph = _train._Graph(obj)
     var_paths_by_id = {v._id: p for p, v in graph.variables.items()}
-    captured = {}
+    saved_vars = dict(graph.variables)    # path -> Variable: what goes into the SavedModel
+    kinds = dict(graph.kinds)
+    n_captured = [0]
 
     def path_of(v):
-        # A Variable read by a function but not reachable as an attribute is saved too.
         p = var_paths_by_id.get(v._id)
         if p is None:
-            p = var_paths_by_id[v._id] = f"_captured/{len(captured)}"
-            captured[v._id] = (p, v)
+            # Created while tracing (optimizer slots, a lazy build): walk the object again.
+            again = _train._Graph(obj)
+            for q, w in again.variables.items():
+                if w._id not in var_paths_by_id and q not in saved_vars:
+                    var_paths_by_id[w._id] = q
+                    saved_vars[q] = w
+            for q, k in again.kinds.items():
+                kinds.setdefault(q, k)
+            p = var_paths_by_id.get(v._id)
+        if p is None:
+            # A Variable read by a function but not reachable as an attribute is saved too.
+            p = var_paths_by_id[v._id] = f"_captured/{n_captured[0]}"
+            n_captured[0] += 1
+            saved_vars[p] = v
         return p
 
     functions = {}   # "objpath:name" -> list of variants
@@ -443,7 +480,13 @@ def save(obj, export_dir, signatures=None, options=None):
             tree, variants = _variants(signature)
             for variant in variants:
                 try:
-                    entry, blob = _export_one(name, pyfn, tree, variant, path_of, options)
+                    try:
+                        entry, blob = _export_one(name, pyfn, tree, variant, path_of, options)
+                    except Exception:  # noqa: BLE001
+                        if sum(1 for shape, _ in variant if shape and shape[0] is None) < 2:
+                            raise
+                        # Inputs combined along their leading dimension: one batch size for all.
+                        entry, blob = _export_one(name, pyfn, tree, variant, path_of, options, True)
                 except ImportError:
                     raise
                 except ValueError as e:
@@ -503,15 +546,13 @@ def save(obj, export_dir, signatures=None, options=None):
     tmp = f"{export_dir}.tmp-{uuid.uuid4().hex[:8]}"
     os.makedirs(os.path.join(tmp, "functions"))
     try:
-        all_vars = dict(graph.variables)
-        all_vars.update({p: v for p, v in captured.values()})
-        _train._write(None, os.path.join(tmp, "variables"), variables=all_vars)
+        _train._write(None, os.path.join(tmp, "variables"), variables=saved_vars)
         for fname, blob in blobs.items():
             with open(os.path.join(tmp, "functions", fname), "wb") as fh:
                 fh.write(bytes(blob))
-        index = {"format": _FORMAT, "version": _VERSION, "kinds": graph.kinds,
+        index = {"format": _FORMAT, "version": _VERSION, "kinds": kinds,
                  "variables": {p: {"trainable": bool(v.trainable), "name": v._name}
-                               for p, v in list(graph.variables.items()) + list(captured.values())},
+                               for p, v in saved_vars.items()},
                  "functions": functions, "signatures": serving,
                  "custom_gradients": options.experimental_custom_gradients}
         with open(os.path.join(tmp, _INDEX), "w") as fh:

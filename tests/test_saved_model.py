@@ -258,3 +258,47 @@ def test_keras_models_export_their_call(tmp_path):
         np.testing.assert_allclose(serving(**{arg: tf.constant(x)})["output_0"].numpy(), model(x).numpy(),
                                    rtol=1e-6)
         assert len(loaded.trainable_variables) == 4
+
+
+class _Trainer(tf.Module):
+    """A training step as a SavedModel function: optimizer slots are created while tracing."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = tf.Variable([[0.5], [-0.5]])
+        self.opt = tf.keras.optimizers.Adam(0.1)
+        self.head = _Head()
+
+    @function(input_signature=[TensorSpec([None, 2]), TensorSpec([None, 1])])
+    def train_step(self, x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean((x @ self.w - y) ** 2)
+        grads = tape.gradient(loss, [self.w])
+        self.opt.apply_gradients(zip(grads, [self.w]))
+        return loss
+
+
+class _Head(tf.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = tf.Variable(2.0)
+
+    @function(input_signature=[TensorSpec([None])])
+    def __call__(self, x):
+        return self.scale * x
+
+
+def test_exported_training_step_matches_the_original(tmp_path):
+    original = _Trainer()
+    path = str(tmp_path / "trainer")
+    saved_model.save(original, path)
+    assert int(original.opt.iterations.numpy()) == 0   # saving ran nothing
+    loaded = saved_model.load(path)
+    x = np.random.default_rng(0).normal(size=(8, 2)).astype(np.float32)
+    y = x @ np.array([[1.0], [2.0]], np.float32)
+    expected = [float(original.train_step(x, y)) for _ in range(3)]
+    assert [float(loaded.train_step(x, y)) for _ in range(3)] == expected
+    np.testing.assert_array_equal(loaded.w.numpy(), original.w.numpy())
+    assert int(loaded.opt._iterations.numpy()) == 3
+    # Functions of sub-objects are exported at their path.
+    np.testing.assert_array_equal(loaded.head(tf.constant([1.0, 2.0])).numpy(), [2.0, 4.0])
