@@ -416,7 +416,7 @@ class ConcreteFunction:
                 out = self._function._python_function(*args, **kwargs)
                 outputs = _Outputs(out)
                 written = [v for v in variables if v._id in monitor.written]
-                new_vals = [v._value for v in written]
+                new_vals = [_in_layout(v) for v in written]
             return outputs, written, new_vals
         finally:
             for v, x in zip(variables, saved):
@@ -443,8 +443,20 @@ class ConcreteFunction:
 
     # -- calling ------------------------------------------------------------
 
+    def _recorded(self, tensors):
+        """Whether a recorder outside would record this call (it watches an input or a Variable)."""
+        for r in state.recorders:
+            if r._watch_accessed and any(v.trainable for v in self.variables):
+                return True
+            if r._watched_vars and any(v._id in r._watched_vars for v in self.variables):
+                return True
+            w = r._watched
+            if any(type(t) is Tensor and t._id in w for t in tensors):
+                return True
+        return False
+
     def _call(self, arg_vals, tensors):
-        if state.recorders:
+        if state.recorders and self._recorded(tensors):
             return self._call_recorded(tensors)
         for cb in state.var_readers:
             for v in self.variables:
@@ -505,7 +517,7 @@ class ConcreteFunction:
         res = self._op(*tensors, *self.variables)
         res = list(res)
         for v, x in zip(self._written, res[n_out:]):
-            v._value = x._value
+            v._set(x._value)
         return self._outputs.build(res[:n_out])
 
     def _op_fn(self, *flat):
@@ -666,6 +678,9 @@ class Function:
         if self._input_signature is not None:
             args, kwargs = _bind_signature(self.__name__, self._input_signature, self._params, args, kwargs)
         vals, tensors, leaves, tree, key = _split_args(args, kwargs)
+        if any(is_tracer(v) for v in vals):
+            # Called inside a JAX transformation (jax.jit, vmap, eval_shape): that is the program.
+            return self._python_function(*args, **kwargs)
         conc = self._cache.get(key)
         if conc is None:
             conc = self._new_concrete(vals, leaves, tree, key)
@@ -732,6 +747,13 @@ class Function:
 
     def __repr__(self):
         return f"<tapejax.function {self.__name__}>"
+
+
+def _in_layout(v):
+    """A Variable's new value in the layout tf.distribute gave it (``v._sharding``): XLA's
+    sharding propagation could pick another, and the next call would recompile for it."""
+    s = getattr(v, "_sharding", None)
+    return v._value if s is None else jax.lax.with_sharding_constraint(v._value, s)
 
 
 def _weakrefable(x):

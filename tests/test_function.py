@@ -523,3 +523,46 @@ def test_runs_on_available_devices():
         with jax.default_device(d):
             loss = step(tf.ones([2, 4]))
         assert np.isfinite(float(loss.numpy()))
+
+
+def test_tf_print_runs_every_call(capsys):
+    v = tf.Variable(1.0)
+
+    @tf.function
+    def f(x):
+        tf.print("step")
+        tf.print("v", v, "x", x)
+        v.assign_add(1.0)
+        return x * x
+
+    f(tf.constant(1.0))
+    f(tf.constant(2.0))
+    x = tf.constant(3.0)
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = f(x)
+    t.gradient(y, x)  # re-running the body for the gradient prints nothing more
+    out = [line.replace(".", "") for line in capsys.readouterr().out.splitlines()]
+    assert out == ["step", "v 1 x 1", "step", "v 2 x 2", "step", "v 3 x 3"]
+    assert float(v.numpy()) == 4.0
+
+
+def test_forward_accumulator_and_jax_interop_through_function():
+    w = tf.Variable(3.0)
+    f = tf.function(lambda x: tf.sin(x * w))
+    x = tf.constant(0.5)
+    with tf.autodiff.ForwardAccumulator(x, tf.constant(1.0)) as acc:
+        y = f(x)
+    close(acc.jvp(y).numpy(), 3.0 * np.cos(1.5))
+    close(jax.jit(lambda a: f(tf.constant(a))._value)(0.5), np.sin(1.5))
+    close(jax.grad(lambda a: f(tf.constant(a))._value)(0.5), 3.0 * np.cos(1.5))
+    assert not isinstance(w._value, jax.core.Tracer)
+
+
+def test_unrelated_open_tape_takes_the_compiled_path():
+    v = tf.Variable(1.0, trainable=False)
+    f = tf.function(lambda x: v.assign_add(x) * 1.0)
+    with tf.GradientTape() as t:
+        z = f(tf.constant(2.0))
+    assert t.gradient(z, v) is None
+    assert float(v.numpy()) == 3.0
