@@ -49,10 +49,9 @@ def _map(f, s):
 
 def _to_array(x):
     """A leaf as a numpy array with the dtype JAX will give it (TF's conversion for Python data)."""
-    if isinstance(x, _TensorBase):
-        return x._value
-    if isinstance(x, jax.Array):
-        return x
+    if isinstance(x, (_TensorBase, jax.Array)):
+        # Pipelines run on the host, like TF's: one copy here, then cheap numpy slicing.
+        x = np.asarray(x._value if isinstance(x, _TensorBase) else x)
     if isinstance(x, np.ndarray) or isinstance(x, np.generic):
         a = np.asarray(x)
     else:
@@ -67,8 +66,8 @@ def _to_array(x):
 
 
 def _tensor(a):
-    if isinstance(a, np.ndarray) and a.dtype.kind in "OUS":
-        return a  # strings stay numpy: tapejax tensors hold numbers
+    if isinstance(a, (np.ndarray, np.generic)) and a.dtype.kind in "OUS":
+        return np.asarray(a)  # strings stay numpy: tapejax tensors hold numbers
     return Tensor(jax.numpy.asarray(a))
 
 
@@ -132,7 +131,7 @@ class _VectorizedMap:
         def one(elem):
             out = _call(self.fn, _map(Tensor, elem))
             leaves, self.out_tree = _flatten(out)
-            return [jax.numpy.asarray(_to_array(l)) for l in leaves]
+            return [l._value if isinstance(l, _TensorBase) else jax.numpy.asarray(_to_array(l)) for l in leaves]
         return jax.vmap(one)(chunk)
 
     def __call__(self, chunk):
@@ -169,6 +168,8 @@ class TensorSpec:
 
     def __init__(self, shape, dtype=None, name=None):
         self.shape = TensorShape(shape)
+        if dtype is not None and not isinstance(dtype, _dtypes.DType) and np.dtype(dtype).kind in "OUS":
+            dtype = _dtypes.string
         self.dtype = _dtypes.as_dtype(dtype if dtype is not None else np.float32)
         self.name = name
 

@@ -359,7 +359,9 @@ class Optimizer:
         if key not in self._slots:
             vals = [read_raw(v) for v in var_list]
             # Under tf.function tracing the values are symbolic; the state must be concrete.
-            vals = [jnp.zeros(a.shape, a.dtype) if is_tracer(a) else a for a in vals]
+            # Zeros keep a tf.distribute layout, so the slots of a sharded kernel are sharded alike.
+            vals = [jnp.zeros(a.shape, a.dtype, device=getattr(v, "_sharding", None)) if is_tracer(a) else a
+                    for a, v in zip(vals, var_list)]
             with jax.ensure_compile_time_eval():
                 state = self._tx.init(vals)
             leaves, treedef = jax.tree.flatten_with_path(state)
@@ -569,6 +571,17 @@ Adamax = _A("Adamax", "adamax", lambda beta_1, beta_2, epsilon: optax.scale_by_a
 Lion = _A("Lion", "lion", lambda beta_1, beta_2: optax.scale_by_lion(beta_1, beta_2),
           dict(learning_rate=0.001, beta_1=0.9, beta_2=0.99), "Lion.")
 del _A
+
+
+
+class legacy:
+    """``tf.keras.optimizers.legacy``: the same optimizers (the update rules are Keras's)."""
+
+    SGD, Adam, RMSprop, Adagrad, Adadelta, Nadam, Adamax, Optimizer = (
+        SGD, Adam, RMSprop, Adagrad, Adadelta, Nadam, Adamax, Optimizer)
+
+
+experimental = legacy
 
 _BY_NAME = {c.__name__.lower(): c for c in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Nadam, Adamax, Lion)}
 
