@@ -169,8 +169,9 @@ class TensorSpec:
     def __init__(self, shape, dtype=None, name=None):
         self.shape = TensorShape(shape)
         if dtype is not None and not isinstance(dtype, _dtypes.DType) and np.dtype(dtype).kind in "OUS":
-            dtype = _dtypes.string
-        self.dtype = _dtypes.as_dtype(dtype if dtype is not None else np.float32)
+            self.dtype = _dtypes.string
+        else:
+            self.dtype = _dtypes.as_dtype(dtype if dtype is not None else np.float32)
         self.name = name
 
     def __repr__(self):
