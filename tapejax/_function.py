@@ -734,6 +734,7 @@ class Function:
             conc = ConcreteFunction(self, leaves, tree, variables, self._assigned)
             conc._trace(vals)
         conc._key = key
+        conc._monitor = None  # what the trace saw is not needed any more (it holds old values)
         self._cache[key] = conc
         self._trace_count += 1
         if self._trace_count > _RETRACE_WARN:
