@@ -52,7 +52,7 @@ def custom_gradient(f=None):
         >>> v = tf.Variable(2.0)
         >>> with tf.GradientTape() as t:
         ...     output = clip_gradients(v * v)
-        >>> t.gradient(output, v).numpy()
+        >>> print(t.gradient(output, v).numpy())
         2.0
     """
     if f is None:

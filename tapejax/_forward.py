@@ -58,7 +58,7 @@ class ForwardAccumulator(_Recorder):
         >>> x = tf.constant([1.0, 2.0])
         >>> with tf.autodiff.ForwardAccumulator(x, tf.constant([1.0, 0.0])) as acc:
         ...     y = tf.reduce_sum(x ** 3)
-        >>> acc.jvp(y).numpy()
+        >>> print(acc.jvp(y).numpy())
         3.0
     """
 

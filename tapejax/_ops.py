@@ -491,7 +491,7 @@ def stop_gradient(input, name=None):
         >>> x = tf.Variable(2.0)
         >>> with tf.GradientTape() as t:
         ...     y = x * tf.stop_gradient(x)
-        >>> t.gradient(y, x).numpy()
+        >>> print(t.gradient(y, x).numpy())
         2.0
     """
     # Not recorded: like TensorFlow, the tape sees a constant, so the gradient is None.

@@ -171,7 +171,7 @@ class GradientTape(_Recorder):
             ...     y = x * x
             ...     t.reset()
             ...     z = x + 1.0
-            >>> t.gradient(z, x).numpy()
+            >>> print(t.gradient(z, x).numpy())
             1.0
         """
         self._nodes = []
@@ -220,7 +220,7 @@ class GradientTape(_Recorder):
             >>> with tf.GradientTape() as tape:
             ...     loss = tf.reduce_sum(tf.constant([[1.0, 1.0]]) @ w + b)
             >>> g = tape.gradient(loss, {'w': w, 'b': b})
-            >>> g['w'].numpy().tolist(), g['b'].numpy()
+            >>> g['w'].numpy().tolist(), float(g['b'])
             ([[1.0], [1.0]], 1.0)
         """
         self._check_usable()

@@ -70,7 +70,7 @@ class Variable(_TensorBase):
         ...     y = x ** 2
         >>> tape.gradient(y, x)
         <tf.Tensor: shape=(), dtype=float32, numpy=6.0>
-        >>> x.assign_add(1.0).numpy()
+        >>> print(x.assign_add(1.0).numpy())
         4.0
     """
 

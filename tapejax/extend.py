@@ -8,7 +8,7 @@ Example:
     >>> x = tf.Variable(2.0)
     >>> with tf.GradientTape() as tape:
     ...     y = cube(x)
-    >>> tape.gradient(y, x).numpy()
+    >>> print(tape.gradient(y, x).numpy())
     12.0
 """
 from ._engine import Op, backward_trace_count as backward_trace_count
@@ -36,7 +36,7 @@ def defop(fn=None, *, vjp=None, name=None, static=(), jit=True):
         >>> import jax.numpy as jnp, tapejax as tf
         >>> from tapejax.extend import defop
         >>> softsign = defop(lambda x: x / (1 + jnp.abs(x)), name="softsign")
-        >>> softsign(tf.constant(1.0)).numpy()
+        >>> print(softsign(tf.constant(1.0)).numpy())
         0.5
     """
     if fn is None:

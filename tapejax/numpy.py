@@ -12,7 +12,7 @@ Example:
     >>> with tf.GradientTape() as tape:
     ...     y = tnp.sum(tnp.cumsum(x) ** 2)
     >>> tape.gradient(y, x).numpy().tolist()
-    [24.0, 22.0, 12.0]
+    [20.0, 18.0, 12.0]
 """
 import types
 
