@@ -45,5 +45,6 @@ from . import numpy as numpy  # noqa: F401
 from . import keras as keras  # noqa: F401
 from . import data as data  # noqa: F401
 from . import train as train, saved_model as saved_model  # noqa: F401
+from . import distribute as distribute  # noqa: F401
 
 newaxis = None

@@ -106,7 +106,8 @@ def _python_default_dtype(x):
 
 def to_array(x, dtype=None):
     """The jax array (or tracer) behind a Tensor-like value, with TF's conversion rules."""
-    v = getattr(x, "_value", None)
+    # A jax.Array has a `_value` too (its numpy copy, fetched from the device): not that one.
+    v = None if isinstance(x, jax.Array) else getattr(x, "_value", None)
     if v is None:
         if isinstance(x, (jax.Array, jax.core.Tracer)):
             v = x
