@@ -394,6 +394,13 @@ class Model(Layer):
             logs[_metric_name(m, spec)] = m.result()
         return logs
 
+    def _k_ordered(self, logs):
+        """Logs as floats in Keras's order: loss, then the metrics as compiled (a compiled step
+        may hand the dict back with its keys sorted)."""
+        names = [n for n in self.metrics_names if n in logs]
+        names += [k for k in logs if k not in names]
+        return {k: float(logs[k]) for k in names}
+
     def _k_step(self, kind):
         """The (compiled) step function of ``kind``: one per compile, traced once per input signature."""
         fn = self._k_step_fns.get(kind)
@@ -468,7 +475,7 @@ class Model(Layer):
                 count += n
                 steps += 1
                 callbacks.call("on_train_batch_end", step, logs)
-            epoch_logs = {k: float(v) for k, v in logs.items()}
+            epoch_logs = self._k_ordered(logs)
             epoch_logs["loss"] = total / max(count, 1)
             if validation_data is not None and (epoch + 1) % validation_freq == 0:
                 val = self.evaluate(*_val_args(validation_data), batch_size=validation_batch_size or batch_size,
@@ -514,7 +521,7 @@ class Model(Layer):
             n = _batch_len(bx)
             total += float(logs["loss"]) * n
             count += n
-        out = {k: float(v) for k, v in logs.items()}
+        out = self._k_ordered(logs)
         out["loss"] = total / max(count, 1)
         if verbose:
             _progress(data.n_batches, time.perf_counter() - start, out, verbose)
@@ -560,7 +567,7 @@ class Model(Layer):
         x, y = _to_tensors(x), _to_tensors(y)
         self._k_prepare(x, y)
         logs = self._k_step("train_step")((x, y) if sample_weight is None else (x, y, sample_weight))
-        logs = {k: float(v) for k, v in logs.items()}
+        logs = self._k_ordered(logs)
         return logs if return_dict else (logs["loss"] if len(logs) == 1 else list(logs.values()))
 
 

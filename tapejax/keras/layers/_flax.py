@@ -42,12 +42,12 @@ class FlaxLayer(Layer):
 
     Example:
         >>> import flax.linen as nn, tapejax as tf
-        >>> layer = tf.keras.layers.FlaxLayer(nn.Dense(3))
+        >>> layer = tf.keras.layers.FlaxLayer(nn.Dense(3), name='flax_dense')
         >>> x = tf.ones([2, 4])
         >>> with tf.GradientTape() as tape:
         ...     y = tf.reduce_sum(layer(x))
         >>> [v.name for v in layer.trainable_variables]
-        ['flax_layer/params/bias:0', 'flax_layer/params/kernel:0']
+        ['flax_dense/params/bias:0', 'flax_dense/params/kernel:0']
         >>> [tuple(g.shape) for g in tape.gradient(y, layer.trainable_variables)]
         [(3,), (4, 3)]
     """

@@ -1,0 +1,297 @@
+"""tf.keras models: Sequential, functional and subclassed models, summary, weights, the seed
+programs' training loops, and compile/fit/evaluate/predict."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import tapejax as tf
+from tapejax.keras import layers as L
+from conftest import assert_close
+
+
+def mnist_cnn():
+    # The model of seed 000, as written there.
+    return tf.keras.Sequential([
+        tf.keras.layers.Conv2D(16, [3, 3], activation='relu', input_shape=(None, None, 1)),
+        tf.keras.layers.Conv2D(16, [3, 3], activation='relu'),
+        tf.keras.layers.GlobalAveragePooling2D(),
+        tf.keras.layers.Dense(10)
+    ])
+
+
+# ---------------------------------------------------------------- Sequential
+
+def test_sequential_summary_and_param_counts(capsys):
+    tf.keras.backend.clear_session()
+    model = tf.keras.Sequential([L.Dense(10, input_shape=(784,))])
+    assert model.built and model.count_params() == 7850
+    model.summary()
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == 'Model: "sequential"'
+    assert out[2].split() == ["Layer", "(type)", "Output", "Shape", "Param", "#"]
+    assert out[4].split() == ["dense", "(Dense)", "(None,", "10)", "7850"]
+    assert out[4].index("(None") == 29 and out[4].index("7850") == 55  # Keras's column positions
+    assert "Total params: 7,850" in out and "Trainable params: 7,850" in out
+    assert "Non-trainable params: 0" in out
+
+
+def test_mnist_cnn_summary_shapes():
+    model = mnist_cnn()
+    lines = []
+    model.summary(print_fn=lines.append)
+    text = "\n".join(lines)
+    assert "(None, None, None, 16)" in text and "(None, 16)" in text and "(None, 10)" in text
+    assert [l.count_params() for l in model.layers] == [160, 2320, 0, 170]
+    assert "Total params: 2,650" in text
+    assert model(tf.zeros([2, 28, 28, 1])).shape == (2, 10)
+
+
+def test_summary_counts_non_trainable():
+    model = tf.keras.Sequential([L.Dense(4, input_shape=(3,)), L.BatchNormalization()])
+    lines = []
+    model.summary(print_fn=lines.append)
+    assert "Total params: 32" in lines and "Trainable params: 24" in lines
+    assert "Non-trainable params: 8" in lines
+
+
+def test_sequential_add_lazy_build_and_errors():
+    model = tf.keras.Sequential()
+    model.add(L.Dense(4))
+    model.add(L.Dense(2))
+    assert not model.built
+    with pytest.raises(ValueError, match="not yet been built"):
+        model.summary()
+    y = model(np.ones((3, 5), np.float32))
+    assert y.shape == (3, 2) and model.built
+    assert [tuple(w.shape) for w in model.weights] == [(5, 4), (4,), (4, 2), (2,)]
+    with pytest.raises(TypeError, match="must be an instance of class Layer"):
+        model.add(3)
+    m2 = tf.keras.Sequential([tf.keras.Input(shape=(6,)), L.Dense(3)])
+    assert m2.built and m2.count_params() == 21 and len(m2.layers) == 1
+    m3 = tf.keras.Sequential([L.InputLayer(input_shape=(2,)), L.Dense(1)])
+    assert m3.count_params() == 3
+
+
+def test_sequential_build_and_nested():
+    inner = tf.keras.Sequential([L.Dense(4, activation="relu"), L.Dense(3)])
+    outer = tf.keras.Sequential([inner, L.Dense(1)])
+    outer.build((None, 5))
+    assert inner.built and outer.count_params() == (5 * 4 + 4) + (4 * 3 + 3) + (3 + 1)
+    assert len(outer.layers) == 2 and len(outer.trainable_weights) == 6
+    x = np.random.RandomState(0).randn(2, 5).astype(np.float32)
+    k = [w.numpy() for w in outer.trainable_weights]
+    want = np.maximum(x @ k[0] + k[1], 0) @ k[2] + k[3]
+    assert_close(outer(x), want @ k[4] + k[5], rtol=1e-5)
+
+
+# ---------------------------------------------------------------- functional
+
+def test_functional_model():
+    inputs = tf.keras.Input(shape=(4,), name="x")
+    h = L.Dense(8, activation="relu", name="hidden")(inputs)
+    outputs = L.Dense(2, name="out")(h)
+    model = tf.keras.Model(inputs=inputs, outputs=outputs, name="func")
+    assert [type(l).__name__ for l in model.layers] == ["InputLayer", "Dense", "Dense"]
+    assert model.count_params() == 4 * 8 + 8 + 8 * 2 + 2
+    x = np.random.RandomState(1).randn(3, 4).astype(np.float32)
+    k = [w.numpy() for w in model.trainable_weights]
+    assert_close(model(x), np.maximum(x @ k[0] + k[1], 0) @ k[2] + k[3], rtol=1e-5)
+    lines = []
+    model.summary(print_fn=lines.append)
+    assert any(l.split()[:2] == ["x", "(InputLayer)"] for l in lines)
+    assert any(l.split()[:4] == ["hidden", "(Dense)", "(None,", "8)"] for l in lines)
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(model(x) ** 2)
+    assert all(g is not None for g in tape.gradient(loss, model.trainable_variables))
+
+
+def test_functional_multi_input_and_nested_model():
+    a, b = tf.keras.Input(shape=(3,)), tf.keras.Input(shape=(2,))
+    merged = L.Concatenate()([a, b])
+    sub = tf.keras.Sequential([L.Dense(4), L.Dense(1)])
+    out = sub(merged)
+    model = tf.keras.Model([a, b], out)
+    assert out.shape == (None, 1)
+    y = model([np.ones((2, 3), np.float32), np.ones((2, 2), np.float32)])
+    assert y.shape == (2, 1)
+    assert model.count_params() == 5 * 4 + 4 + 4 + 1
+    with pytest.raises(TypeError, match="Lambda"):
+        a + 1.0
+    doubled = L.Lambda(lambda t: t * 2.0)(a)
+    assert_close(tf.keras.Model(a, doubled)(np.ones((1, 3), np.float32)), np.full((1, 3), 2.0))
+
+
+# ---------------------------------------------------------------- subclassing
+
+class MyModel(tf.keras.Model):
+    # The model of seed 003.
+    def __init__(self, num_classes=10):
+        super(MyModel, self).__init__(name='my_model')
+        self.num_classes = num_classes
+        self.dense_1 = tf.keras.layers.Dense(32, activation='relu')
+        self.dropout = tf.keras.layers.Dropout(0.5)
+        self.dense_2 = tf.keras.layers.Dense(num_classes)
+
+    def call(self, inputs, training=None):
+        x = self.dense_1(inputs)
+        x = self.dropout(x, training=training)
+        return self.dense_2(x)
+
+
+def test_subclassed_model_weights_layers_build():
+    model = MyModel()
+    assert [l.name.split("_")[0] for l in model.layers] == ["dense", "dropout", "dense"]
+    model.build((None, 20))
+    assert model.built and model.count_params() == 20 * 32 + 32 + 32 * 10 + 10
+    names = [v.name for v in model.trainable_variables]
+    assert names[0].startswith("my_model/dense") and names[0].endswith("/kernel:0") and len(names) == 4
+    x = np.random.RandomState(0).randn(4, 20).astype(np.float32)
+    assert_close(model(x), model(x, training=False))
+    assert not np.allclose(model(x, training=True).numpy(), model(x, training=True).numpy())
+    w = model.get_weights()
+    model.set_weights([a * 0 for a in w])
+    assert_close(model(x), np.zeros((4, 10)))
+    model.set_weights(w)
+    lines = []
+    model.summary(print_fn=lines.append)
+    assert 'Model: "my_model"' in lines[0]
+
+
+def test_frozen_layer_in_model():
+    model = tf.keras.Sequential([L.Dense(4, input_shape=(3,)), L.Dense(2)])
+    model.layers[0].trainable = False
+    assert len(model.trainable_weights) == 2 and len(model.non_trainable_weights) == 2
+    lines = []
+    model.summary(print_fn=lines.append)
+    assert "Trainable params: 10" in lines and "Non-trainable params: 16" in lines
+
+
+# ---------------------------------------------------------------- seed programs
+
+def test_seed000_cnn_trains_with_tape_and_optimizer():
+    tf.random.set_seed(0)
+    model = mnist_cnn()
+    rng = np.random.RandomState(0)
+    labels = rng.randint(0, 10, size=32)
+    # Images whose mean intensity encodes the label: learnable by this small CNN.
+    images = (rng.rand(32, 12, 12, 1) * 0.1 + labels[:, None, None, None] / 10.0).astype(np.float32)
+    optimizer = tf.keras.optimizers.Adam(learning_rate=0.01)
+    loss_object = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    loss_history = []
+
+    def train_step(images, labels):
+        with tf.GradientTape() as tape:
+            logits = model(images, training=True)
+            tf.debugging.assert_equal(logits.shape, (32, 10))
+            loss_value = loss_object(labels, logits)
+        loss_history.append(loss_value.numpy().mean())
+        grads = tape.gradient(loss_value, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+
+    for _ in range(25):
+        train_step(tf.constant(images), tf.constant(labels))
+    assert loss_history[-1] < 0.8 * loss_history[0]
+
+
+def test_seed002_split_model_gradients_match_one_tape():
+    tf.random.set_seed(0)
+    x = tf.random.uniform((3, 10, 10, 1))
+    y = tf.cast(tf.random.uniform((3, 1)) > 0.5, tf.float32)
+    layer_0 = tf.keras.Sequential([L.Conv2D(filters=6, kernel_size=2, activation="relu")])
+    layer_1 = tf.keras.Sequential([L.Conv2D(filters=6, kernel_size=2, activation="relu")])
+    layer_2 = tf.keras.Sequential([L.Flatten(), L.Dense(1), L.Activation("sigmoid")])
+    loss_fn = tf.keras.losses.MeanSquaredError()
+    with tf.GradientTape(persistent=True) as tape:
+        out0 = layer_0(x)
+        out1 = layer_1(out0)
+        out2 = layer_2(out1)
+        loss = loss_fn(y, out2)
+    ref = [tape.gradient(loss, l.trainable_weights) for l in (layer_0, layer_1, layer_2)]
+    # The split: each part on its own tape, chained with output_gradients.
+    with tf.GradientTape() as t0:
+        o0 = layer_0(x)
+    with tf.GradientTape(persistent=True) as t1:
+        t1.watch(o0)
+        o1 = layer_1(o0)
+    with tf.GradientTape(persistent=True) as t2:
+        t2.watch(o1)
+        o2 = layer_2(o1)
+        l2 = loss_fn(y, o2)
+    g2 = t2.gradient(l2, layer_2.trainable_weights)
+    d_o1 = t2.gradient(l2, o1)
+    g1 = t1.gradient(o1, layer_1.trainable_weights, output_gradients=d_o1)
+    d_o0 = t1.gradient(o1, o0, output_gradients=d_o1)
+    g0 = t0.gradient(o0, layer_0.trainable_weights, output_gradients=d_o0)
+    assert_close([g0, g1, g2], ref, rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------- compile / fit
+
+def _classification_data(n=96, seed=0):
+    rng = np.random.RandomState(seed)
+    x = rng.randn(n, 6).astype(np.float32)
+    y = (x[:, 0] + x[:, 1] > 0).astype(np.int32) + 2 * (x[:, 2] > 0.5).astype(np.int32)
+    return x, y
+
+
+def test_fit_evaluate_predict(capsys):
+    tf.random.set_seed(1)
+    x, y = _classification_data()
+    model = tf.keras.Sequential([L.Dense(16, activation="relu", input_shape=(6,)), L.Dense(4)])
+    model.compile(optimizer=tf.keras.optimizers.Adam(0.02),
+                  loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+    hist = model.fit(x, y, batch_size=32, epochs=4, validation_data=(x[:32], y[:32]))
+    out = capsys.readouterr().out
+    assert "Epoch 1/4" in out and "Epoch 4/4" in out
+    assert "3/3 [==============================]" in out and " - loss: " in out and " - val_accuracy: " in out
+    assert set(hist.history) == {"loss", "accuracy", "val_loss", "val_accuracy"}
+    assert hist.history["loss"][-1] < hist.history["loss"][0]
+    assert hist.history["accuracy"][-1] > 0.6
+    loss, acc = model.evaluate(x, y, verbose=0)
+    assert loss < hist.history["loss"][0] and 0 <= acc <= 1
+    pred = model.predict(x, batch_size=40, verbose=0)
+    assert isinstance(pred, np.ndarray) and pred.shape == (96, 4)
+    assert_close(pred, model(x), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(acc, np.mean(pred.argmax(-1) == y), atol=1e-6)
+
+
+def test_fit_with_string_identifiers_and_compiled_equals_eager():
+    x, y = _classification_data(64, seed=3)
+    results = []
+    for eager in (False, True):
+        tf.keras.backend.clear_session()
+        tf.random.set_seed(7)
+        model = tf.keras.Sequential([L.Dense(8, activation="relu", input_shape=(6,)), L.BatchNormalization(),
+                                     L.Dense(4)])
+        model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy" if False else
+                      tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                      metrics=["accuracy"], run_eagerly=eager)
+        model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
+        results.append([w.numpy() for w in model.weights])
+    assert_close(results[0], results[1], rtol=1e-4, atol=1e-5)
+    # BatchNormalization's moving statistics were written back by the (compiled) step.
+    assert not np.allclose(results[0][4], 0.0)
+    model = tf.keras.Sequential([L.Dense(1, input_shape=(2,))])
+    model.compile(optimizer="adam", loss="mse", metrics=["mae"])
+    h = model.fit(np.ones((8, 2)), np.ones((8, 1)), epochs=2, verbose=0)
+    assert set(h.history) == {"loss", "mae"}
+
+
+def test_fit_on_dataset_and_validation_split():
+    x, y = _classification_data(64)
+    model = tf.keras.Sequential([L.Dense(4, input_shape=(6,))])
+    model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    h = model.fit(x, y, epochs=1, validation_split=0.25, verbose=0)
+    assert "val_loss" in h.history
+    if hasattr(tf, "data") and hasattr(tf.data, "Dataset"):
+        ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(16)
+        h = model.fit(ds, epochs=2, verbose=0)
+        assert len(h.history["loss"]) == 2
+        assert isinstance(model.evaluate(ds, verbose=0), float)
+
+
+def test_fit_requires_compile():
+    model = tf.keras.Sequential([L.Dense(1, input_shape=(2,))])
+    with pytest.raises(RuntimeError, match="compile"):
+        model.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=0)
