@@ -1,0 +1,329 @@
+"""Engine properties: compiled backward caching, threads, memory, dtypes, errors."""
+import gc
+import threading
+import tracemalloc
+import weakref
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import tapejax as tf
+from tapejax import _engine
+from tapejax.extend import backward_trace_count
+
+from conftest import assert_close
+
+
+def _step(w, b, x):
+    with tf.GradientTape() as tape:
+        h = tf.tanh(x @ w + b)
+        loss = tf.reduce_mean(h * h)
+    return loss, tape.gradient(loss, [w, b])
+
+
+# ---------------------------------------------------------------- caching
+def test_same_structure_does_not_retrace():
+    rng = np.random.default_rng(0)
+    w = tf.Variable(rng.normal(size=(3, 2)).astype(np.float32))
+    b = tf.Variable(np.zeros(2, np.float32))
+    x = tf.constant(rng.normal(size=(4, 3)).astype(np.float32))
+    _step(w, b, x)
+    n = backward_trace_count()
+    for i in range(3):
+        # new values, new input data, assigned variables: same fingerprint
+        w.assign_sub(tf.ones_like(w) * 0.1)
+        loss, (gw, gb) = _step(w, b, tf.constant(rng.normal(size=(4, 3)).astype(np.float32)))
+        assert gw.shape == (3, 2) and gb.shape == (2,)
+    assert backward_trace_count() == n
+    # and the cached pass computes the right thing for the new values
+    xv = rng.normal(size=(4, 3)).astype(np.float32)
+    _, (gw, gb) = _step(w, b, tf.constant(xv))
+    f = lambda wa, ba: jnp.mean(jnp.tanh(xv @ wa + ba) ** 2)  # noqa: E731
+    assert_close([gw, gb], jax.grad(f, argnums=(0, 1))(w.numpy(), b.numpy()), rtol=1e-5, atol=1e-6)
+    assert backward_trace_count() == n
+
+
+def test_new_structure_traces_once():
+    x = tf.constant(np.ones((5,), np.float32))
+    n = backward_trace_count()
+    for _ in range(3):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(tf.sin(x) * tf.cos(x) + x ** 3)  # a structure no other test uses
+        tape.gradient(y, x)
+    assert backward_trace_count() == n + 1
+    # a new shape is a new fingerprint
+    x2 = tf.constant(np.ones((6,), np.float32))
+    with tf.GradientTape() as tape:
+        tape.watch(x2)
+        y = tf.reduce_sum(tf.sin(x2) * tf.cos(x2) + x2 ** 3)
+    tape.gradient(y, x2)
+    assert backward_trace_count() == n + 2
+
+
+def test_jacobian_is_cached_too():
+    def jac(v):
+        x = tf.constant(v)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.exp(x) * tf.reduce_sum(x)
+        return tape.jacobian(y, x)
+    jac(np.ones(3, np.float32))
+    n = backward_trace_count()
+    j = jac(np.arange(3, dtype=np.float32))
+    assert backward_trace_count() == n
+    want = jax.jacrev(lambda a: jnp.exp(a) * jnp.sum(a))(np.arange(3, dtype=np.float32))
+    assert_close(j, want, rtol=1e-5)
+
+
+def test_backward_cache_is_bounded():
+    assert len(_engine._BACKWARD_CACHE) <= _engine._CACHE_SIZE
+
+
+# ---------------------------------------------------------------- threads
+def test_threads_do_not_see_each_others_ops():
+    v = tf.Variable(2.0)
+    barrier = threading.Barrier(2, timeout=30)
+    results, errors = {}, []
+
+    def recorder():
+        try:
+            with tf.GradientTape() as tape:
+                barrier.wait()           # both threads are inside their block now
+                a = v * 3.0
+                barrier.wait()           # the other thread has done its op
+                y = a + 1.0
+            results["nodes"] = len(tape._nodes)
+            results["grad"] = tape.gradient(y, v)
+            results["other"] = tape  # kept to check it did not record the other thread's op
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    def other():
+        try:
+            barrier.wait()
+            results["outside"] = v * 5.0  # outside any tape of this thread
+            with tf.GradientTape() as tape:
+                z = v * v
+            results["own_grad"] = tape.gradient(z, v)
+            barrier.wait()
+        except Exception as e:  # pragma: no cover
+            errors.append(e)
+
+    threads = [threading.Thread(target=recorder), threading.Thread(target=other)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors, errors
+    assert results["nodes"] == 2                   # v * 3, + 1: not the other thread's ops
+    assert results["grad"].numpy() == 3.0
+    assert results["own_grad"].numpy() == 4.0
+    assert _engine.state.recorders == []           # nothing leaked into this thread
+
+
+def test_thread_tapes_in_parallel_give_right_gradients():
+    out = {}
+
+    def work(k):
+        x = tf.constant(float(k))
+        for _ in range(50):
+            with tf.GradientTape() as tape:
+                tape.watch(x)
+                y = x * x * float(k)
+            g = tape.gradient(y, x)
+        out[k] = g.numpy()
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in (1, 2, 3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert out == {1: 2.0, 2: 8.0, 3: 18.0}
+
+
+# ---------------------------------------------------------------- memory
+def test_non_persistent_tape_releases_saved_tensors():
+    x = tf.constant(np.ones(1000, np.float32))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        h = tf.sin(x)
+        y = tf.reduce_sum(h * h)
+    ref = weakref.ref(h)
+    g = tape.gradient(y, x)
+    assert g.shape == (1000,)
+    del h, y
+    gc.collect()
+    assert ref() is None, "a used non-persistent tape must not keep its saved tensors"
+
+
+def test_persistent_tape_keeps_until_deleted():
+    x = tf.constant(np.ones(10, np.float32))
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        h = tf.sin(x)
+        y = tf.reduce_sum(h * h)
+    ref = weakref.ref(h)
+    tape.gradient(y, x)
+    del h, y
+    gc.collect()
+    assert ref() is not None  # still needed for the next gradient call
+    del tape
+    gc.collect()
+    assert ref() is None
+
+
+def test_many_eager_steps_do_not_grow_memory():
+    w = tf.Variable(np.full(8, 0.5, np.float32))
+    x = tf.constant(np.linspace(-1, 1, 8).astype(np.float32))
+
+    def step():
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum((w * x - 1.0) ** 2)
+        g = tape.gradient(loss, w)
+        w.assign_sub(0.01 * g)
+        return loss
+
+    for _ in range(200):  # warm up caches
+        step()
+    cache_len = len(_engine._BACKWARD_CACHE)
+    gc.collect()
+    objects_before = len(gc.get_objects())
+    for _ in range(9_000):
+        loss = step()
+    gc.collect()
+    objects_after = len(gc.get_objects())
+    # the last 800 steps under tracemalloc (it slows Python down): no per-step growth
+    tracemalloc.start()
+    try:
+        for _ in range(100):
+            step()
+        gc.collect()
+        mid = tracemalloc.get_traced_memory()[0]
+        for _ in range(800):
+            loss = step()
+        gc.collect()
+        end = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert len(_engine._BACKWARD_CACHE) == cache_len
+    assert _engine.state.recorders == []
+    assert objects_after - objects_before < 500, "live Python objects grow with the number of steps"
+    assert end - mid < 40_000, f"memory grew by {end - mid} bytes over 800 steps"
+    assert float(loss) < 1.0  # it trained
+
+
+# ---------------------------------------------------------------- dtypes
+def test_int_and_bool_tensors_are_never_differentiated():
+    i = tf.constant([1, 2, 3])
+    b = tf.constant([True, False, True])
+    x = tf.Variable([1.0, 2.0, 3.0])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([i, b])
+        y = tf.reduce_sum(tf.cast(i, tf.float32) * x)
+        z = tf.reduce_sum(tf.where(b, x, 0.0))
+        k = tf.reduce_sum(i * 2)
+        xi = tf.cast(x, tf.int32)
+    assert tape.gradient(y, i) is None
+    assert tape.gradient(z, b) is None
+    assert tape.gradient(k, i) is None
+    assert tape.gradient(xi, x) is None
+    assert tape.gradient(y, [i, x])[1].numpy().tolist() == [1.0, 2.0, 3.0]
+    assert tape.gradient(z, x).numpy().tolist() == [1.0, 0.0, 1.0]
+    zi = tape.gradient(y, i, unconnected_gradients="zero")
+    assert zi.dtype == tf.int32 and zi.numpy().tolist() == [0, 0, 0]
+
+
+def test_float64_and_float16_gradients_keep_dtype():
+    for dt in (tf.float16, tf.bfloat16):
+        x = tf.constant([1.0, 2.0], dtype=dt)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(x * x)
+        g = tape.gradient(y, x)
+        assert g.dtype == dt
+        np.testing.assert_allclose(np.asarray(g.numpy(), np.float32), [2.0, 4.0])
+
+
+def test_mixed_dtype_gradient_is_cast_to_source_dtype():
+    x = tf.constant([1.0, 2.0], dtype=tf.float16)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(tf.cast(x, tf.float32) * 3.0)
+    g = tape.gradient(y, x)
+    assert g.dtype == tf.float16 and g.numpy().tolist() == [3.0, 3.0]
+
+
+# ---------------------------------------------------------------- interop with plain JAX
+def test_tensor_through_plain_jax_is_a_constant():
+    x = tf.Variable([1.0, 2.0])
+    with tf.GradientTape() as tape:
+        a = jnp.asarray(x)             # leaves the tape, like NumPy in TF
+        b = jnp.sin(a) * 2.0
+        y = tf.reduce_sum(tf.constant(b) + 0.0)
+        z = tf.reduce_sum(jnp.cos(x) * x)
+    np.testing.assert_allclose(y.numpy(), 2 * (np.sin(1.0) + np.sin(2.0)), rtol=1e-6)
+    assert isinstance(b, jax.Array)
+    # A jax array on the left converts the Tensor with __jax_array__: all of it is plain JAX.
+    assert tape.gradient([y, z], x) is None
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(jnp.sin(jnp.asarray(x)))
+    assert tape.gradient(y, x) is None
+
+
+def test_ops_accept_jax_and_numpy_arrays():
+    x = tf.Variable([1.0, 2.0])
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(x * jnp.array([3.0, 4.0]) + np.array([1.0, 1.0], np.float32))
+    assert tape.gradient(y, x).numpy().tolist() == [3.0, 4.0]
+
+
+def test_tensors_inside_jax_jit_and_grad():
+    # Tensors are pytrees and ops take tracers: tapejax code runs under jax transforms.
+    def f(a):
+        t = tf.Tensor(a)
+        return tf.reduce_sum(tf.sin(t) * t)._value
+    xv = np.array([0.5, 1.5], np.float32)
+    np.testing.assert_allclose(jax.jit(jax.grad(f))(xv), np.cos(xv) * xv + np.sin(xv), rtol=1e-6)
+
+
+# ---------------------------------------------------------------- errors name the fix
+def _raises(exc, match, fn):
+    with pytest.raises(exc, match=match):
+        fn()
+
+
+def test_errors_name_the_fix():
+    x = tf.Variable(2.0)
+    with tf.GradientTape() as tape:
+        y = x * x
+    tape.gradient(y, x)
+    _raises(RuntimeError, r"persistent=True", lambda: tape.gradient(y, x))
+    _raises(ValueError, r"tf\.constant\(", lambda: tf.GradientTape().watch([1.0]))
+    _raises(ValueError, r"tf\.UnconnectedGradients\.ZERO",
+            lambda: tf.GradientTape(persistent=True).gradient(x, x, unconnected_gradients="zeros"))
+    _raises(ValueError, r"tf\.reduce_any", lambda: bool(tf.constant([1.0, 2.0])))
+    _raises(TypeError, r"ref\(\)", lambda: hash(tf.constant(1.0)))
+    _raises(ValueError, r"tf\.reshape\(value", lambda: tf.Variable([1.0, 2.0]).assign([1.0, 2.0, 3.0]))
+    _raises(ValueError, r"jacobian\(\)", lambda: _batch_jacobian_mismatch())
+    _raises(ValueError, r"tf\.Variable\(tf\.zeros", lambda: tf.Variable())
+    _raises(ValueError, r"NHWC|transpose", lambda: tf.nn.conv2d(tf.ones([1, 3, 3, 1]), tf.ones([2, 2, 1, 1]), 1,
+                                                               "VALID", data_format="NCHW"))
+
+    w = tf.Variable(1.0)
+
+    @tf.custom_gradient
+    def f(a):
+        return a * w, lambda dy: dy
+    with tf.GradientTape():
+        _raises(TypeError, r"variables=None", lambda: f(tf.constant(1.0)))
+
+
+def _batch_jacobian_mismatch():
+    x = tf.constant(np.ones((3, 2), np.float32))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = x * 2.0
+    return tape.batch_jacobian(y, tf.constant(np.ones((4, 2), np.float32)))
