@@ -202,12 +202,16 @@ class _Monitor:
         self.new = {}                   # id -> Variable touched but not known (strong: it existed before)
         self.original = {}              # id -> value before the first touch (unknown Variables)
         self.created = []               # (weakref, initial value) of Variables created in the body
+        self.generators = {}            # id -> advance-only Variable (random state) touched
+        self.at_creation = {}           # id -> its value when the last Variable was created
 
     def _touch(self, v):
         i = v._id
         if i not in self.known and i not in self.original:
             self.original[i] = v._value
             self.new[i] = v
+            if getattr(v, "_advance_only", False):
+                self.generators[i] = v
 
     def on_read(self, v):
         self._touch(v)
@@ -224,15 +228,29 @@ class _Monitor:
             raise ValueError(_CREATED_FROM_TRACER.format(name=v.name))
         self.created.append((weakref.ref(v), v._value))
         self.original[v._id] = v._value
+        if getattr(v, "_advance_only", False):
+            self.generators[v._id] = v
+        for i, g in self.generators.items():
+            if not is_tracer(g._value):
+                self.at_creation[i] = g._value
 
     def restore(self):
-        """Puts back what unknown Variables held: no tracer stays in a Variable."""
+        """Puts back what unknown Variables held: no tracer stays in a Variable.
+
+        Random generator states (``_advance_only``) keep the draws made before the last
+        Variable was created (initializers): rewinding those would reuse their keys in the
+        step. Draws after it belong to the step and are rewound, so ``tf.random.set_seed``
+        followed by a call is reproducible.
+        """
         for i, v in self.new.items():
-            v._value = self.original[i]
+            v._value = self._restored(i, v, self.original[i])
         for r, value in self.created:
             v = r()
             if v is not None:
-                v._value = value
+                v._value = self._restored(v._id, v, value)
+
+    def _restored(self, i, v, value):
+        return self.at_creation.get(i, value)
 
     def surviving_created(self):
         """Variables created in the body that outlive it (state, not temporaries)."""

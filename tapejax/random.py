@@ -31,6 +31,9 @@ class Generator:
 
     def __init__(self, seed=0):
         self.state = Variable(jax.random.key_data(jax.random.key(int(seed))), trainable=False, name="rng_state")
+        # Skipping states is harmless, reusing one is not: tapejax.function keeps the draws that
+        # initializers make while it discovers Variables, instead of rewinding them.
+        self.state._advance_only = True
 
     @classmethod
     def from_seed(cls, seed, alg=None):

@@ -566,3 +566,58 @@ def test_unrelated_open_tape_takes_the_compiled_path():
         z = f(tf.constant(2.0))
     assert t.gradient(z, v) is None
     assert float(v.numpy()) == 3.0
+
+
+def test_initializer_random_draws_are_not_reused():
+    tf.random.set_seed(0)
+    holder = []
+
+    @tf.function
+    def f():
+        if not holder:
+            holder.append(tf.Variable(tf.random.normal([4])))
+        return tf.random.normal([4])
+
+    out = f()
+    assert not np.allclose(out.numpy(), holder[0].numpy())
+
+
+def test_batchnorm_metrics_adam_compiled_equal_eager():
+    keras = pytest.importorskip("tapejax.keras")
+    try:
+        keras.layers.BatchNormalization, keras.metrics.SparseCategoricalAccuracy  # noqa: B018
+    except AttributeError:
+        pytest.skip("tapejax.keras BatchNormalization / metrics not available yet")
+
+    def run(compiled):
+        tf.random.set_seed(0)
+        model = keras.Sequential([keras.layers.Dense(16, activation="relu"),
+                                  keras.layers.BatchNormalization(), keras.layers.Dense(3)])
+        opt = keras.optimizers.Adam(0.01)
+        loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+        acc = keras.metrics.SparseCategoricalAccuracy()
+
+        def step(x, y):
+            with tf.GradientTape() as tape:
+                logits = model(x, training=True)
+                loss = loss_fn(y, logits)
+            grads = tape.gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables))
+            acc.update_state(y, logits)
+            return loss
+
+        if compiled:
+            step = tf.function(step)
+        rng = np.random.default_rng(0)
+        x = tf.constant(rng.normal(size=(32, 5)).astype(np.float32))
+        y = tf.constant(rng.integers(0, 3, 32).astype(np.int32))
+        losses = [float(step(x, y).numpy()) for _ in range(10)]
+        if compiled:
+            assert step.experimental_get_tracing_count() == 1
+        return losses, [v.numpy() for v in model.variables], float(acc.result().numpy())
+
+    (le, ve, ae), (lc, vc, ac) = run(False), run(True)
+    close(le, lc)
+    for a, b in zip(ve, vc):
+        close(a, b)
+    assert ae == ac
