@@ -326,3 +326,9 @@ def test_inside_tf_function():
         ref.apply_gradients(zip(tape.gradient(loss, [ref_w]), [ref_w]))
     np.testing.assert_allclose(w.numpy(), ref_w.numpy(), rtol=1e-6)
     assert int(opt.iterations) == 3
+
+
+def test_variable_constraint_applied_after_update():
+    w = tf.Variable([3.0, -4.0], constraint=lambda v: tf.clip_by_value(v, -1.0, 1.0))
+    optimizers.SGD(0.1).apply_gradients([(tf.constant([1.0, 1.0]), w)])
+    np.testing.assert_allclose(w.numpy(), [1.0, -1.0])

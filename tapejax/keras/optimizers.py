@@ -453,6 +453,8 @@ class Optimizer:
         new_params, new_state, new_step = self._jit_update(params, grads, state, step, lr)
         for v, p in zip(var_list, new_params):
             v._set(p)
+            if getattr(v, "constraint", None) is not None:  # Keras projects after the update
+                v._set(to_array(v.constraint(v), p.dtype))
         for s, leaf in zip(slots, jax.tree.leaves(new_state)):
             s._set(leaf)
         self._iterations._set(new_step)
@@ -534,8 +536,12 @@ def _alias(name, keras_name, direction, defaults, doc):
         Optimizer.__init__(self, direction(**cfg), lr, **kwargs)
 
     sig = ", ".join(f"{k}={v!r}" for k, v in defaults.items())
+    example = (f"\n\n    Example:\n        >>> import tapejax as tf\n        >>> w = tf.Variable([1.0])\n"
+               f"        >>> opt = tf.keras.optimizers.{name}()\n"
+               f"        >>> _ = opt.apply_gradients([(tf.constant([0.5]), w)])\n"
+               f"        >>> bool(w.numpy()[0] < 1.0), int(opt.iterations)\n        (True, 1)\n")
     return type(name, (Optimizer,), {"__init__": __init__, "_default_name": keras_name,
-                                     "__doc__": f"{doc}\n\n    ``{name}({sig})``, Keras's defaults.\n"})
+                                     "__doc__": f"{doc}\n\n    ``{name}({sig})``, Keras's defaults.{example}"})
 
 
 def _sgd(momentum, nesterov):
