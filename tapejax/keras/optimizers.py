@@ -265,9 +265,14 @@ class Optimizer:
 
     def __init__(self, transform, learning_rate=None, *, weight_decay=None, clipnorm=None,
                  clipvalue=None, global_clipnorm=None, name=None, **kwargs):
-        for k in ("use_ema", "ema_momentum", "ema_overwrite_frequency", "loss_scale_factor",
-                  "gradient_accumulation_steps", "jit_compile", "is_legacy_optimizer", "decay"):
+        for k in ("ema_momentum", "ema_overwrite_frequency", "jit_compile", "is_legacy_optimizer", "mesh"):
             kwargs.pop(k, None)
+        for k in ("use_ema", "loss_scale_factor", "gradient_accumulation_steps", "decay"):
+            if kwargs.pop(k, None):
+                raise NotImplementedError(
+                    f"{type(self).__name__}({k}=...) is not supported by tapejax. Compose the optax "
+                    "transformation instead, e.g. Optimizer(optax.MultiSteps(optax.adam(1e-3), 4)) for "
+                    "gradient accumulation, or a schedule (learning_rate=...) for decay.")
         if "lr" in kwargs:  # the Keras 2 spelling
             learning_rate = kwargs.pop("lr")
         if kwargs:
@@ -276,7 +281,9 @@ class Optimizer:
                             "global_clipnorm and name besides their own hyperparameters.")
         if sum(c is not None for c in (clipnorm, clipvalue, global_clipnorm)) > 1:
             raise ValueError(_ONE_CLIP.format(clipnorm, clipvalue, global_clipnorm))
-        if not isinstance(transform, optax.GradientTransformation):
+        if hasattr(transform, "gradient_transformation"):  # optax.MultiSteps and friends
+            transform = transform.gradient_transformation()
+        if not (callable(getattr(transform, "init", None)) and callable(getattr(transform, "update", None))):
             raise TypeError(f"Optimizer(transform) needs an optax.GradientTransformation, got "
                             f"{type(transform).__name__}. For example: Optimizer(optax.adam(1e-3)).")
         self.name = name or self._default_name
@@ -602,7 +609,7 @@ def get(identifier):
     """
     if isinstance(identifier, Optimizer):
         return identifier
-    if isinstance(identifier, optax.GradientTransformation):
+    if isinstance(identifier, optax.GradientTransformation) or hasattr(identifier, "gradient_transformation"):
         return Optimizer(identifier)
     if isinstance(identifier, dict):
         cls = _BY_NAME.get(str(identifier.get("class_name", "")).lower())
