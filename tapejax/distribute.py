@@ -300,8 +300,11 @@ class Strategy:
             sharding = s  # e.g. the optimizer slot of a sharded kernel: keep its layout
         else:
             sharding = self._replicated
-            if jax.process_count() > 1:
-                # Every worker starts from worker 0's initial value, as TensorFlow's MWMS does.
+            from ._function import inside_function
+            if jax.process_count() > 1 and not inside_function():
+                # Every worker starts from worker 0's initial value, as TensorFlow's MWMS does. Not
+                # while a step is traced (JAX allows no collective there): state created then
+                # (optimizer slots) starts from zeros on every worker anyway.
                 from jax.experimental import multihost_utils
                 x = multihost_utils.broadcast_one_to_all(np.asarray(x))
         var._sharding = sharding
@@ -800,8 +803,11 @@ class MultiWorkerMirroredStrategy(Strategy):
     ``import tapejax as tf``: JAX must not have computed anything yet. Every worker
     runs the same program: it must build the same models and iterate the same
     dataset of global batches (use a fixed shuffle seed); each worker feeds only its
-    devices' slices. Variables start from worker 0's initial values. Values
-    returned by ``strategy.reduce`` are local to each worker.
+    devices' slices. Variables created in the scope start from worker 0's initial
+    values; those created while a step is first traced (optimizer slots, layers
+    built lazily inside a ``tf.function``) start from each worker's own, so build
+    models before the first step or call ``tf.random.set_seed`` with the same seed
+    on every worker. Values returned by ``strategy.reduce`` are local to each worker.
 
     Args:
         cluster_resolver: optional object with ``cluster_spec()``, ``task_type`` and
@@ -895,11 +901,13 @@ def get_replica_context():
 def _sharding_spec(spec):
     if spec is None:
         return PartitionSpec()
-    if isinstance(spec, PartitionSpec):
-        return spec
     if isinstance(spec, str):
-        return PartitionSpec(spec)
-    return PartitionSpec(*spec)
+        spec = (spec,)
+    entries = list(spec)
+    # P('batch', None) and P('batch') are one layout, but not equal: jit would compile twice.
+    while entries and entries[-1] is None:
+        entries.pop()
+    return PartitionSpec(*entries)
 
 
 def shard(variable, partition_spec, strategy=None):

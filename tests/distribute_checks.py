@@ -155,8 +155,8 @@ def check_data_parallel(tf, jax, P):
 def check_tutorial(tf, jax, P, tmpdir):
     """The "Custom training with tf.distribute" tutorial, unchanged but for the data size."""
     rs = np.random.RandomState(0)
-    train_images = rs.rand(256, 12, 12, 1).astype("float32")
-    train_labels = (train_images.reshape(256, -1).mean(1) * 20).astype("int64") % 10
+    train_images = rs.rand(192, 12, 12, 1).astype("float32")
+    train_labels = (train_images.reshape(192, -1).mean(1) * 20).astype("int64") % 10
     test_images = rs.rand(100, 12, 12, 1).astype("float32")
     test_labels = (test_images.reshape(100, -1).mean(1) * 20).astype("int64") % 10
 
@@ -165,7 +165,7 @@ def check_tutorial(tf, jax, P, tmpdir):
     BUFFER_SIZE = len(train_images)
     BATCH_SIZE_PER_REPLICA = 4
     GLOBAL_BATCH_SIZE = BATCH_SIZE_PER_REPLICA * strategy.num_replicas_in_sync
-    EPOCHS = 3
+    EPOCHS = 2
 
     train_dataset = tf.data.Dataset.from_tensor_slices((train_images, train_labels)).shuffle(BUFFER_SIZE).batch(GLOBAL_BATCH_SIZE)
     test_dataset = tf.data.Dataset.from_tensor_slices((test_images, test_labels)).batch(GLOBAL_BATCH_SIZE)
@@ -264,10 +264,11 @@ def check_tutorial(tf, jax, P, tmpdir):
            f"test traces={distributed_test_step.experimental_get_tracing_count()}")
 
     # Restoring the checkpoint puts the values back in the replicated layout.
+    path = checkpoint.save(checkpoint_prefix)
     saved = model.get_weights()
     for v in model.trainable_variables:
         v.assign(tf.zeros_like(v))
-    checkpoint.restore(tf.train.latest_checkpoint(checkpoint_dir))
+    checkpoint.restore(path)
     k = model.trainable_variables[0]._value
     d = _max_diff(model.get_weights(), saved)
     _check("tutorial_checkpoint_restore", k.sharding.spec == P() and len(k.sharding.device_set) == 8
@@ -377,7 +378,6 @@ def main():
     import tapejax as tf
     _check("jax_devices", len(jax.devices()) == 8, str(len(jax.devices())))
     ref_weights = _timed(check_data_parallel, tf, jax, P)
-    print("REFERENCE_WEIGHTS_SUM", repr(sum(float(np.sum(w)) for w in ref_weights)), flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         _timed(check_tutorial, tf, jax, P, tmp)
     _timed(check_model_sharding, tf, jax, P)
@@ -396,6 +396,8 @@ def worker():
     import jax
     _check("worker_cluster", jax.process_count() == 2 and strategy.num_replicas_in_sync == 8,
            f"process {jax.process_index()} of {jax.process_count()}, replicas={strategy.num_replicas_in_sync}")
+    # The single-device reference, on this process's first device.
+    ref_weights, ref_losses = _reference(tf, 3)
     x, y = _data()
     with strategy.scope():
         model = _make_model(tf)
@@ -406,9 +408,12 @@ def worker():
     for batch in strategy.experimental_distribute_dataset(ds):
         loss = strategy.run(step, args=(batch,))
         losses.append(float(strategy.reduce(tf.distribute.ReduceOp.SUM, loss, axis=None)))
-    weights = model.get_weights()
-    print("WORKER_WEIGHTS_SUM", repr(sum(float(np.sum(w)) for w in weights)), flush=True)
-    print("WORKER_LOSSES", repr(losses), flush=True)
+    d = _max_diff(model.get_weights(), ref_weights)
+    _check("worker_weights", d < 1e-5, f"max|w_2x4dev - w_1dev|={d:.2e}")
+    _check("worker_losses", _max_diff([losses], [ref_losses]) < 1e-5, f"{losses} vs {ref_losses}")
+    b = batch[0]._value
+    _check("worker_batch_global", b.shape == (GLOBAL_BATCH, 4) and len(b.addressable_shards) == 4
+           and not b.is_fully_addressable, f"global {b.shape}, {len(b.addressable_shards)} local shards")
 
 
 if __name__ == "__main__":
