@@ -1,0 +1,153 @@
+"""Writes the API reference (docs/api/*.md) from the docstrings of tapejax's public names.
+
+    python scripts/gen_api_docs.py          # writes docs/api/
+    mkdocs build                            # optional: the site (mkdocs.yml at the repo root)
+
+Introspection, not static analysis: most of tapejax's functions are ops made by
+``tapejax.extend.defop`` from a JAX function (``sin = defop(jnp.sin)``), and
+what documents them is the function they wrap. tests/test_docs.py uses
+:func:`public_names` and :func:`doc_of` to require a docstring for every public
+name.
+"""
+import importlib
+import inspect
+import sys
+import textwrap
+import types
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "docs" / "api"
+
+MODULES = [
+    "tapejax", "tapejax.math", "tapejax.nn", "tapejax.linalg", "tapejax.random",
+    "tapejax.keras.layers", "tapejax.keras.models", "tapejax.keras.optimizers",
+    "tapejax.keras.losses", "tapejax.keras.metrics",
+    "tapejax.data", "tapejax.train", "tapejax.saved_model", "tapejax.extend",
+]
+
+
+def _is_op(obj):
+    from tapejax.extend import Op
+    return isinstance(obj, Op)
+
+
+def public_names(module_name):
+    """``[(name, object)]``: the module's ``__all__``, else its non-underscore
+    callables defined in tapejax (modules, constants and imported helpers such as
+    ``typing.Any`` are not API entries)."""
+    mod = importlib.import_module(module_name)
+    names = getattr(mod, "__all__", None)
+    out = []
+    for name in names if names is not None else sorted(dir(mod)):
+        if name.startswith("_"):
+            continue
+        obj = getattr(mod, name)
+        if isinstance(obj, types.ModuleType) or not callable(obj):
+            continue
+        if _is_op(obj) or getattr(obj, "__module__", "").startswith("tapejax"):
+            out.append((name, obj))
+    return out
+
+
+def doc_of(obj):
+    """The docstring documenting ``obj`` (an op: the function it wraps), or ``None``."""
+    if _is_op(obj):
+        doc = getattr(obj.fn, "__doc__", None)
+    elif inspect.isclass(obj) or inspect.isroutine(obj):
+        doc = obj.__doc__
+    else:  # a callable instance: its own docstring, not its class's
+        doc = obj.__doc__ if obj.__doc__ != type(obj).__doc__ else None
+    return inspect.cleandoc(doc) if doc and doc.strip() else None
+
+
+def _signature(obj):
+    target = obj.fn if _is_op(obj) else obj
+    try:
+        return str(inspect.signature(target))
+    except (TypeError, ValueError):
+        return "(...)"
+
+
+def _tf_name(module_name, name):
+    return "tf" + module_name[len("tapejax"):] + "." + name
+
+
+def _wrapped(obj):
+    fn = obj.fn
+    mod = getattr(fn, "__module__", None) or ""
+    qual = getattr(fn, "__qualname__", getattr(fn, "__name__", ""))
+    if "<lambda>" in qual or mod.startswith("tapejax"):
+        return None
+    mod = mod.replace("jax._src.numpy", "jax.numpy").replace("jax._src.nn.functions", "jax.nn")
+    return f"{mod}.{qual}"
+
+
+def _entry(module_name, name, obj):
+    lines = [f"### `{_tf_name(module_name, name)}`", ""]
+    kind = "class" if inspect.isclass(obj) else "op" if _is_op(obj) else "function"
+    lines += ["```python", f"{kind} {_tf_name(module_name, name)}{_signature(obj)}", "```", ""]
+    doc = doc_of(obj)
+    if _is_op(obj):
+        wrapped = _wrapped(obj)
+        lines.append(f"Tape op `{obj.name}`" + (f" wrapping `{wrapped}`" if wrapped else "")
+                     + ": recorded on every tape watching an input; its gradient "
+                     + ("is a hand-written rule." if obj.vjp is not None else "comes from JAX."))
+        lines.append("")
+        if doc and wrapped:  # JAX's long docstring: its summary is enough here
+            doc = doc.split("\n\n")[0]
+    lines.append(doc if doc else "*Undocumented.*")
+    lines.append("")
+    if inspect.isclass(obj):
+        for mname, member in sorted(vars(obj).items()):
+            if mname.startswith("_") or not (inspect.isfunction(member) or isinstance(member, property)):
+                continue
+            mdoc = member.__doc__
+            if not mdoc:
+                continue
+            sig = _signature(member) if inspect.isfunction(member) else ""
+            lines += [f"#### `{name}.{mname}{sig}`", "", inspect.cleandoc(mdoc), ""]
+    return lines
+
+
+def _page(module_name):
+    mod = importlib.import_module(module_name)
+    title = _tf_name(module_name, "")[:-1] if module_name != "tapejax" else "tf"
+    lines = [f"# `{title}`", "", f"`{module_name}`" + (" (`import tapejax as tf`)" if title == "tf" else ""), ""]
+    if mod.__doc__:
+        lines += [inspect.cleandoc(mod.__doc__), ""]
+    entries = public_names(module_name)
+    lines += ["| name | summary |", "|---|---|"]
+    for name, obj in entries:
+        doc = doc_of(obj)
+        summary = doc.split("\n")[0].replace("|", "\\|") if doc else ""
+        lines.append(f"| [`{name}`](#{_anchor(module_name, name)}) | {summary} |")
+    lines.append("")
+    for name, obj in entries:
+        lines += _entry(module_name, name, obj)
+    return "\n".join(lines)
+
+
+def _anchor(module_name, name):
+    return _tf_name(module_name, name).replace(".", "").lower()
+
+
+def _file(module_name):
+    return (module_name.replace("tapejax", "tf", 1) or "tf") + ".md"
+
+
+def main():
+    OUT.mkdir(parents=True, exist_ok=True)
+    index = ["# API reference", "",
+             "Generated from the docstrings by `python scripts/gen_api_docs.py`. "
+             "Write `import tapejax as tf`; the names below are the ones TensorFlow code uses.", ""]
+    for module_name in MODULES:
+        (OUT / _file(module_name)).write_text(_page(module_name) + "\n")
+        n = len(public_names(module_name))
+        index.append(f"- [`{_tf_name(module_name, '')[:-1]}`]({_file(module_name)}): {n} names")
+    (OUT / "index.md").write_text("\n".join(index) + "\n")
+    print(f"wrote {len(MODULES) + 1} pages to {OUT.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
