@@ -1,7 +1,4 @@
 """Optimizers: trajectories equal Keras's documented update rules (numpy oracles) and raw optax."""
-import warnings
-
-import jax
 import jax.numpy as jnp
 import numpy as np
 import optax

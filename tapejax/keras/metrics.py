@@ -74,8 +74,9 @@ def _loss_metric(name):
     return lambda y_true, y_pred, **kw: per_sample(*_losses._pair(y_true, y_pred), **kw)
 
 
-def _log_mse(y_true, y_pred):  # RootMeanSquaredError accumulates squared errors
-    return jnp.square(_losses._pair(y_true, y_pred)[1] - _losses._pair(y_true, y_pred)[0])
+def _squared_error(y_true, y_pred):  # RootMeanSquaredError accumulates squared errors
+    y_true, y_pred = _losses._pair(y_true, y_pred)
+    return jnp.square(y_pred - y_true)
 
 
 _FUNCS = {
@@ -85,7 +86,7 @@ _FUNCS = {
     "sparse_categorical_accuracy": _sparse_categorical_accuracy,
     "top_k_categorical_accuracy": _top_k,
     "sparse_top_k_categorical_accuracy": _sparse_top_k,
-    "squared_error": _log_mse,
+    "squared_error": _squared_error,
 }
 for _n in ("mean_squared_error", "mean_absolute_error", "mean_absolute_percentage_error",
            "mean_squared_logarithmic_error", "binary_crossentropy", "categorical_crossentropy",

@@ -20,7 +20,6 @@ Example:
     (array([0.8, 1.6], dtype=float32), 1)
 """
 import inspect
-import math
 import warnings
 from typing import NamedTuple, Any
 
