@@ -264,14 +264,15 @@ def test_fit_with_string_identifiers_and_compiled_equals_eager():
         tf.random.set_seed(7)
         model = tf.keras.Sequential([L.Dense(8, activation="relu", input_shape=(6,)), L.BatchNormalization(),
                                      L.Dense(4)])
-        model.compile(optimizer="sgd", loss="sparse_categorical_crossentropy" if False else
-                      tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        model.compile(optimizer="sgd", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
                       metrics=["accuracy"], run_eagerly=eager)
         model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
         results.append([w.numpy() for w in model.weights])
+        names = [w.name.split("/")[-1] for w in model.weights]
     assert_close(results[0], results[1], rtol=1e-4, atol=1e-5)
     # BatchNormalization's moving statistics were written back by the (compiled) step.
-    assert not np.allclose(results[0][4], 0.0)
+    assert not np.allclose(results[0][names.index("moving_mean:0")], 0.0)
+    assert not np.allclose(results[0][names.index("moving_variance:0")], 1.0)
     model = tf.keras.Sequential([L.Dense(1, input_shape=(2,))])
     model.compile(optimizer="adam", loss="mse", metrics=["mae"])
     h = model.fit(np.ones((8, 2)), np.ones((8, 1)), epochs=2, verbose=0)
@@ -295,3 +296,13 @@ def test_fit_requires_compile():
     model = tf.keras.Sequential([L.Dense(1, input_shape=(2,))])
     with pytest.raises(RuntimeError, match="compile"):
         model.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=0)
+
+
+def test_compile_with_keras_names():
+    x, y = _classification_data(64, seed=5)
+    model = tf.keras.Sequential([L.Dense(4, activation="softmax", input_shape=(6,))])
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+    h = model.fit(x, y, batch_size=64, epochs=2, verbose=2)
+    assert model.metrics_names == ["loss", "accuracy"]
+    assert type(model.metrics[0]).__name__ == "SparseCategoricalAccuracy"
+    assert h.history["loss"][1] < h.history["loss"][0]

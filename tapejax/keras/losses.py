@@ -60,7 +60,9 @@ def same_rank(x1, x2, expand_rank_1=True):
 
 
 def _float(x):
-    return x if jnp.issubdtype(x.dtype, jnp.floating) else x.astype(jnp.float32)
+    # Keras computes losses in float32 (its loss dtype), also for float16/bfloat16
+    # predictions under mixed precision; float64 stays float64.
+    return x if x.dtype in (jnp.float32, jnp.float64) else x.astype(jnp.float32)
 
 
 def reduce_weighted(values, sample_weight=None, reduction="sum_over_batch_size", mask=None):

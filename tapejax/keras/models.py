@@ -256,7 +256,7 @@ class Model(Layer):
         print_fn("=" * line_length)
         for layer in self.layers:
             shape = layer._k_output_shape
-            shape = "multiple" if shape is None else _shape_str(shape)
+            shape = "multiple" if shape is None else _shape_str(_batchless(shape))
             params = layer.count_params() if (layer.built or layer.weights) else 0
             row([f"{layer.name} ({type(layer).__name__})", shape, params])
             print_fn(" " * line_length)

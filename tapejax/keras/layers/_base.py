@@ -79,12 +79,22 @@ def _dedup(items):
     return out
 
 
+_accepts_cache = {}
+
+
 def _accepts(fn, name):
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return True
-    return name in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
+    """Whether ``fn`` takes a keyword ``name`` (cached: it is asked on every layer call)."""
+    key = (getattr(fn, "__func__", fn), name)
+    hit = _accepts_cache.get(key)
+    if hit is None:
+        try:
+            params = inspect.signature(fn).parameters
+            hit = name in params or any(p.kind == p.VAR_KEYWORD for p in params.values())
+        except (TypeError, ValueError):
+            hit = True
+        if len(_accepts_cache) < 4096:
+            _accepts_cache[key] = hit
+    return hit
 
 
 def _shape_of(x):
@@ -463,22 +473,7 @@ class Layer(Module):
     add_variable = add_weight
 
     def _k_scope(self):
-        layer = self
-
-        class _Scope:
-            def __enter__(self_):
-                self_.pushed = layer._k_in_scope == 0
-                if self_.pushed:
-                    _name_scope.append(layer.name)
-                layer._k_in_scope += 1
-
-            def __exit__(self_, *exc):
-                layer._k_in_scope -= 1
-                if self_.pushed:
-                    _name_scope.pop()
-                return False
-
-        return _Scope()
+        return _LayerScope(self)
 
     def get_weights(self):
         """The weights' values as numpy arrays, in ``weights`` order.
@@ -578,7 +573,8 @@ class Layer(Module):
                 out = self.call(*args, **kwargs)
         finally:
             _ctx.training.pop()
-        self._k_output_shape = _batchless(_shape_of(out))
+        # Raw shapes are kept (cheap); summary() and output_shape hide the batch size.
+        self._k_output_shape = out._value.shape if type(out) is Tensor else _shape_of(out)
         return out
 
     def _k_resolve_training(self, kwargs):
@@ -669,7 +665,7 @@ class Layer(Module):
         if self._k_output_shape is None:
             raise AttributeError(f"The layer '{self.name}' has never been called and thus has no defined "
                                  "output shape. Call it on data (or build the model) first.")
-        return self._k_output_shape
+        return _batchless(self._k_output_shape)
 
     @property
     def submodules(self):
@@ -681,6 +677,28 @@ class Layer(Module):
 
     def __repr__(self):
         return f"<{type(self).__module__}.{type(self).__name__} object named {self.name!r}>"
+
+
+class _LayerScope:
+    """The layer's name scope, entered once however deeply its own methods nest."""
+
+    __slots__ = ("layer", "pushed")
+
+    def __init__(self, layer):
+        self.layer = layer
+
+    def __enter__(self):
+        layer = self.layer
+        self.pushed = layer._k_in_scope == 0
+        if self.pushed:
+            _name_scope.append(layer.name)
+        layer._k_in_scope += 1
+
+    def __exit__(self, *exc):
+        self.layer._k_in_scope -= 1
+        if self.pushed:
+            _name_scope.pop()
+        return False
 
 
 def _regularizer(reg):
