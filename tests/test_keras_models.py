@@ -306,3 +306,94 @@ def test_compile_with_keras_names():
     assert model.metrics_names == ["loss", "accuracy"]
     assert type(model.metrics[0]).__name__ == "SparseCategoricalAccuracy"
     assert h.history["loss"][1] < h.history["loss"][0]
+
+
+def test_seed002_jacobian_chain_rule_matches_one_tape():
+    # Seed 002's "split model": per-part jacobian / batch_jacobian, chained by hand.
+    tf.random.set_seed(0)
+    x = tf.random.uniform((3, 10, 10, 1))
+    y = tf.cast(tf.random.uniform((3, 1)) > 0.5, tf.float32)
+    model = tf.keras.Sequential([L.Conv2D(filters=6, kernel_size=2, activation="relu"),
+                                 L.Conv2D(filters=6, kernel_size=2, activation="relu"),
+                                 L.Flatten(), L.Dense(1), L.Activation("sigmoid")])
+    loss_fn = tf.keras.losses.MeanSquaredError()
+    with tf.GradientTape() as tape:
+        loss = loss_fn(y, model(x))
+    ref = tape.gradient(loss, [model.layers[i].trainable_weights for i in (0, 1, 3)])
+
+    with tf.GradientTape(persistent=True) as tape_0:
+        out_layer_0 = model.layers[0](x)
+    with tf.GradientTape(persistent=True) as tape_1:
+        tape_1.watch(out_layer_0)
+        out_layer_1 = model.layers[1](out_layer_0)
+    with tf.GradientTape(persistent=True) as tape_2:
+        tape_2.watch(out_layer_1)
+        out_flatten = model.layers[2](out_layer_1)
+        out_layer_2 = model.layers[4](model.layers[3](out_flatten))
+        loss = loss_fn(y, out_layer_2)
+    dOut0_dWeights0 = tape_0.jacobian(out_layer_0, model.layers[0].trainable_weights)
+    dOut1_dOut0 = tape_1.batch_jacobian(out_layer_1, out_layer_0)
+    dOut1_dWeights1 = tape_1.jacobian(out_layer_1, model.layers[1].trainable_weights)
+    dOut2_dOut1 = tape_2.batch_jacobian(out_layer_2, out_layer_1)
+    dOut2_dWeights2 = tape_2.jacobian(out_layer_2, model.layers[3].trainable_weights)
+    dLoss_dOut2 = tape_2.gradient(loss, out_layer_2)
+
+    def add_missing_axes(source_tensor, target_tensor):
+        for _ in range(len(target_tensor.shape) - len(source_tensor.shape)):
+            source_tensor = source_tensor[..., tf.newaxis]
+        return source_tensor
+
+    def upstream_gradient_loss_weights(dOutUpstream_dWeightsLocal, dLoss_dOutUpstream):
+        ext = add_missing_axes(dLoss_dOutUpstream, dOutUpstream_dWeightsLocal)
+        return tf.reduce_sum(dOutUpstream_dWeightsLocal * ext, axis=range(len(dLoss_dOutUpstream.shape)))
+
+    def upstream_gradient_loss_out(dOutUpstream_dOutLocal, dLoss_dOutUpstream):
+        ext = add_missing_axes(dLoss_dOutUpstream, dOutUpstream_dOutLocal)
+        return tf.reduce_sum(dOutUpstream_dOutLocal * ext, axis=range(len(dLoss_dOutUpstream.shape))[1:])
+
+    got2 = [upstream_gradient_loss_weights(j, dLoss_dOut2) for j in dOut2_dWeights2]
+    dLoss_dOut1 = upstream_gradient_loss_out(dOut2_dOut1, dLoss_dOut2)
+    got1 = [upstream_gradient_loss_weights(j, dLoss_dOut1) for j in dOut1_dWeights1]
+    dLoss_dOut0 = upstream_gradient_loss_out(dOut1_dOut0, dLoss_dOut1)
+    got0 = [upstream_gradient_loss_weights(j, dLoss_dOut0) for j in dOut0_dWeights0]
+    assert_close([got0, got1, got2], ref, rtol=1e-5, atol=1e-6)
+
+
+class SeedModel(tf.keras.Model):
+    def __init__(self, num_classes=10):
+        super(SeedModel, self).__init__(name='my_model')
+        self.dense_1 = tf.keras.layers.Dense(32, activation='relu')
+        self.dense_2 = tf.keras.layers.Dense(num_classes)
+
+    def call(self, inputs):
+        return self.dense_2(self.dense_1(inputs))
+
+
+def test_seed003_custom_loop_with_metrics_and_tf_function():
+    rng = np.random.RandomState(0)
+    x_train = rng.random_sample((256, 32)).astype(np.float32)
+    y_train = np.eye(10, dtype=np.float32)[rng.randint(0, 10, 256)]
+    model = SeedModel(num_classes=10)
+    optimizer = tf.keras.optimizers.SGD(learning_rate=1e-1)
+    loss_fn = tf.keras.losses.CategoricalCrossentropy(from_logits=True)
+    train_acc_metric = tf.keras.metrics.CategoricalAccuracy()
+
+    def train_step(x_batch_train, y_batch_train):
+        with tf.GradientTape() as tape:
+            logits = model(x_batch_train)
+            loss_value = loss_fn(y_batch_train, logits)
+        grads = tape.gradient(loss_value, model.trainable_weights)
+        optimizer.apply_gradients(zip(grads, model.trainable_weights))
+        train_acc_metric(y_batch_train, logits)
+        return loss_value
+
+    step = tf.function(train_step) if hasattr(tf, "function") else train_step
+    losses = []
+    for epoch in range(3):
+        for i in range(0, 256, 64):
+            losses.append(float(step(tf.constant(x_train[i:i + 64]), tf.constant(y_train[i:i + 64]))))
+        acc = float(train_acc_metric.result())
+        assert 0.0 <= acc <= 1.0
+        train_acc_metric.reset_states()
+    assert np.mean(losses[-4:]) < np.mean(losses[:4])
+    assert [v.name for v in model.trainable_weights][0].startswith("my_model/dense")
