@@ -182,12 +182,6 @@ def _bind_signature(fn_name, signature, params, args, kwargs):
     return tuple(out), {}
 
 
-def _spec_of(leaf, name=None):
-    if isinstance(leaf, _TensorBase):
-        return TensorSpec(leaf.shape, leaf.dtype, name)
-    return leaf
-
-
 # ---------------------------------------------------------------------------
 # Watching state while a body runs
 # ---------------------------------------------------------------------------
@@ -331,15 +325,28 @@ def _split_args(args, kwargs):
     return vals, tensors, leaves, tree, tuple(key)
 
 
-def _rebuild_args(leaves, tree, vals):
-    it = iter(vals)
+class _Slot:
+    """A tensor argument's place in a traced call (its spec; the value itself is not kept)."""
+
+    __slots__ = ("spec",)
+
+    def __init__(self, spec):
+        self.spec = spec
+
+
+def _slots(leaves):
     out = []
     for x in leaves:
         if type(x) is Tensor or isinstance(x, (jax.Array, np.ndarray)):
-            out.append(Tensor(next(it)))
-        else:
-            out.append(x)
-    return jax.tree_util.tree_unflatten(tree, out)
+            v = to_array(x)
+            x = _Slot(TensorSpec(v.shape, v.dtype))
+        out.append(x)
+    return out
+
+
+def _rebuild_args(leaves, tree, vals):
+    it = iter(vals)
+    return jax.tree_util.tree_unflatten(tree, [Tensor(next(it)) if type(x) is _Slot else x for x in leaves])
 
 
 class _Outputs:
@@ -406,7 +413,7 @@ class ConcreteFunction:
 
     def __init__(self, function, leaves, tree, variables, donate_ids):
         self._function = function
-        self._leaves = leaves           # the call's leaves (statics are baked into the trace)
+        self._leaves = _slots(leaves)   # statics are baked into the trace; tensors are slots
         self._tree = tree
         self.variables = tuple(variables)
         self._donate = tuple(v for v in variables if v._id in donate_ids)
@@ -415,7 +422,7 @@ class ConcreteFunction:
         self._outputs = None
         self._op = None
         self._monitor = None
-        self._n_args = sum(1 for x in leaves if type(x) is Tensor or isinstance(x, (jax.Array, np.ndarray)))
+        self._n_args = sum(1 for x in self._leaves if type(x) is _Slot)
         self._key = None
         self._specs = None
         self._jitted = jax.jit(self._pure, donate_argnums=(1,))
@@ -510,7 +517,7 @@ class ConcreteFunction:
     def structured_input_signature(self):
         if self._specs is not None:
             return self._specs
-        args, kwargs = jax.tree_util.tree_unflatten(self._tree, [_spec_of(x) for x in self._leaves])
+        args, kwargs = jax.tree_util.tree_unflatten(self._tree, [x.spec if type(x) is _Slot else x for x in self._leaves])
         return tuple(args), dict(kwargs)
 
     @property
