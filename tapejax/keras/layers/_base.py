@@ -702,14 +702,8 @@ class _LayerScope:
 
 
 def _regularizer(reg):
-    if callable(reg):
-        return reg
-    if isinstance(reg, str) and reg in ("l1", "l2"):
-        from ... import _ops
-        if reg == "l2":
-            return lambda v: _ops.multiply(0.01, _ops.reduce_sum(_ops.square(v)))
-        return lambda v: _ops.multiply(0.01, _ops.reduce_sum(_ops.abs(v)))
-    raise ValueError(f"Unknown regularizer {reg!r}: pass 'l1', 'l2' or a callable weight -> penalty.")
+    from .. import regularizers
+    return regularizers.get(reg)
 
 
 # ---------------------------------------------------------------------------
