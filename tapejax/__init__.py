@@ -43,6 +43,11 @@ from . import (  # noqa: F401
 )
 from . import numpy as numpy  # noqa: F401
 from . import keras as keras  # noqa: F401
+from .keras.initializers import (  # noqa: F401
+    RandomNormal as random_normal_initializer, RandomUniform as random_uniform_initializer,
+    TruncatedNormal as truncated_normal_initializer, Zeros as zeros_initializer, Ones as ones_initializer,
+    Constant as constant_initializer,
+)
 from . import data as data  # noqa: F401
 from . import train as train, saved_model as saved_model  # noqa: F401
 from . import distribute as distribute  # noqa: F401

@@ -443,3 +443,34 @@ def test_flax_nnx_layer():
     by_name = {v.name.split("/")[-1]: g for v, g in zip(layer.trainable_weights, grads)}
     gk, gb = jax.grad(lambda k, b: jnp.sum((x @ k + b) ** 2), argnums=(0, 1))(k, b)
     assert_close([by_name["kernel:0"], by_name["bias:0"]], [gk, gb], rtol=1e-5)
+
+
+def test_tf_guide_custom_layers_with_tf_initializers():
+    # The TensorFlow guide's custom layers: tf.Variable attributes made with tf.*_initializer.
+    class Linear(L.Layer):
+        def __init__(self, units=32, input_dim=32):
+            super().__init__()
+            w_init = tf.random_normal_initializer()
+            self.w = tf.Variable(initial_value=w_init(shape=(input_dim, units), dtype="float32"), trainable=True)
+            b_init = tf.zeros_initializer()
+            self.b = tf.Variable(initial_value=b_init(shape=(units,), dtype="float32"), trainable=True)
+
+        def call(self, inputs):
+            return tf.matmul(inputs, self.w) + self.b
+
+    class ComputeSum(L.Layer):
+        def __init__(self, input_dim):
+            super().__init__()
+            self.total = tf.Variable(initial_value=tf.zeros((input_dim,)), trainable=False)
+
+        def call(self, inputs):
+            self.total.assign_add(tf.reduce_sum(inputs, axis=0))
+            return self.total
+
+    x = tf.ones((2, 2))
+    linear = Linear(4, 2)
+    assert linear(x).shape == (2, 4) and len(linear.trainable_weights) == 2
+    my_sum = ComputeSum(2)
+    my_sum(x)
+    assert my_sum(x).numpy().tolist() == [4.0, 4.0]
+    assert (len(my_sum.weights), len(my_sum.non_trainable_weights), len(my_sum.trainable_weights)) == (1, 1, 0)
