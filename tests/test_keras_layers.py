@@ -474,3 +474,17 @@ def test_tf_guide_custom_layers_with_tf_initializers():
     my_sum(x)
     assert my_sum(x).numpy().tolist() == [4.0, 4.0]
     assert (len(my_sum.weights), len(my_sum.non_trainable_weights), len(my_sum.trainable_weights)) == (1, 1, 0)
+
+
+def test_flax_linen_dropout_gets_rngs():
+    class Net(linen.Module):
+        @linen.compact
+        def __call__(self, x, deterministic=True):
+            return linen.Dropout(0.5, deterministic=deterministic)(linen.Dense(8)(x))
+
+    layer = L.FlaxLayer(Net())
+    x = tf.ones([4, 3])
+    a = layer(x)
+    assert_close(a, layer(x))
+    b = layer(x, deterministic=False).numpy()
+    assert np.any(b == 0) and not np.array_equal(b, layer(x, deterministic=False).numpy())

@@ -146,6 +146,16 @@ class Model(Layer):
             return list(self._k_layer_list)
         return [l for l in self._k_sublayers() if isinstance(l, Layer)]
 
+    @property
+    def inputs(self):
+        """The symbolic inputs of a functional model (a list), else None."""
+        return None if self._k_graph is None else _tree_leaves(self._k_graph[0])
+
+    @property
+    def outputs(self):
+        """The symbolic outputs of a functional model (a list), else None."""
+        return None if self._k_graph is None else _tree_leaves(self._k_graph[1])
+
     def get_layer(self, name=None, index=None):
         """A layer by name or index.
 
@@ -446,6 +456,9 @@ class Model(Layer):
             True
         """
         self._k_check_compiled("fit")
+        if class_weight is not None:
+            raise NotImplementedError("fit(class_weight=...) is not supported by tapejax yet: pass per-example "
+                                      "weights instead, fit(x, y, sample_weight=weights).")
         verbose = 1 if verbose == "auto" else verbose
         if validation_split and validation_data is None and y is not None:
             n = len(_first(x))

@@ -27,7 +27,8 @@ class FlaxLayer(Layer):
     * ``flax.linen`` modules are initialised on the first call (``module.init``
       with a key from ``tf.random``'s global generator); the ``params``
       collection becomes trainable Variables, other collections (``batch_stats``)
-      non-trainable ones, updated after each call (they are ``mutable``).
+      non-trainable ones, updated after each call (they are ``mutable``). Each
+      call gets a fresh ``'dropout'`` rng stream from the global generator.
     * ``flax.nnx`` modules are split (``nnx.split``): ``nnx.Param`` leaves become
       trainable Variables, other state non-trainable ones, written back after
       each call.
@@ -113,12 +114,14 @@ class FlaxLayer(Layer):
         mutable = tuple(sorted(variables))
         method = self._k_method
 
-        def fn(*arrays, n_in, static):
+        def fn(key_data, *arrays, n_in, static):
             xs, ps, rs = arrays[:n_in], arrays[n_in:n_in + n_p], arrays[n_in + n_p:]
             v = {**jax.tree_util.tree_unflatten(p_tree, ps), **jax.tree_util.tree_unflatten(r_tree, rs)}
+            # A fresh "dropout" stream per call; modules that draw no random numbers ignore it.
+            rngs = {"dropout": jax.random.wrap_key_data(key_data)}
             if not mutable:
-                return (module.apply(v, *xs, method=method, **dict(static)),)
-            y, updated = module.apply(v, *xs, method=method, mutable=list(mutable), **dict(static))
+                return (module.apply(v, *xs, method=method, rngs=rngs, **dict(static)),)
+            y, updated = module.apply(v, *xs, method=method, rngs=rngs, mutable=list(mutable), **dict(static))
             updated = {**jax.tree_util.tree_unflatten(r_tree, rs), **dict(updated)}
             return (y, *jax.tree_util.tree_leaves(updated))
 
@@ -149,7 +152,8 @@ class FlaxLayer(Layer):
         # pass those as keyword arguments of the layer call.
         xs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
         static = tuple(sorted(kwargs.items()))
-        outs = self._k_op(*xs, *self._k_params, *self._k_state, n_in=len(xs), static=static)
+        extra = () if self._k_is_nnx else (jax.random.key_data(_initializers._key(None)),)
+        outs = self._k_op(*extra, *xs, *self._k_params, *self._k_state, n_in=len(xs), static=static)
         y, new_state = outs[0], outs[1:]
         for var, val in zip(self._k_state, new_state):
             if val is not None:
