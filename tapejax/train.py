@@ -818,15 +818,22 @@ class CheckpointManager:
         return None
 
 
-def save_weights(model, filepath, overwrite=True, save_format=None, options=None):
-    """``model.save_weights(path)``: a checkpoint with ``model`` as its root."""
-    return Checkpoint(root=model).write(filepath)
+def _save_weights(model, filepath, overwrite=True, save_format=None, options=None):
+    """``model.save_weights(path)``: a checkpoint with ``model`` as its root (its optimizer
+    included when compiled, as TensorFlow's checkpoint format does)."""
+    if not overwrite and os.path.exists(os.fspath(filepath)):
+        raise FileExistsError(f"{os.fspath(filepath)!r} exists; pass overwrite=True to replace it.")
+    Checkpoint(root=model).write(filepath)
 
 
-def load_weights(model, filepath, skip_mismatch=False, by_name=False, options=None):
-    """``model.load_weights(path)``: restores ``save_weights``; returns the status."""
-    status = Checkpoint(root=model).read(filepath)
-    return status
+def _load_weights(model, filepath, skip_mismatch=False, by_name=False, options=None):
+    """``model.load_weights(path)``: restores ``save_weights`` (or the weights of a
+    ``model.save`` directory); returns the restore status. An unbuilt model gets the
+    values when it builds."""
+    filepath = os.fspath(filepath)
+    if os.path.exists(os.path.join(filepath, _KERAS_FILE)):
+        filepath = os.path.join(filepath, "weights")
+    return Checkpoint(root=model).read(filepath)
 
 
 # ---------------------------------------------------------------------------

@@ -310,11 +310,11 @@ def test_save_weights_and_load_weights(tmp_path):
     model = _Subclassed()
     expected = model(_XK).numpy()
     path = str(tmp_path / "weights")
-    save = getattr(model, "save_weights", None) or (lambda p: train.save_weights(model, p))
+    save = getattr(model, "save_weights", None) or (lambda p: train._save_weights(model, p))
     save(path)
     other = _Subclassed()
     other(_XK)
-    load = getattr(other, "load_weights", None) or (lambda p: train.load_weights(other, p))
+    load = getattr(other, "load_weights", None) or (lambda p: train._load_weights(other, p))
     load(path)
     np.testing.assert_array_equal(other(_XK).numpy(), expected)
     # The checkpoint has the model itself as its root: no 'model/' prefix.
