@@ -646,6 +646,7 @@ class Function:
         self._assigned = set()     # ids of the Variables some trace assigned (their buffers are donated)
         self._trace_count = 0
         self._bound = weakref.WeakKeyDictionary()
+        self._bound_by_id = {}
         try:
             self._params = [p.name for p in inspect.signature(python_function).parameters.values()
                             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -678,7 +679,9 @@ class Function:
         try:
             bound = self._bound.get(instance)
         except TypeError:
-            bound = None
+            # Unhashable instances (a class defining __eq__) are looked up by identity.
+            entry = self._bound_by_id.get(id(instance))
+            bound = entry[1] if entry is not None and entry[0]() is instance else None
         if bound is None:
             ref = weakref.ref(instance) if _weakrefable(instance) else (lambda: instance)
             fn = self._python_function
@@ -693,7 +696,7 @@ class Function:
             try:
                 self._bound[instance] = bound
             except TypeError:
-                pass
+                self._bound_by_id[id(instance)] = (ref, bound)
         return bound
 
     def __call__(self, *args, **kwargs):

@@ -621,3 +621,24 @@ def test_batchnorm_metrics_adam_compiled_equal_eager():
     for a, b in zip(ve, vc):
         close(a, b)
     assert ae == ac
+
+
+def test_method_on_unhashable_instance_traces_once():
+    class Eq(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = tf.Variable(2.0)
+
+        def __eq__(self, other):
+            return self is other
+
+        __hash__ = None
+
+        @tf.function
+        def go(self, x):
+            return x * self.w
+
+    m = Eq()
+    for _ in range(3):
+        assert float(m.go(tf.constant(2.0)).numpy()) == 4.0
+    assert m.go.experimental_get_tracing_count() == 1
