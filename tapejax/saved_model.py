@@ -505,7 +505,10 @@ def save(obj, export_dir, signatures=None, options=None):
             raise ValueError(f"tf.saved_model.save could not trace '{name}': "
                              f"{type(errors[0]).__name__}: {errors[0]}") from errors[0]
         if variants_out:
-            functions[key] = {"variants": variants_out,
+            params = list(getattr(fn, "_params", None) or [])
+            if params and isinstance(pyfn, functools.partial):
+                params = params[1:]   # a method: drop self
+            functions[key] = {"variants": variants_out, "arg_names": params,
                               "input_tree": _tree_desc(signature_list[0])}
 
     for path, node in graph.objects.items():
@@ -684,6 +687,7 @@ class _LoadedFunction:
     def __init__(self, name, entry, directory, variables):
         self.name = name
         self._input_tree = entry["input_tree"]
+        self._arg_names = list(entry.get("arg_names") or [])
         self._variants = []
         for v in entry["variants"]:
             with open(os.path.join(directory, "functions", v["file"]), "rb") as fh:
@@ -709,7 +713,12 @@ class _LoadedFunction:
 
     def __call__(self, *args, **kwargs):
         if kwargs:
-            args = args + tuple(kwargs.values())
+            names = self._arg_names[len(args):]
+            unknown = [k for k in kwargs if k not in names]
+            if unknown or len(kwargs) != len(names):
+                raise TypeError(f"'{self.name}' takes arguments ({', '.join(self._arg_names)}); got "
+                                f"{len(args)} positional and keywords {sorted(kwargs)}.")
+            args = args + tuple(kwargs[n] for n in names)
         leaves = jax.tree_util.tree_flatten(list(args), is_leaf=_is_leaf)[0]
         flat = []
         for x in leaves:
