@@ -39,8 +39,11 @@ state = _State()
 _FLOAT_KINDS = frozenset("fc")
 
 
+_BFLOAT16 = np.dtype(jnp.bfloat16)
+
+
 def _is_float_dtype(dt):
-    return dt.kind in _FLOAT_KINDS or dt == jnp.bfloat16
+    return dt.kind in _FLOAT_KINDS or dt == _BFLOAT16
 
 
 # ---------------------------------------------------------------------------
@@ -112,11 +115,11 @@ class Node:
 
     __slots__ = ("op", "static", "ins", "in_ids", "out_ids", "custom")
 
-    def __init__(self, op, static, ins, out_ids, custom=None):
+    def __init__(self, op, static, ins, out_ids, custom=None, in_ids=None):
         self.op = op
         self.static = static
         self.ins = ins                      # Tensors (with ids) or raw constants
-        self.in_ids = tuple(t._id if type(t) is Tensor else None for t in ins)
+        self.in_ids = tuple(t._id if type(t) is Tensor else None for t in ins) if in_ids is None else in_ids
         self.out_ids = out_ids
         self.custom = custom                # Python backward (custom_gradient), else None
 
@@ -161,9 +164,13 @@ def apply(op, args, static):
     ins = []
     vals = []
     for a in args:
-        t, v = _arg(a, recorders)
-        ins.append(t)
-        vals.append(v)
+        if type(a) is Tensor:  # the common case, inline: this loop runs for every eager op
+            ins.append(a)
+            vals.append(a._value)
+        else:
+            t, v = _arg(a, recorders)
+            ins.append(t)
+            vals.append(v)
     if static:
         static = {k: freeze(v) for k, v in static.items()}
     out = op._jfn(*vals, **static)
@@ -180,17 +187,25 @@ def apply(op, args, static):
 
 
 def _record(recorders, op, static, ins, outs, custom=None):
+    # Written for speed: it runs for every op recorded in eager mode.
     node = None
+    in_ids = None
     for r in recorders:
         watched = r._watched
-        if any(type(t) is Tensor and t._id in watched for t in ins):
-            if node is None:
-                # Integer/bool outputs get no id: nothing differentiates through them (None, as TF).
-                out_ids = tuple(o._id if _is_float_dtype(o._value.dtype) else None for o in outs)
-                node = Node(op, tuple(sorted(static.items())) if isinstance(static, dict) else static,
-                            ins, out_ids, custom)
-            r._nodes.append(node)
-            watched.update(i for i in node.out_ids if i is not None)
+        if in_ids is None:
+            in_ids = tuple([t._id if type(t) is Tensor else None for t in ins])
+        if watched.isdisjoint(in_ids):
+            continue
+        if node is None:
+            # Integer/bool outputs get no id: nothing differentiates through them (None, as TF).
+            out_ids = tuple([o._id if _is_float_dtype(o._value.dtype) else None for o in outs])
+            if isinstance(static, dict):
+                static = tuple(sorted(static.items())) if static else ()
+            node = Node(op, static, ins, out_ids, custom, in_ids)
+        r._nodes.append(node)
+        for i in node.out_ids:
+            if i is not None:
+                watched.add(i)
 
 
 def record_custom(ins, outs, backward):

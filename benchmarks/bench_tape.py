@@ -1,0 +1,129 @@
+"""bench_tape: eager per-op overhead and the cost of one cached tape.gradient call.
+
+A 100-step elementwise chain (sin, * 1.01, + 0.1, tanh on 1000 float32 values:
+400 ops) timed, in the same run, as:
+
+* raw ``jnp`` eager ops on a jax array (one JAX dispatch each: the floor),
+* tapejax ops without a tape, and inside a recording GradientTape,
+* ``tape.gradient`` of the recorded chain (the backward pass is compiled once
+  per tape structure and cached: the timed calls hit the cache),
+* ``jax.jit(jax.grad(f))`` of the same chain (the compiled reference).
+
+Each figure is the median over interleaved rounds after warmup rounds; ratios
+are taken within a round. Run: ``python benchmarks/bench_tape.py [--repeats 21]``.
+"""
+import argparse
+import os
+import platform
+import statistics
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+import tapejax as tf
+
+STEPS = 100
+OPS = 4 * STEPS
+
+
+def chain_jnp(x):
+    for _ in range(STEPS):
+        x = jnp.tanh(jnp.sin(x) * 1.01 + 0.1)
+    return x
+
+
+def chain_tf(x):
+    for _ in range(STEPS):
+        x = tf.tanh(tf.sin(x) * 1.01 + 0.1)
+    return x
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--repeats", type=int, default=21)
+    ap.add_argument("--warmup", type=int, default=3)
+    args = ap.parse_args()
+
+    xv = np.random.default_rng(0).normal(size=1000).astype(np.float32)
+    xj = jnp.asarray(xv)
+    xt = tf.constant(xv)
+
+    def raw():
+        chain_jnp(xj).block_until_ready()
+
+    def fwd_plain():
+        chain_tf(xt)._value.block_until_ready()
+
+    def record():
+        with tf.GradientTape() as tape:
+            tape.watch(xt)
+            y = chain_tf(xt)
+        y._value.block_until_ready()
+        return tape, y
+
+    f_grad = jax.jit(jax.grad(lambda a: jnp.sum(chain_jnp(a))))
+
+    def jit_grad():
+        f_grad(xj).block_until_ready()
+
+    # correctness first: the tape's gradient equals JAX's
+    tape, y = record()
+    g_tape = tape.gradient(y, xt).numpy()
+    g_jax = np.asarray(f_grad(xj))
+    np.testing.assert_allclose(g_tape, g_jax, rtol=1e-4, atol=1e-6)
+
+    def clock(fn):
+        t0 = time.perf_counter()
+        out = fn()
+        return time.perf_counter() - t0, out
+
+    # Rounds interleave every variant, so a busy machine slows them alike; the ratios
+    # are taken within a round, then the median over rounds is reported.
+    rows = {k: [] for k in ("raw", "plain", "tape", "grad", "jit")}
+    for r in range(args.warmup + args.repeats):
+        t_raw, _ = clock(raw)
+        t_plain, _ = clock(fwd_plain)
+        t_tape, (tape, y) = clock(record)
+        t_grad, _ = clock(lambda: tape.gradient(y, xt)._value.block_until_ready())
+        t_jit, _ = clock(jit_grad)
+        if r >= args.warmup:
+            for k, v in zip(rows, (t_raw, t_plain, t_tape, t_grad, t_jit)):
+                rows[k].append(v)
+
+    med = {k: statistics.median(v) for k, v in rows.items()}
+
+    def ratio(a, b):
+        return statistics.median([x / y for x, y in zip(rows[a], rows[b])])
+
+    us = 1e6
+    print(f"machine: {os.cpu_count()} cores, {cpu_model()}; jax {jax.__version__}, "
+          f"backend {jax.default_backend()}")
+    print(f"chain: {STEPS} x (sin, *1.01, +0.1, tanh) on 1000 float32 = {OPS} ops; "
+          f"median of {args.repeats} interleaved rounds after {args.warmup} warmup rounds")
+    print(f"{'raw jnp eager, per op':<44}{med['raw'] / OPS * us:9.1f} us")
+    print(f"{'tapejax forward, no tape, per op':<44}{med['plain'] / OPS * us:9.1f} us")
+    print(f"{'tapejax forward, recording, per op':<44}{med['tape'] / OPS * us:9.1f} us")
+    print(f"{'tapejax forward, recording, whole chain':<44}{med['tape'] * 1e3:9.2f} ms")
+    print(f"{'tapejax tape.gradient (cached), per call':<44}{med['grad'] * 1e3:9.2f} ms")
+    print(f"{'jax.jit(jax.grad(f)), per call':<44}{med['jit'] * 1e3:9.2f} ms")
+    print(f"ratio forward per op / raw jnp op (no tape):   {ratio('plain', 'raw'):5.2f}  (goal <= 1.5)")
+    print(f"ratio forward per op / raw jnp op (recording): {ratio('tape', 'raw'):5.2f}  (goal <= 1.5)")
+    print(f"ratio gradient call / recorded forward:        {ratio('grad', 'tape'):5.2f}  (goal < 1)")
+    print(f"ratio gradient call / jax.jit(jax.grad):       {ratio('grad', 'jit'):5.2f}")
+
+
+if __name__ == "__main__":
+    main()
