@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import uuid
+import warnings
 
 import jax.numpy as jnp
 import numpy as np
@@ -386,13 +387,17 @@ class _Status:
         return self
 
     def assert_existing_objects_matched(self):
-        """Raises AssertionError if an existing Variable got no value from the checkpoint."""
-        if self._unrestored or self._unmatched:
+        """Raises AssertionError if an existing Variable got no value from the checkpoint.
+
+        Checkpoint values for objects that do not exist here are allowed (a partial
+        restore into a smaller structure), as in TensorFlow.
+        """
+        if self._unrestored:
             raise AssertionError(
                 f"Restoring {self._path!r}: Variables with no value in the checkpoint: "
-                f"{', '.join(self._unrestored) or '-'}; checkpoint values matching no object: "
-                f"{', '.join(self._unmatched) or '-'}. The checkpoint was written by a different "
-                "model, or attribute names changed.")
+                f"{', '.join(self._unrestored)}. The checkpoint holds: "
+                f"{', '.join(sorted(self._matched + self._unmatched)) or 'nothing'}. It was written by a "
+                "different model, or attribute names changed.")
         return self
 
     def assert_nontrivial_match(self):
@@ -612,6 +617,13 @@ class Checkpoint:
 
     @staticmethod
     def _check_trackable(name, value):
+        if (type(value).__module__ or "").startswith("tapejax.data"):
+            # TF's tutorials checkpoint the input iterator; tapejax's keeps no position.
+            warnings.warn(f"tf.train.Checkpoint: the tf.data object '{name}' is accepted but its "
+                          "position is not saved: after a restore, iteration starts from the "
+                          "beginning. Skip the consumed elements with dataset.skip(n) if it matters.",
+                          stacklevel=3)
+            return
         if not _holds_trackable(value):
             raise ValueError(
                 f"`Checkpoint` was expecting {name} to be a trackable object (an object derived from "
