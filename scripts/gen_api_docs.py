@@ -146,7 +146,7 @@ def main():
         n = len(public_names(module_name))
         index.append(f"- [`{_tf_name(module_name, '')[:-1]}`]({_file(module_name)}): {n} names")
     (OUT / "index.md").write_text("\n".join(index) + "\n")
-    print(f"wrote {len(MODULES) + 1} pages to {OUT.relative_to(ROOT)}")
+    print(f"wrote {len(MODULES) + 1} pages to {OUT}")
 
 
 if __name__ == "__main__":
