@@ -354,3 +354,27 @@ def test_model_save_and_load_model_resume_training(tmp_path):
     assert tf.saved_model.load(path)(_XK).shape == (16, 1)
     with pytest.raises(FileNotFoundError, match="nothing-here"):
         tf.keras.models.load_model(str(tmp_path / "nothing-here"))
+
+
+def test_nested_checkpoints_pick_values_out_of_a_bigger_checkpoint(tmp_path):
+    # The training-checkpoints guide: rebuild just the path to one Variable.
+    class Layer(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.kernel = tf.Variable(tf.ones([1, 5]))
+            self.bias = tf.Variable(tf.range(5.0))
+
+    class Net(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.l1 = Layer()
+
+    path = train.Checkpoint(step=tf.Variable(1), net=Net()).save(str(tmp_path / "ckpt"))
+    to_restore = tf.Variable(tf.zeros([5]))
+    new_root = train.Checkpoint(net=train.Checkpoint(l1=train.Checkpoint(bias=to_restore)))
+    status = new_root.restore(train.latest_checkpoint(str(tmp_path)))
+    assert to_restore.numpy().tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+    status.assert_existing_objects_matched()
+    with pytest.raises(AssertionError, match="net/l1/kernel"):
+        status.assert_consumed()
+    assert path == train.latest_checkpoint(str(tmp_path))
