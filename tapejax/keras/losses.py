@@ -519,8 +519,10 @@ def get(identifier):
 
 
 def serialize(loss):
+    """``{'class_name': ..., 'config': ...}`` of a loss object (the inverse of :func:`deserialize`)."""
     return {"class_name": type(loss).__name__, "config": loss.get_config()}
 
 
 def deserialize(config):
+    """A loss from the dict :func:`serialize` made (same as :func:`get`)."""
     return get(config)

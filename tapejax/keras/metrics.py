@@ -649,8 +649,10 @@ def get(identifier):
 
 
 def serialize(metric):
+    """``{'class_name': ..., 'config': ...}`` of a metric object (the inverse of :func:`deserialize`)."""
     return {"class_name": type(metric).__name__, "config": metric.get_config()}
 
 
 def deserialize(config):
+    """A metric from the dict :func:`serialize` made (same as :func:`get`)."""
     return get(config)

@@ -622,10 +622,12 @@ def get(identifier):
 
 
 def serialize(optimizer):
+    """``{'class_name': ..., 'config': ...}`` of a optimizer object (the inverse of :func:`deserialize`)."""
     return {"class_name": type(optimizer).__name__, "config": optimizer.get_config()}
 
 
 def deserialize(config):
+    """A optimizer from the dict :func:`serialize` made (same as :func:`get`)."""
     return get(config)
 
 
