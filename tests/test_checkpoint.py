@@ -362,7 +362,7 @@ def test_nested_checkpoints_pick_values_out_of_a_bigger_checkpoint(tmp_path):
         def __init__(self):
             super().__init__()
             self.kernel = tf.Variable(tf.ones([1, 5]))
-            self.bias = tf.Variable(tf.range(5.0))
+            self.bias = tf.Variable([0.0, 1.0, 2.0, 3.0, 4.0])
 
     class Net(tf.Module):
         def __init__(self):
