@@ -162,9 +162,13 @@ def _variants(signature):
 # Tracing a tf.function as a pure function of (variables, inputs)
 # ---------------------------------------------------------------------------
 
+class _NoFlags:
+    depth = 0
+
+
 def _function_flags():
     from . import _function
-    return _function._flags
+    return getattr(_function, "_flags", _NoFlags)
 
 
 class _Swap:
