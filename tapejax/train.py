@@ -445,6 +445,14 @@ def _restore(root, path):
     restored = set(matched)
     # The save counter is bookkeeping: a checkpoint from write() has none, and that is fine.
     unrestored = [p for p in graph.variables if p not in restored and p != "save_counter"]
+    real = [p for p in matched if p != "save_counter"]
+    if not real and not deferred and unrestored:
+        warnings.warn(
+            f"Nothing in the checkpoint {os.fspath(path)!r} matched: it holds "
+            f"{', '.join(sorted(values)[:8])}{' ...' if len(values) > 8 else ''} while the objects have "
+            f"{', '.join(unrestored[:8])}{' ...' if len(unrestored) > 8 else ''}. Restore with the same "
+            "structure (attribute names) as the save; status.assert_consumed() lists every difference.",
+            stacklevel=3)
     return _Status(os.fspath(path), unmatched, unrestored,
                    [_PendingRef(owner, rest, p) for owner, rest, p in deferred], matched)
 
