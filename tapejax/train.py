@@ -446,7 +446,7 @@ def _restore(root, path):
     # The save counter is bookkeeping: a checkpoint from write() has none, and that is fine.
     unrestored = [p for p in graph.variables if p not in restored and p != "save_counter"]
     real = [p for p in matched if p != "save_counter"]
-    if not real and not deferred and unrestored:
+    if not real and unrestored:
         warnings.warn(
             f"Nothing in the checkpoint {os.fspath(path)!r} matched: it holds "
             f"{', '.join(sorted(values)[:8])}{' ...' if len(values) > 8 else ''} while the objects have "
