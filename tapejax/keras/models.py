@@ -676,13 +676,19 @@ class Sequential(Model):
         self._k_build_shape = tuple(shape)
         with self._k_scope():
             for layer in self._k_layer_list:
-                if isinstance(layer, Layer):
-                    out = layer.compute_output_shape(shape)
-                    layer._k_output_shape = _batchless(out)
-                    shape = out
-                else:
-                    shape = _infer_output(lambda xs, l=layer: l(xs[0]), [_Spec(shape, "float32")]).shape
-        self._k_output_shape = _batchless(shape)
+                try:
+                    if isinstance(layer, Layer):
+                        out = layer.compute_output_shape(shape)
+                        layer._k_output_shape = _batchless(out)
+                    else:
+                        out = _infer_output(lambda xs, l=layer: l(xs[0]), [_Spec(shape, "float32")]).shape
+                except (TypeError, NotImplementedError, jax.errors.JAXTypeError):
+                    # A layer whose call needs concrete values (.numpy(), Python branching on data)
+                    # cannot be traced abstractly: it and the rest build on the first real call.
+                    shape = None
+                    break
+                shape = out
+        self._k_output_shape = None if shape is None else _batchless(shape)
         self.built = True
 
     def call(self, inputs, training=None, mask=None):

@@ -11,14 +11,13 @@ import re
 import threading
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from ... import _dtypes
 from ..._engine import pause_recording
 from ..._module import Module
 from ..._tensor import Tensor, TensorShape, _TensorBase, to_array
-from ..._variable import Variable, name_scope, _name_scope
+from ..._variable import Variable, _name_scope
 from .. import initializers as _initializers
 
 
@@ -191,14 +190,6 @@ class _Node:
 
 def _is_symbolic(args, kwargs):
     return any(isinstance(leaf, KerasTensor) for leaf in _leaves(list(args) + list(kwargs.values())))
-
-
-def _map_structure(fn, x):
-    if isinstance(x, (list, tuple)) and not isinstance(x, TensorShape):
-        return type(x)(_map_structure(fn, e) for e in x)
-    if isinstance(x, dict):
-        return {k: _map_structure(fn, v) for k, v in x.items()}
-    return fn(x)
 
 
 # Sizes standing in for unknown dimensions while output shapes are inferred. Two
@@ -413,6 +404,12 @@ class Layer(Module):
     @property
     def dtype(self):
         return self._k_dtype.name
+
+    @property
+    def compute_dtype(self):
+        return self._k_dtype.name
+
+    variable_dtype = compute_dtype
 
     @property
     def losses(self):
