@@ -266,9 +266,11 @@ def _write(root, path, extra_index=None, variables=None):
     values = {}
     index = {"version": _INDEX_VERSION, "variables": {}, "kinds": kinds}
     for i, (p, var) in enumerate(variables.items()):
-        key = f"v{i}"
         arr = np.asarray(var._value)
-        values[key] = arr
+        # Orbax refuses zero-size arrays: their shape and dtype in the index are the value.
+        key = f"v{i}" if arr.size else None
+        if key is not None:
+            values[key] = arr
         index["variables"][p] = {"key": key, "shape": list(arr.shape), "dtype": str(arr.dtype),
                                  "trainable": bool(var.trainable), "name": var._name}
     if extra_index:
@@ -329,19 +331,26 @@ def _read_index(path):
     return index
 
 
+def _np_dtype(name):
+    import ml_dtypes   # bfloat16, float8 & co.: NumPy does not know them by name
+    return np.dtype(getattr(ml_dtypes, name)) if hasattr(ml_dtypes, name) else np.dtype(name)
+
+
 def _read_values(path, index):
     """{object path: numpy array} of a checkpoint directory."""
     path = os.path.abspath(os.fspath(path))
     entries = index["variables"]
-    if not entries:
-        return {}
+    out = {p: np.zeros(e["shape"], _np_dtype(e["dtype"])) for p, e in entries.items() if e["key"] is None}
+    if len(out) == len(entries):
+        return out
     ocp = _ocp()
     try:
         r = ocp.Checkpointer(ocp.CompositeCheckpointHandler()).restore(
             path, args=ocp.args.Composite(state=ocp.args.PyTreeRestore()))
         state = r["state"]
-        out = {}
         for p, e in entries.items():
+            if e["key"] is None:
+                continue
             arr = np.asarray(state[e["key"]])
             if list(arr.shape) != list(e["shape"]):
                 raise ValueError(f"value {e['key']} of '{p}' has shape {arr.shape}, index says {e['shape']}")

@@ -379,3 +379,20 @@ def test_nested_checkpoints_pick_values_out_of_a_bigger_checkpoint(tmp_path):
     with pytest.raises(AssertionError, match="net/l1/kernel"):
         status.assert_consumed()
     assert path == train.latest_checkpoint(str(tmp_path))
+
+
+def test_dtypes_and_zero_size_values_round_trip(tmp_path):
+    import jax.numpy as jnp
+    variables = {"bf16": tf.Variable(jnp.ones(3, jnp.bfloat16)), "empty": tf.Variable(np.zeros((0, 3), np.float32)),
+                 "int8": tf.Variable(np.arange(3, dtype=np.int8)), "flags": tf.Variable(np.array([True, False]))}
+    saved = {k: v.numpy().copy() for k, v in variables.items()}
+    ckpt = train.Checkpoint(**variables)
+    path = ckpt.write(str(tmp_path / "c"))
+    for v in variables.values():
+        v.assign(jnp.zeros_like(v._value))
+    ckpt.restore(path).assert_consumed()
+    for k, v in variables.items():
+        assert v.numpy().dtype == saved[k].dtype
+        np.testing.assert_array_equal(v.numpy(), saved[k])
+    only_empty = train.Checkpoint(e=tf.Variable(np.zeros((0,), np.float32)))
+    only_empty.restore(only_empty.write(str(tmp_path / "e"))).assert_consumed()
