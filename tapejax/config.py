@@ -17,7 +17,9 @@ import jax
 from ._function import run_functions_eagerly as _run_eagerly, functions_run_eagerly as _runs_eagerly
 
 PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
+PhysicalDevice.__doc__ = "A device JAX sees, named as TensorFlow names it ('/physical_device:GPU:0', 'GPU')."
 LogicalDevice = collections.namedtuple("LogicalDevice", ["name", "device_type"])
+LogicalDevice.__doc__ = "A device as TensorFlow's logical device ('/device:GPU:0', 'GPU')."
 
 _TYPES = {"cpu": "CPU", "gpu": "GPU", "cuda": "GPU", "rocm": "GPU", "tpu": "TPU", "metal": "GPU"}
 
@@ -66,6 +68,7 @@ def list_logical_devices(device_type=None):
 
 
 def get_visible_devices(device_type=None):
+    """The devices JAX uses (all of them: see :func:`set_visible_devices`)."""
     return list_physical_devices(device_type)
 
 
@@ -78,6 +81,7 @@ def set_soft_device_placement(enabled):
 
 
 def get_soft_device_placement():
+    """Always True: JAX places computations itself."""
     return True
 
 
