@@ -49,8 +49,16 @@ class Generator:
     def make_key(self):
         """Splits the state: returns a fresh jax key and advances the generator."""
         data = _engine.read_raw(self.state)
-        key, sub = jax.random.split(jax.random.wrap_key_data(data))
-        self.state._set(jax.random.key_data(key))
+        if isinstance(data, jax.core.Tracer):  # a captured state under tapejax.function
+            key, sub = jax.random.split(jax.random.wrap_key_data(data))
+            self.state._set(jax.random.key_data(key))
+            return sub
+        # A concrete state stays concrete, also when drawn inside a foreign jax trace
+        # (a layer call under jax.eval_shape for output-shape inference): splitting it
+        # there would store a tracer in the generator (UnexpectedTracerError later).
+        with jax.ensure_compile_time_eval():
+            key, sub = jax.random.split(jax.random.wrap_key_data(data))
+            self.state._set(jax.random.key_data(key))
         return sub
 
     def normal(self, shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, name=None):
