@@ -26,7 +26,7 @@ import numpy as np
 
 from . import _dtypes
 from . import train as _train
-from ._engine import state, pause_recording
+from ._engine import state
 from ._module import Module
 from ._tensor import Tensor, _TensorBase, to_array, is_tracer
 from ._variable import Variable, creation_hooks
@@ -512,8 +512,7 @@ def save(obj, export_dir, signatures=None, options=None):
             params = list(getattr(fn, "_params", None) or [])
             if params and isinstance(pyfn, functools.partial):
                 params = params[1:]   # a method: drop self
-            functions[key] = {"variants": variants_out, "arg_names": params,
-                              "input_tree": _tree_desc(signature_list[0])}
+            functions[key] = {"variants": variants_out, "arg_names": params}
 
     for path, node in graph.objects.items():
         for name, fn, pyfn, owner in _functions_of(node):
@@ -574,13 +573,6 @@ def save(obj, export_dir, signatures=None, options=None):
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-
-
-def _tree_desc(signature):
-    leaves = []
-    return _encode(jax.tree_util.tree_map(lambda s: s, list(signature),
-                                          is_leaf=lambda s: hasattr(s, "dtype") and hasattr(s, "shape")),
-                   leaves)
 
 
 def _signature_dict(signatures):
@@ -690,7 +682,6 @@ class _LoadedFunction:
 
     def __init__(self, name, entry, directory, variables):
         self.name = name
-        self._input_tree = entry["input_tree"]
         self._arg_names = list(entry.get("arg_names") or [])
         self._variants = []
         for v in entry["variants"]:
