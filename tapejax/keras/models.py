@@ -674,20 +674,22 @@ class Sequential(Model):
             raise ValueError("You must provide an `input_shape` argument: model.build((None, 784)).")
         shape = TensorShape(input_shape)
         self._k_build_shape = tuple(shape)
-        with self._k_scope():
-            for layer in self._k_layer_list:
-                try:
-                    if isinstance(layer, Layer):
-                        out = layer.compute_output_shape(shape)
-                        layer._k_output_shape = _batchless(out)
-                    else:
-                        out = _infer_output(lambda xs, l=layer: l(xs[0]), [_Spec(shape, "float32")]).shape
-                except (TypeError, NotImplementedError, jax.errors.JAXTypeError):
-                    # A layer whose call needs concrete values (.numpy(), Python branching on data)
-                    # cannot be traced abstractly: it and the rest build on the first real call.
-                    shape = None
-                    break
-                shape = out
+        # No name scope of its own here: a Sequential given its input shape builds its layers as
+        # a functional graph would (weights 'dense/kernel:0'); built lazily by its first call,
+        # they sit under its scope ('sequential/dense/kernel:0'), as in Keras.
+        for layer in self._k_layer_list:
+            try:
+                if isinstance(layer, Layer):
+                    out = layer.compute_output_shape(shape)
+                    layer._k_output_shape = _batchless(out)
+                else:
+                    out = _infer_output(lambda xs, l=layer: l(xs[0]), [_Spec(shape, "float32")]).shape
+            except (TypeError, NotImplementedError, jax.errors.JAXTypeError):
+                # A layer whose call needs concrete values (.numpy(), Python branching on data)
+                # cannot be traced abstractly: it and the rest build on the first real call.
+                shape = None
+                break
+            shape = out
         self._k_output_shape = None if shape is None else _batchless(shape)
         self.built = True
 
