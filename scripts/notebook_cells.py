@@ -1161,9 +1161,18 @@ for epoch in range(20):
         loss_history.append(float(compiled_train_step(x_batch_train, y_batch_train)))
 print('first loss: %.4f, last loss: %.4f' % (loss_history[0], loss_history[-1]))
 
-plt.plot(loss_history)
+steps_per_epoch = len(loss_history) // 20
+epoch_means = np.reshape(loss_history, (20, steps_per_epoch)).mean(axis=1)
+plt.plot(loss_history, alpha=0.5, label='batch')
+plt.plot((np.arange(20) + 0.5) * steps_per_epoch, epoch_means, 'o-', label='epoch mean')
+plt.legend()
 plt.xlabel('Batch #')
 _ = plt.ylabel('Loss [categorical cross-entropy]')
+"""),
+    md("""
+The labels are random numbers, so there is nothing to learn beyond their
+average: the loss falls quickly to that floor and then only fluctuates from
+batch to batch.
 """),
 ]
 
