@@ -11,6 +11,7 @@ name.
 """
 import importlib
 import inspect
+import re
 import sys
 import textwrap
 import types
@@ -61,6 +62,61 @@ def doc_of(obj):
     return inspect.cleandoc(doc) if doc and doc.strip() else None
 
 
+_SECTIONS = {"Args", "Arguments", "Returns", "Yields", "Raises", "Example", "Examples",
+             "Attributes", "Note", "Notes", "Warning", "See also"}
+_ITEM = re.compile(r"^(\*{0,2}[\w.]+(?: \(.*?\))?):\s*(.*)$")
+
+
+def _rst_to_md(text):
+    """RST roles and literals as markdown: ``x`` and :func:`x` become `x`."""
+    text = re.sub(r":(?:func|class|meth|attr|mod|obj|data|exc):`~?([^`]+)`", r"`\1`", text)
+    return re.sub(r"``([^`]+)``", r"`\1`", text)
+
+
+def _fence(lines):
+    return ["```python", *lines, "```"]
+
+
+def to_markdown(doc):
+    """A Google-style docstring as markdown: sections as headings, Args as lists,
+    examples as fenced code."""
+    out, lines, i = [], doc.splitlines(), 0
+    while i < len(lines):
+        line = lines[i]
+        head = line.strip().rstrip(":")
+        if line.strip().endswith(":") and head in _SECTIONS and not line.startswith(" "):
+            body = []
+            i += 1
+            while i < len(lines) and (not lines[i].strip() or lines[i].startswith(" ")):
+                body.append(lines[i])
+                i += 1
+            body = textwrap.dedent("\n".join(body)).strip("\n").splitlines()
+            out += ["", f"**{head}**", ""]
+            if head.startswith("Example"):
+                out += _fence(body) if any(b.lstrip().startswith(">>>") for b in body) else body
+            elif head in ("Args", "Arguments", "Raises", "Attributes"):
+                for b in body:
+                    m = _ITEM.match(b)
+                    if m and not b.startswith(" "):
+                        out.append(f"- `{m.group(1)}`: {_rst_to_md(m.group(2))}")
+                    elif b.strip():
+                        out[-1] += " " + _rst_to_md(b.strip())
+            else:
+                out += [_rst_to_md(b) for b in body]
+            out.append("")
+            continue
+        if line.lstrip().startswith(">>>"):  # a doctest outside an Example section
+            block = []
+            while i < len(lines) and lines[i].strip():
+                block.append(lines[i])
+                i += 1
+            out += _fence(textwrap.dedent("\n".join(block)).splitlines())
+            continue
+        out.append(_rst_to_md(line))
+        i += 1
+    return "\n".join(out).strip()
+
+
 def _signature(obj):
     target = obj.fn if _is_op(obj) else obj
     try:
@@ -96,7 +152,7 @@ def _entry(module_name, name, obj):
         lines.append("")
         if doc and wrapped:  # JAX's long docstring: its summary is enough here
             doc = doc.split("\n\n")[0]
-    lines.append(doc if doc else "*Undocumented.*")
+    lines.append(to_markdown(doc) if doc else "*Undocumented.*")
     lines.append("")
     if inspect.isclass(obj):
         for mname, member in sorted(vars(obj).items()):
@@ -105,8 +161,9 @@ def _entry(module_name, name, obj):
             mdoc = member.__doc__
             if not mdoc:
                 continue
-            sig = _signature(member) if inspect.isfunction(member) else ""
-            lines += [f"#### `{name}.{mname}{sig}`", "", inspect.cleandoc(mdoc), ""]
+            sig = _signature(member).replace("(self, ", "(").replace("(self)", "()") \
+                if inspect.isfunction(member) else ""
+            lines += [f"#### `{name}.{mname}{sig}`", "", to_markdown(inspect.cleandoc(mdoc)), ""]
     return lines
 
 
@@ -115,12 +172,12 @@ def _page(module_name):
     title = _tf_name(module_name, "")[:-1] if module_name != "tapejax" else "tf"
     lines = [f"# `{title}`", "", f"`{module_name}`" + (" (`import tapejax as tf`)" if title == "tf" else ""), ""]
     if mod.__doc__:
-        lines += [inspect.cleandoc(mod.__doc__), ""]
+        lines += [to_markdown(inspect.cleandoc(mod.__doc__)), ""]
     entries = public_names(module_name)
     lines += ["| name | summary |", "|---|---|"]
     for name, obj in entries:
         doc = doc_of(obj)
-        summary = doc.split("\n")[0].replace("|", "\\|") if doc else ""
+        summary = _rst_to_md(doc.split("\n")[0]).replace("|", "\\|") if doc else ""
         lines.append(f"| [`{name}`](#{_anchor(module_name, name)}) | {summary} |")
     lines.append("")
     for name, obj in entries:
