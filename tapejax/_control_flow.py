@@ -25,6 +25,14 @@ def _flatten(x):
     return jax.tree_util.tree_flatten(x, is_leaf=_is_leaf)
 
 
+def _snapshot(out):
+    """A branch's result with Variables read now (they are rewound after the branch)."""
+    from ._ops import identity
+    from ._variable import Variable
+    return jax.tree_util.tree_map(lambda x: identity(x) if isinstance(x, Variable) else x, out,
+                                  is_leaf=_is_leaf)
+
+
 def _concrete(x):
     """The value of ``x`` as numpy, or None while it is traced."""
     v = x._value if isinstance(x, _TensorBase) else x
@@ -149,7 +157,7 @@ def _select_all(index, fns, what):
     for f in fns:
         w = _Writes()
         with w:
-            out = f()
+            out = _snapshot(f())
         after = {i: v._value for i, v in w.vars.items()}
         w.restore()
         results.append(out)
@@ -185,7 +193,7 @@ def _lax_switch(index, fns, what):
 
         def run(f=f, w=w):
             with w:
-                out = f()
+                out = _snapshot(f())
             leaves, tree = _flatten(out)
             after = [v._value for v in w.vars.values()]
             w.restore()
@@ -306,7 +314,7 @@ def _traced_loop(cond, body, lv, call, normalize, limit):
 
     def probe(arrays):
         with w:
-            new = normalize(call(body, rebuild(arrays)), lv)
+            new = _snapshot(normalize(call(body, rebuild(arrays)), lv))
         w.restore()
         return _arrays(_flatten(new)[0])
 
@@ -331,7 +339,7 @@ def _traced_loop(cond, body, lv, call, normalize, limit):
 
     def body_fn(carry):
         arrays, vals, i = carry
-        new, vals = with_vars(vals, lambda: normalize(call(body, rebuild(arrays)), lv))
+        new, vals = with_vars(vals, lambda: _snapshot(normalize(call(body, rebuild(arrays)), lv)))
         new_leaves, new_tree = _flatten(new)
         if new_tree != tree:
             raise TypeError(f"tf.while_loop: body must return the structure of loop_vars ({tree}), "
@@ -354,7 +362,7 @@ def _unrolled(cond, body, lv, call, normalize, limit):
         active = c if active is None else logical_and(active, c)
         w = _Writes()
         with w:
-            new = normalize(call(body, lv), lv)
+            new = _snapshot(normalize(call(body, lv), lv))
         for i, v in w.vars.items():
             v._value = jnp.where(to_array(active), v._value, w.before[i])
         nl, _ = _flatten(new)
