@@ -161,6 +161,12 @@ class Model(Layer):
 
         Raises:
             ValueError: no such layer.
+
+        Example:
+            >>> import tapejax as tf
+            >>> model = tf.keras.Sequential([tf.keras.layers.Dense(1, name='out', input_shape=(2,))])
+            >>> model.get_layer('out').units
+            1
         """
         if index is not None:
             return self.layers[index]
@@ -369,8 +375,19 @@ class Model(Layer):
     def train_step(self, data):
         """One training step on a batch ``(x, y)``: tape, gradients, ``apply_gradients``, metrics.
 
+        ``fit`` calls it (compiled with ``tapejax.function``); override it to
+        customise training, as in Keras.
+
         Returns:
             ``{'loss': loss, <metric name>: result, ...}`` (Tensors).
+
+        Example:
+            >>> import tapejax as tf
+            >>> model = tf.keras.Sequential([tf.keras.layers.Dense(1, kernel_initializer='zeros',
+            ...                                                    input_shape=(2,))])
+            >>> model.compile(optimizer='sgd', loss='mse')
+            >>> float(model.train_step((tf.ones([4, 2]), tf.ones([4, 1])))['loss'])
+            1.0
         """
         x, y, sample_weight = _unpack(data)
         from .._tape import GradientTape
@@ -627,6 +644,14 @@ class Sequential(Model):
 
         Raises:
             TypeError: not a layer.
+
+        Example:
+            >>> import tapejax as tf
+            >>> model = tf.keras.Sequential()
+            >>> model.add(tf.keras.Input(shape=(4,)))
+            >>> model.add(tf.keras.layers.Dense(2))
+            >>> model.count_params()
+            10
         """
         if isinstance(layer, KerasTensor):
             layer = getattr(layer, "_k_input_layer", None)
@@ -646,7 +671,15 @@ class Sequential(Model):
         self._k_rebuild()
 
     def pop(self):
-        """Removes the last layer."""
+        """Removes the last layer and returns it.
+
+        Example:
+            >>> import tapejax as tf
+            >>> model = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(2,)),
+            ...                              tf.keras.layers.Dense(1)])
+            >>> type(model.pop()).__name__, len(model.layers)
+            ('Dense', 1)
+        """
         if not self._k_layer_list:
             raise TypeError("There are no layers in the model.")
         layer = self._k_layer_list.pop()
@@ -709,7 +742,15 @@ class Sequential(Model):
 # ---------------------------------------------------------------------------
 
 class History:
-    """What ``fit`` returns: ``history`` maps each logged name to one value per epoch."""
+    """What ``fit`` returns: ``history`` maps each logged name to one value per epoch.
+
+    Example:
+        >>> import numpy as np, tapejax as tf
+        >>> model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+        >>> model.compile(optimizer='sgd', loss='mse')
+        >>> sorted(model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=2, verbose=0).history)
+        ['loss']
+    """
 
     def __init__(self):
         self.history = {}
