@@ -329,3 +329,23 @@ def test_variable_constraint_applied_after_update():
     w = tf.Variable([3.0, -4.0], constraint=lambda v: tf.clip_by_value(v, -1.0, 1.0))
     optimizers.SGD(0.1).apply_gradients([(tf.constant([1.0, 1.0]), w)])
     np.testing.assert_allclose(w.numpy(), [1.0, -1.0])
+
+
+def test_custom_schedule_subclass_written_with_tf_ops():
+    class Warmup(optimizers.schedules.LearningRateSchedule):  # the Transformer tutorial's pattern
+        def __init__(self, d_model, warmup_steps=4):
+            super().__init__()
+            self.d_model = tf.cast(d_model, tf.float32)
+            self.warmup_steps = warmup_steps
+
+        def __call__(self, step):
+            step = tf.cast(step, dtype=tf.float32)
+            return tf.math.rsqrt(self.d_model) * tf.math.minimum(tf.math.rsqrt(step), step * self.warmup_steps ** -1.5)
+
+    w = tf.Variable(0.0)
+    opt = optimizers.SGD(Warmup(16))
+    for _ in range(3):
+        opt.apply_gradients([(tf.constant(1.0), w)])
+    # steps 0, 1, 2 (Keras passes `iterations` before incrementing it): lr = 0, 1/32, 2/32
+    np.testing.assert_allclose(float(w), -(0 + 1 + 2) / 32, rtol=1e-6)
+    assert opt._trace_count == 1

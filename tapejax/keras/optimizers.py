@@ -50,7 +50,7 @@ class LearningRateSchedule:
         raise NotImplementedError("LearningRateSchedule subclasses define __call__(self, step).")
 
     def get_config(self):
-        return dict(self._config)
+        return dict(getattr(self, "_config", {}))
 
 
 def _schedule_class(name, make, doc):
