@@ -51,10 +51,32 @@ def public_names(module_name):
     return out
 
 
+def _table_entry(op):
+    """The op-table line defining ``op`` when its function is a lambda there, else ``None``.
+
+    The op table is data, one line per op (DESIGN.md, style 3): for
+    ``squared_difference = defop(lambda x, y: jnp.square(x - y), ...)`` that line
+    is the documentation.
+    """
+    fn = op.fn
+    if getattr(fn, "__name__", "") != "<lambda>" or not getattr(fn, "__module__", "").startswith("tapejax"):
+        return None
+    try:
+        return inspect.getsource(fn).strip()
+    except (OSError, TypeError):
+        return None
+
+
 def doc_of(obj):
-    """The docstring documenting ``obj`` (an op: the function it wraps), or ``None``."""
+    """The docstring documenting ``obj`` (an op: the function it wraps, or its
+    op-table line), or ``None``."""
     if _is_op(obj):
         doc = getattr(obj.fn, "__doc__", None)
+        entry = _table_entry(obj)
+        if not (doc and doc.strip()) and entry:
+            m = re.search(r"lambda (.*?), name=", entry)
+            summary = f"`lambda {m.group(1)}`" if m else "an op-table entry"
+            return f"Defined in the op table: {summary}.\n\n```python\n{entry}\n```"
     elif inspect.isclass(obj) or inspect.isroutine(obj):
         doc = obj.__doc__
     else:  # a callable instance: its own docstring, not its class's

@@ -576,8 +576,9 @@ _ = plt.ylabel('Loss [entropy]')
 ### Custom gradients in SavedModel
 
 Custom gradients are saved with `tf.saved_model.SaveOptions(experimental_custom_gradients=True)`.
-The loaded function gives the same clipped gradient. (tapejax always keeps the
-tape's gradient in the saved function; the option is accepted for compatibility.)
+The loaded function gives the same clipped gradient. (With
+`experimental_custom_gradients=False`, the loaded gradient would be JAX's
+derivative of the traced forward computation, without the clipping rule.)
 """),
     code("""
 class MyModule(tf.Module):

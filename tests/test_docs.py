@@ -2,7 +2,8 @@
 
 * every public name of the user-facing modules (scripts/gen_api_docs.py's
   ``MODULES``) has a docstring; an op made with ``defop`` is documented by the
-  function it wraps. A failure lists the undocumented names.
+  function it wraps, or, for a lambda in the op table (one line per op), by
+  that line. A failure lists the undocumented names.
 * the docstring examples of every tapejax module, and the README's, run as
   doctests (``pytest`` collects only tests/, so they are run from here), with
   the project's doctest flags (NORMALIZE_WHITESPACE, ELLIPSIS, NUMBER).
@@ -56,7 +57,8 @@ def test_every_public_name_has_a_docstring(module_name):
     assert not missing, (
         f"{len(missing)} public name(s) of {module_name} have no docstring: {', '.join(missing)}. "
         "Give each a one-line summary (and Args/Returns/an example where it helps); "
-        "an op made with defop is documented by the docstring of the function it wraps.")
+        "an op made with defop is documented by the docstring of the function it wraps "
+        "(or by its op-table line when that function is a lambda).")
 
 
 def test_modules_have_docstrings():
