@@ -155,7 +155,13 @@ def _identity(x):
 
 
 def serialize(activation):
-    """The Keras name of an activation (or its ``__name__``)."""
+    """The Keras name of an activation (or its ``__name__``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.activations.serialize(tf.keras.activations.get('relu'))
+        'relu'
+    """
     for k, v in _BY_NAME.items():
         if v is activation:
             return k

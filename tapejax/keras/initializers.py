@@ -371,4 +371,11 @@ def get(identifier):
 
 
 def serialize(initializer):
+    """``{'class_name': ..., 'config': ...}`` of an initializer (``get`` reads it back).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.initializers.serialize(tf.keras.initializers.Constant(2.0))
+        {'class_name': 'Constant', 'config': {'value': 2.0}}
+    """
     return {"class_name": type(initializer).__name__, "config": initializer.get_config()}

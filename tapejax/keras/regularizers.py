@@ -51,14 +51,26 @@ class L1L2(Regularizer):
 
 
 class L1(L1L2):
-    """``l1 * sum(|w|)`` (Keras default 0.01)."""
+    """``l1 * sum(|w|)`` (Keras default 0.01).
+
+    Example:
+        >>> import tapejax as tf
+        >>> float(tf.keras.regularizers.L1(0.5)(tf.constant([1.0, -2.0])))
+        1.5
+    """
 
     def __init__(self, l1=0.01):
         super().__init__(l1=l1)
 
 
 class L2(L1L2):
-    """``l2 * sum(w**2)`` (Keras default 0.01)."""
+    """``l2 * sum(w**2)`` (Keras default 0.01).
+
+    Example:
+        >>> import tapejax as tf
+        >>> float(tf.keras.regularizers.L2(0.5)(tf.constant([1.0, -2.0])))
+        2.5
+    """
 
     def __init__(self, l2=0.01):
         super().__init__(l2=l2)
@@ -74,6 +86,11 @@ def get(identifier):
 
     Raises:
         ValueError: an unknown name.
+
+    Example:
+        >>> import tapejax as tf
+        >>> type(tf.keras.regularizers.get('l2')).__name__
+        'L2'
     """
     if identifier is None or callable(identifier):
         return identifier
