@@ -725,7 +725,9 @@ class InputLayer(Layer):
         if batch_input_shape is None and input_shape is not None:
             batch_input_shape = (batch_size,) + tuple(input_shape)
         if name is None:
-            name = unique_name("input")
+            # Keras numbers inputs from 1: input_1, input_2, ...
+            _uids["input"] += 1
+            name = f"input_{_uids['input']}"
         super().__init__(name=name, dtype=dtype, batch_input_shape=batch_input_shape, **kwargs)
         self.built = True
         self._k_output_shape = None if batch_input_shape is None else TensorShape(batch_input_shape)
