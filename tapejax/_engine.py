@@ -313,19 +313,25 @@ class _Plan:
 
 
 def plan(nodes, target_ids, source_ids):
-    """Selects the nodes on a path from a source to a target and numbers the values."""
+    """Selects the nodes on a path from a source to a target and numbers the values.
+
+    Runs on every ``gradient`` call over the whole tape, so it is written with set
+    operations and plain loops rather than generator expressions.
+    """
     reach = set(source_ids)
     fwd = []
     for n in nodes:
-        if any(i in reach for i in n.in_ids):
+        if not reach.isdisjoint(n.in_ids):
             fwd.append(n)
-            reach.update(o for o in n.out_ids if o is not None)
+            reach.update(n.out_ids)
+            reach.discard(None)       # integer outputs (None ids) never carry gradients
     needed = set(target_ids)
     rel = []
     for n in reversed(fwd):
-        if any(o in needed for o in n.out_ids):
+        if not needed.isdisjoint(n.out_ids):
             rel.append(n)
-            needed.update(i for i in n.in_ids if i in reach)
+            needed.update(n.in_ids)   # ids outside ``reach`` are never outputs: harmless
+            needed.discard(None)
     rel.reverse()
 
     slots = {}
@@ -336,26 +342,37 @@ def plan(nodes, target_ids, source_ids):
             s = slots[i] = len(slots)
         return s
 
-    target_slots = tuple(slot(i) for i in target_ids)
+    target_slots = tuple([slot(i) for i in target_ids])
     specs = []
     custom = False
     for n in rel:
-        gmask = tuple(i is not None and i in reach and _is_float_dtype(t._value.dtype)
-                      for i, t in zip(n.in_ids, n.ins))
-        cmask = tuple(o in needed for o in n.out_ids)
-        in_slots = tuple(slot(i) for i, m in zip(n.in_ids, gmask) if m)
-        out_slots = tuple(slot(o) for o, m in zip(n.out_ids, cmask) if m)
+        gmask = []
+        in_slots = []
+        keys = []
+        for i, t in zip(n.in_ids, n.ins):
+            m = i is not None and i in reach and _is_float_dtype(t._value.dtype)
+            gmask.append(m)
+            if m:
+                in_slots.append(slot(i))
+            keys.append(_key(t))
+        cmask = []
+        out_slots = []
+        for o in n.out_ids:
+            m = o in needed
+            cmask.append(m)
+            if m:
+                out_slots.append(slot(o))
+        gmask, cmask = tuple(gmask), tuple(cmask)
         if n.custom is not None:
             custom = True
-            specs.append((None, id(n), gmask, cmask, in_slots, out_slots, None))
+            specs.append((None, id(n), gmask, cmask, tuple(in_slots), tuple(out_slots), None))
         else:
-            specs.append((n.op, n.static, gmask, cmask, in_slots, out_slots,
-                          tuple(_key(t) for t in n.ins)))
+            specs.append((n.op, n.static, gmask, cmask, tuple(in_slots), tuple(out_slots), tuple(keys)))
     p = _Plan()
     p.nodes = rel
     p.specs = specs
     p.target_slots = target_slots
-    p.source_slots = tuple(slot(i) if i in reach or i in needed else None for i in source_ids)
+    p.source_slots = tuple([slot(i) if i in reach or i in needed else None for i in source_ids])
     p.n_slots = len(slots)
     p.custom = custom
     p.fingerprint = None if custom else (tuple(specs), target_slots, p.source_slots)
