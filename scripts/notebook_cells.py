@@ -1499,6 +1499,18 @@ with tf.GradientTape() as tape:
 print(type(y).__name__, tape.gradient(z, x))
 """),
     md("""
+`tapejax.numpy` has every `jax.numpy` function as a recorded op: the same code,
+on the tape.
+"""),
+    code("""
+import tapejax.numpy as tnp
+
+with tf.GradientTape() as tape:
+    y = tnp.sin(x)            # a Tensor, recorded
+    z = tf.reduce_sum(y)
+print(type(y).__name__, tape.gradient(z, x))   # cos(1)
+"""),
+    md("""
 Going the other way, tapejax ops are pure JAX underneath, so tapejax code runs
 inside JAX transformations (`jax.grad`, `jax.jit`, `jax.vmap`) with jax arrays
 in and out:
@@ -1595,6 +1607,16 @@ x = tf.random.normal([256, 8])
 y = tf.reduce_sum(x[:, :4] ** 2, axis=1, keepdims=True)
 _ = model(x)
 [(v.name, tuple(v.shape)) for v in model.trainable_variables]
+"""),
+    md("A `flax.nnx` module works the same way; its `nnx.Param`s become the trainable Variables:"),
+    code("""
+from flax import nnx
+
+linear = tf.keras.layers.FlaxLayer(nnx.Linear(8, 4, rngs=nnx.Rngs(0)))
+with tf.GradientTape() as tape:
+    out = tf.reduce_sum(linear(tf.ones([2, 8])) ** 2)
+grads = tape.gradient(out, linear.trainable_variables)
+[(v.name, tuple(g.shape)) for v, g in zip(linear.trainable_variables, grads)]
 """),
     md("""
 ## 4. Any optax transformation as an optimizer

@@ -92,11 +92,13 @@ EXPECTED = {
     "05_from_tensorflow_to_jax.ipynb": [
         "det: -2.0",
         "ArrayImpl None",                                    # jnp code is not on the tape
+        "Tensor tf.Tensor(0.5403023, shape=(), dtype=float32)",  # tapejax.numpy is
         "tf.Tensor([-0.99875236 0. 0.9805807 ], shape=(3,), dtype=float32) [-0.99875236 0. 0.9805807 ]",
         "[0.33333334, 0.33333334, 0.33333334]",              # d logsumexp = softmax
         "tf.Tensor([2. 3.], shape=(2,), dtype=float32)",
         "tf.Tensor([0.08333334 0.03703704], shape=(2,), dtype=float32)",
         "flax_layer/params/Dense_0/kernel:0', (8, 32)",
+        "kernel:0', (8, 4)",                                 # an nnx module
         "step 299: loss",
         "tapejax eager", "tapejax tf.function", "jax.jit + optax",
     ],
