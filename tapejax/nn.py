@@ -35,3 +35,19 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     shape = tuple(x.shape) if noise_shape is None else tuple(int(d) for d in noise_shape)
     keep = random.uniform(shape) >= rate
     return _where(keep, _mul(x, 1.0 / (1.0 - rate)), 0.0)
+
+
+def scale_regularization_loss(regularization_loss):
+    """The regularization loss to add to a ``strategy.run`` step's loss (``tf.nn.scale_regularization_loss``).
+
+    TensorFlow divides it by ``num_replicas_in_sync`` because each replica adds it
+    and the replicas' losses are summed. A tapejax step computes on the global
+    batch (see ``tf.distribute``), so it adds the loss once: it is returned as is.
+
+    Example:
+        >>> import tapejax as tf
+        >>> print(tf.nn.scale_regularization_loss(tf.constant(0.5)).numpy())
+        0.5
+    """
+    from ._tensor import Tensor
+    return regularization_loss if hasattr(regularization_loss, "_value") else Tensor(_to_array(regularization_loss))
