@@ -28,6 +28,18 @@ per-device slices.
 process, after ``jax.distributed.initialize``. ``experimental.shard`` gives a
 Variable another layout (a big kernel split over devices); compiled steps keep it.
 
+Where the layout lives: a placed Variable carries ``_sharding`` (a
+``jax.sharding.NamedSharding``); assignments keep it (``Variable._set``), and a
+``tf.function`` constrains the new values it writes to it, so XLA's sharding
+propagation cannot drift and the program compiles once.
+
+Limits: ``model.fit`` does not split batches over the strategy's devices (its
+steps run replicated, with the same result); write the custom loop with
+``strategy.run``. Optimizer slots are placed when created inside ``strategy.run``
+or the scope (as TensorFlow requires). ``strategy.run`` returns plain Tensors, not
+``PerReplica`` values, and ``reduce(..., axis=None)`` does not multiply a value that
+does not depend on the batch by the number of replicas.
+
 Example:
     >>> import numpy as np, tapejax as tf
     >>> strategy = tf.distribute.MirroredStrategy()   # every local device
