@@ -488,3 +488,18 @@ def test_flax_linen_dropout_gets_rngs():
     assert_close(a, layer(x))
     b = layer(x, deterministic=False).numpy()
     assert np.any(b == 0) and not np.array_equal(b, layer(x, deterministic=False).numpy())
+
+
+def test_conv1d_pooling1d_upsampling_zero_padding():
+    x = randn(2, 9, 3)
+
+    def conv1d(x, k, b):
+        return jax.lax.conv_general_dilated(x, k, (2,), "SAME", dimension_numbers=("NWC", "WIO", "NWC")) + b
+
+    assert check_layer(L.Conv1D(4, 3, strides=2, padding="same"), x, conv1d, rtol=1e-4, atol=1e-4) == 1
+    check_layer(L.MaxPooling1D(), x, lambda x: linen.max_pool(x, (2,), (2,), "VALID"))
+    check_layer(L.AveragePooling1D(3, padding="same"), x,
+                lambda x: linen.avg_pool(x, (3,), (3,), "SAME", count_include_pad=False))
+    img = randn(1, 2, 3, 2)
+    check_layer(L.UpSampling2D((2, 3)), img, lambda x: jnp.repeat(jnp.repeat(x, 2, 1), 3, 2))
+    check_layer(L.ZeroPadding2D(((1, 0), (2, 1))), img, lambda x: jnp.pad(x, ((0, 0), (1, 0), (2, 1), (0, 0))))

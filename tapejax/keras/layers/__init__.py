@@ -17,5 +17,8 @@ from ._builtin import (  # noqa: F401
     LeakyReLU as LeakyReLU, Softmax as Softmax, BatchNormalization as BatchNormalization,
     LayerNormalization as LayerNormalization, Embedding as Embedding, Concatenate as Concatenate,
     Add as Add, Subtract as Subtract, Multiply as Multiply, Average as Average, Lambda as Lambda,
+    Conv1D as Conv1D, MaxPooling1D as MaxPooling1D, AveragePooling1D as AveragePooling1D,
+    MaxPool1D as MaxPool1D, AvgPool1D as AvgPool1D, UpSampling2D as UpSampling2D,
+    ZeroPadding2D as ZeroPadding2D,
 )
 from ._flax import FlaxLayer as FlaxLayer

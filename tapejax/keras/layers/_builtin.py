@@ -139,7 +139,26 @@ def _reshape_fn(x, target):
     return jnp.reshape(x, (x.shape[0],) + target)
 
 
+def _conv1d_fn(x, kernel, *bias, strides, padding, dilation, act):
+    y = jax.lax.conv_general_dilated(_as_float(x, kernel), kernel, strides, padding, rhs_dilation=dilation,
+                                     dimension_numbers=("NWC", "WIO", "NWC"))
+    if bias:
+        y = y + bias[0]
+    return act(y)
+
+
+def _upsample_fn(x, size):
+    return jnp.repeat(jnp.repeat(x, size[0], axis=1), size[1], axis=2)
+
+
+def _zero_pad_fn(x, padding):
+    return jnp.pad(x, ((0, 0), padding[0], padding[1], (0, 0)))
+
+
 _dense = defop(_dense_fn, name="dense", static=("act",))
+_conv1d = defop(_conv1d_fn, name="conv1d", static=("strides", "padding", "dilation", "act"))
+_upsample = defop(_upsample_fn, name="upsampling2d", static=("size",))
+_zero_pad = defop(_zero_pad_fn, name="zero_padding2d", static=("padding",))
 _conv = defop(_conv_fn, name="conv2d", static=("strides", "padding", "dilation", "groups", "act"))
 _conv_transpose = defop(_conv_transpose_fn, name="conv2d_transpose", static=("strides", "padding", "act"))
 _pool = defop(_pool_fn, name="pooling2d", static=("kind", "pool_size", "strides", "padding"))
@@ -356,6 +375,90 @@ class Conv2DTranspose(Conv2D):
                                           act=self._fused))
 
 
+class Conv1D(_Activated, Layer):
+    """1-D convolution over steps, ``(N, T, C)`` inputs, kernel ``(k, in, filters)``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> conv = tf.keras.layers.Conv1D(4, 3)
+        >>> conv(tf.ones([2, 10, 3])).shape, conv.kernel.shape
+        (TensorShape([2, 8, 4]), TensorShape([3, 3, 4]))
+    """
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, dilation_rate=1,
+                 groups=1, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, kernel_constraint=None, bias_constraint=None, **kwargs):
+        super().__init__(**kwargs)
+        _channels_last(data_format)
+        one = lambda v: (int(v),) if isinstance(v, (int, np.integer)) else tuple(int(e) for e in v)  # noqa: E731
+        self.filters = int(filters)
+        self.kernel_size, self.strides, self.dilation_rate = one(kernel_size), one(strides), one(dilation_rate)
+        self.padding = _padding(padding)
+        self._set_activation(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = _initializers.get(kernel_initializer)
+        self.bias_initializer = _initializers.get(bias_initializer)
+        self.kernel_regularizer = kernel_regularizer
+        self.bias_regularizer = bias_regularizer
+
+    def build(self, input_shape):
+        channels = TensorShape(input_shape)[-1]
+        self.kernel = self.add_weight("kernel", self.kernel_size + (channels, self.filters),
+                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer)
+        self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer) if self.use_bias else None
+        self.built = True
+
+    def call(self, inputs):
+        ws = (self.kernel, self.bias) if self.use_bias else (self.kernel,)
+        return self._post(_conv1d(inputs, *ws, strides=self.strides, padding=self.padding,
+                                  dilation=self.dilation_rate, act=self._fused))
+
+
+class UpSampling2D(Layer):
+    """Repeats rows and columns ``size`` times (nearest neighbour).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.UpSampling2D()(tf.ones([1, 2, 3, 1])).shape
+        TensorShape([1, 4, 6, 1])
+    """
+
+    def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
+        super().__init__(**kwargs)
+        _channels_last(data_format)
+        if interpolation != "nearest":
+            raise NotImplementedError("UpSampling2D supports interpolation='nearest' in tapejax; for "
+                                      "bilinear resizing use tf.image.resize.")
+        self.size = _pair(size, "size")
+
+    def call(self, inputs):
+        return _upsample(inputs, size=self.size)
+
+
+class ZeroPadding2D(Layer):
+    """Pads rows and columns with zeros: ``padding`` an int, a pair, or ``((top, bottom), (left, right))``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.ZeroPadding2D(1)(tf.ones([1, 2, 2, 1])).shape
+        TensorShape([1, 4, 4, 1])
+    """
+
+    def __init__(self, padding=(1, 1), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        _channels_last(data_format)
+        if isinstance(padding, (int, np.integer)):
+            padding = ((int(padding),) * 2,) * 2
+        elif all(isinstance(p, (int, np.integer)) for p in padding):
+            padding = ((int(padding[0]),) * 2, (int(padding[1]),) * 2)
+        self.padding = tuple(tuple(int(e) for e in p) for p in padding)
+
+    def call(self, inputs):
+        return _zero_pad(inputs, padding=self.padding)
+
+
 class _Pooling2D(Layer):
     _kind = None
 
@@ -401,6 +504,58 @@ class AveragePooling2D(_Pooling2D):
 
 MaxPool2D = MaxPooling2D
 AvgPool2D = AveragePooling2D
+
+
+def _pool1d_fn(x, kind, pool_size, strides, padding):
+    if kind == "max":
+        return _linen.max_pool(x, pool_size, strides, padding)
+    return _linen.avg_pool(x, pool_size, strides, padding, count_include_pad=False)
+
+
+_pool1d = defop(_pool1d_fn, name="pooling1d", static=("kind", "pool_size", "strides", "padding"))
+
+
+class _Pooling1D(Layer):
+    _kind = None
+
+    def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        _channels_last(data_format)
+        self.pool_size = (int(pool_size),)
+        self.strides = self.pool_size if strides is None else (int(strides),)
+        self.padding = _padding(padding)
+
+    def call(self, inputs):
+        return _pool1d(inputs, kind=self._kind, pool_size=self.pool_size, strides=self.strides,
+                       padding=self.padding)
+
+
+class MaxPooling1D(_Pooling1D):
+    """Max over windows of steps, ``(N, T, C)`` inputs.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.MaxPooling1D()(tf.ones([1, 6, 2])).shape
+        TensorShape([1, 3, 2])
+    """
+
+    _kind = "max"
+
+
+class AveragePooling1D(_Pooling1D):
+    """Mean over windows of steps, ``(N, T, C)`` inputs.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.AveragePooling1D(3)(tf.ones([1, 6, 2])).shape
+        TensorShape([1, 2, 2])
+    """
+
+    _kind = "avg"
+
+
+MaxPool1D = MaxPooling1D
+AvgPool1D = AveragePooling1D
 
 
 class _GlobalPooling(Layer):
