@@ -815,7 +815,9 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None, 
         input_signature: optional list of :class:`TensorSpec` that arguments must
             match (``None`` dimensions accept any size; each size is traced once).
         jit_compile, reduce_retracing, autograph: accepted for compatibility
-            (everything is compiled by XLA; there is no AutoGraph).
+            (everything is compiled by XLA; there is no AutoGraph, so Python
+            loops unroll at trace time and a ``tf.data.Dataset`` iterated inside
+            is read once, while tracing; each new shape is its own trace).
 
     Returns:
         A callable :class:`Function`.
