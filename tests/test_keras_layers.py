@@ -503,3 +503,41 @@ def test_conv1d_pooling1d_upsampling_zero_padding():
     img = randn(1, 2, 3, 2)
     check_layer(L.UpSampling2D((2, 3)), img, lambda x: jnp.repeat(jnp.repeat(x, 2, 1), 3, 2))
     check_layer(L.ZeroPadding2D(((1, 0), (2, 1))), img, lambda x: jnp.pad(x, ((0, 0), (1, 0), (2, 1), (0, 0))))
+
+
+def _lstm_ref(x, k, rk, b, return_sequences):
+    u = rk.shape[0]
+    h = c = jnp.zeros((x.shape[0], u))
+    hs = []
+    for t in range(x.shape[1]):
+        z = x[:, t] @ k + h @ rk + b
+        i, f, g, o = (z[:, j * u:(j + 1) * u] for j in range(4))
+        c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
+        h = jax.nn.sigmoid(o) * jnp.tanh(c)
+        hs.append(h)
+    return jnp.stack(hs, 1) if return_sequences else h
+
+
+@pytest.mark.parametrize("return_sequences", [False, True])
+def test_lstm_matches_keras_equations(return_sequences):
+    layer = L.LSTM(3, return_sequences=return_sequences)
+    n = check_layer(layer, randn(2, 4, 5), lambda x, k, rk, b: _lstm_ref(x, k, rk, b, return_sequences),
+                    rtol=1e-4, atol=1e-5)
+    assert n == 1
+    assert layer.kernel.shape == (5, 12) and layer.recurrent_kernel.shape == (3, 12)
+    np.testing.assert_array_equal(layer.bias.numpy()[3:6], 1.0)  # unit_forget_bias
+    q = layer.recurrent_kernel.numpy()
+    np.testing.assert_allclose(q @ q.T, np.eye(3), atol=1e-5)  # orthogonal rows, as Keras's init
+
+
+def test_simple_rnn_and_return_state():
+    def ref(x, k, rk, b):
+        h = jnp.zeros((x.shape[0], rk.shape[0]))
+        for t in reversed(range(x.shape[1])):
+            h = jnp.tanh(x[:, t] @ k + h @ rk + b)
+        return h
+
+    check_layer(L.SimpleRNN(4, go_backwards=True), randn(2, 3, 2), ref, rtol=1e-4, atol=1e-5)
+    out, h, c = L.LSTM(2, return_state=True)(tf.ones([1, 3, 2]))
+    assert_close(out, h)
+    assert c.shape == (1, 2)

@@ -155,7 +155,36 @@ def _zero_pad_fn(x, padding):
     return jnp.pad(x, ((0, 0), padding[0], padding[1], (0, 0)))
 
 
+def _rnn_fn(x, kernel, recurrent_kernel, *bias, cell, units, return_sequences, go_backwards, act, rec_act):
+    # Keras's cell equations; the input projection of every step is one matmul before the scan.
+    x = _as_float(x, kernel)
+    xs = jnp.swapaxes(jnp.matmul(x, kernel) + (bias[0] if bias else 0.0), 0, 1)   # (T, N, gates)
+    if go_backwards:
+        xs = xs[::-1]
+    n = x.shape[0]
+    zeros = jnp.zeros((n, units), x.dtype)
+
+    def lstm(carry, xt):
+        h, c = carry
+        z = xt + h @ recurrent_kernel
+        i, f, g, o = jnp.split(z, 4, axis=-1)
+        c = rec_act(f) * c + rec_act(i) * act(g)
+        h = rec_act(o) * act(c)
+        return (h, c), h
+
+    def simple(carry, xt):
+        (h,) = carry
+        h = act(xt + h @ recurrent_kernel)
+        return (h,), h
+
+    step, init = (lstm, (zeros, zeros)) if cell == "lstm" else (simple, (zeros,))
+    final, hs = jax.lax.scan(step, init, xs)
+    out = jnp.swapaxes(hs, 0, 1) if return_sequences else final[0]
+    return (out,) + tuple(final)
+
+
 _dense = defop(_dense_fn, name="dense", static=("act",))
+_rnn = defop(_rnn_fn, name="rnn", static=("cell", "units", "return_sequences", "go_backwards", "act", "rec_act"))
 _conv1d = defop(_conv1d_fn, name="conv1d", static=("strides", "padding", "dilation", "act"))
 _upsample = defop(_upsample_fn, name="upsampling2d", static=("size",))
 _zero_pad = defop(_zero_pad_fn, name="zero_padding2d", static=("padding",))
@@ -1026,3 +1055,101 @@ class Lambda(Layer):
 
     def call(self, inputs):
         return self.function(inputs, **self.arguments)
+
+
+# ---------------------------------------------------------------------------
+# Recurrent
+# ---------------------------------------------------------------------------
+
+class _RNN(Layer):
+    _cell = None
+    _gates = 1
+
+    def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", use_bias=True,
+                 kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
+                 bias_initializer="zeros", unit_forget_bias=True, return_sequences=False, return_state=False,
+                 go_backwards=False, stateful=False, unroll=False, dropout=0.0, recurrent_dropout=0.0,
+                 kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, kernel_constraint=None, recurrent_constraint=None,
+                 bias_constraint=None, time_major=False, **kwargs):
+        if stateful or dropout or recurrent_dropout or time_major:
+            raise NotImplementedError(f"{type(self).__name__}(stateful / dropout / recurrent_dropout / "
+                                      "time_major) is not supported by tapejax yet; apply "
+                                      "tf.keras.layers.Dropout to the inputs or outputs instead.")
+        super().__init__(**kwargs)
+        self.units = int(units)
+        self.activation = _activations.get(activation)
+        self.recurrent_activation = _activations.get(recurrent_activation)
+        self._k_act = _activations.pure(self.activation)
+        self._k_rec_act = _activations.pure(self.recurrent_activation)
+        if self._k_act is None or self._k_rec_act is None:
+            raise ValueError("Recurrent layers take built-in activations (names such as 'tanh', 'sigmoid' "
+                             "or tf.nn ops), since the cell runs inside one compiled op.")
+        self.use_bias = use_bias
+        self.kernel_initializer = _initializers.get(kernel_initializer)
+        self.recurrent_initializer = _initializers.get(recurrent_initializer)
+        self.bias_initializer = _initializers.get(bias_initializer)
+        self.unit_forget_bias = unit_forget_bias
+        self.return_sequences = bool(return_sequences)
+        self.return_state = bool(return_state)
+        self.go_backwards = bool(go_backwards)
+
+    def build(self, input_shape):
+        features = TensorShape(input_shape)[-1]
+        g = self._gates * self.units
+        self.kernel = self.add_weight("kernel", (features, g), initializer=self.kernel_initializer)
+        self.recurrent_kernel = self.add_weight("recurrent_kernel", (self.units, g),
+                                                initializer=self.recurrent_initializer)
+        if self.use_bias:
+            init = self.bias_initializer
+            if self._cell == "lstm" and self.unit_forget_bias:
+                u, base = self.units, self.bias_initializer
+
+                def init(shape, dtype=None):
+                    b = np.asarray(base((u,), dtype=dtype))
+                    return np.concatenate([b, np.ones((u,), b.dtype), np.asarray(base((2 * u,), dtype=dtype))])
+            self.bias = self.add_weight("bias", (g,), initializer=init)
+        else:
+            self.bias = None
+        self.built = True
+
+    def call(self, inputs, initial_state=None, mask=None, training=None):
+        if initial_state is not None:
+            raise NotImplementedError("initial_state is not supported by tapejax's recurrent layers yet.")
+        ws = (self.kernel, self.recurrent_kernel) + ((self.bias,) if self.use_bias else ())
+        outs = _rnn(inputs, *ws, cell=self._cell, units=self.units, return_sequences=self.return_sequences,
+                    go_backwards=self.go_backwards, act=self._k_act, rec_act=self._k_rec_act)
+        return list(outs) if self.return_state else outs[0]
+
+
+class SimpleRNN(_RNN):
+    """Fully connected recurrence ``h = tanh(x @ kernel + h @ recurrent_kernel + bias)``; one op.
+
+    Example:
+        >>> import tapejax as tf
+        >>> rnn = tf.keras.layers.SimpleRNN(4, return_sequences=True)
+        >>> rnn(tf.ones([2, 5, 3])).shape, rnn.recurrent_kernel.shape
+        (TensorShape([2, 5, 4]), TensorShape([4, 4]))
+    """
+
+    _cell, _gates = "simple", 1
+
+    def __init__(self, units, activation="tanh", **kwargs):
+        kwargs.pop("recurrent_activation", None)
+        kwargs.pop("unit_forget_bias", None)
+        super().__init__(units, activation=activation, **kwargs)
+
+
+class LSTM(_RNN):
+    """Long short-term memory, Keras's layout (gates i, f, c, o; forget bias 1); one op (``lax.scan``).
+
+    ``return_state=True`` returns ``[output, h, c]``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> lstm = tf.keras.layers.LSTM(8)
+        >>> lstm(tf.ones([2, 5, 3])).shape, lstm.kernel.shape
+        (TensorShape([2, 8]), TensorShape([3, 32]))
+    """
+
+    _cell, _gates = "lstm", 4
