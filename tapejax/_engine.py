@@ -578,6 +578,9 @@ def custom_jacobian(p, target, srcs, mode, use_pfor):
         n = int(np.prod(shape[1:], dtype=np.int64))
         basis = jnp.broadcast_to(jnp.eye(n, dtype=dt)[:, None, :], (n, shape[0], n)).reshape((n,) + shape)
 
+    if state.recorders:
+        return _recorded_custom_jacobian(p, target, basis, shape, mode)
+
     def one(seed):
         with pause_recording():
             gs = _oplayer_backward(p, [target], [Tensor(seed)], "grad", None)
@@ -585,3 +588,26 @@ def custom_jacobian(p, target, srcs, mode, use_pfor):
 
     rows = jax.vmap(one)(basis) if use_pfor else jax.lax.map(one, basis)
     return [None if r is None else Tensor(_arrange(r, shape, mode)) for r in rows]
+
+
+def _recorded_custom_jacobian(p, target, basis, shape, mode):
+    """custom_jacobian while an outer tape records: one op-layer backward pass per
+    basis row (the Python grad_fn cannot be vmapped into an op), so the outer tape
+    sees every step and can differentiate the Jacobian."""
+    from ._ops import stack, reshape, _transpose, zeros_like
+    rows = [_oplayer_backward(p, [target], [Tensor(e)], "grad", None) for e in basis]
+    out = []
+    for k in range(len(p.source_slots)):
+        col = [r[k] for r in rows]
+        if all(c is None for c in col):
+            out.append(None)
+            continue
+        like = next(c for c in col if c is not None)
+        r = stack([zeros_like(like) if c is None else c for c in col])  # (n, *source)
+        src = tuple(r.shape[1:])
+        if mode == "jacobian":
+            out.append(reshape(r, shape=tuple(shape) + src))
+        else:
+            perm = (1, 0) + tuple(range(2, r.ndim))  # (batch, n, *source_rest)
+            out.append(reshape(_transpose(r, perm=perm), shape=(shape[0],) + tuple(shape[1:]) + src[1:]))
+    return out

@@ -870,6 +870,32 @@ def test_custom_gradient_jacobian():
     assert_close(tape.batch_jacobian(y, xb), f32([[[2.0]], [[4.0]]]))
 
 
+def test_custom_gradient_jacobian_under_outer_tape():
+    @tf.custom_gradient
+    def cube(a):
+        def grad(dy):
+            return dy * 3.0 * a * a
+        return a ** 3, grad
+    xv = np.array([[0.5, 1.0], [1.5, 2.0]], np.float32)
+    x = tf.Variable(xv)
+    with tf.GradientTape() as t2:
+        with tf.GradientTape() as t1:
+            y = cube(x) * tf.reduce_sum(x)
+        j = t1.jacobian(y, x)
+        s = tf.reduce_sum(j * j)
+    f = lambda a: a ** 3 * jnp.sum(a)  # noqa: E731
+    assert_close(j, jax.jacrev(f)(xv), rtol=1e-5)
+    assert_close(t2.gradient(s, x), jax.grad(lambda a: jnp.sum(jax.jacrev(f)(a) ** 2))(xv), rtol=1e-5)
+    with tf.GradientTape() as t2:
+        with tf.GradientTape() as t1:
+            y = cube(x)
+        bj = t1.batch_jacobian(y, x)
+        s = tf.reduce_sum(bj * bj)
+    per_row = jax.vmap(jax.jacrev(lambda r: r ** 3))
+    assert_close(bj, per_row(xv))
+    assert_close(t2.gradient(s, x), jax.grad(lambda a: jnp.sum(per_row(a) ** 2))(xv), rtol=1e-5)
+
+
 # ---------------------------------------------------------------- recompute_grad
 def test_recompute_grad_equals_plain_gradient():
     rng = np.random.default_rng(6)
