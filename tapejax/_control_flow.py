@@ -12,7 +12,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _engine
 from ._engine import state
 from ._tensor import Tensor, _TensorBase, to_array, is_tracer
 

@@ -1,10 +1,8 @@
 """tapejax.function: trace counts, compiled == eager, implicit Variables, donation, errors,
 control flow, tapes inside and outside, methods and signatures."""
-import gc
 import warnings
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 import pytest
 
