@@ -203,12 +203,13 @@ def test_batchnorm_inference_uses_moving_stats():
     np.testing.assert_array_equal(bn.moving_mean.numpy(), mm)
 
 
-def test_batchnorm_4d_fused_keeps_unbiased_variance():
+def test_batchnorm_4d_moving_variance_is_the_batch_variance():
+    # Keras 3's rule for every rank (no Bessel correction, unlike Keras 2's fused kernel).
     x = randn(2, 3, 3, 4)
     bn = L.BatchNormalization(momentum=0.0)
     y = bn(x, training=True)
     assert_close(y, _bn_ref(x, 1.0, 0.0, x.mean((0, 1, 2)), x.var((0, 1, 2))), rtol=1e-4, atol=1e-4)
-    np.testing.assert_allclose(bn.moving_variance.numpy(), x.var((0, 1, 2), ddof=1), rtol=1e-5)
+    np.testing.assert_allclose(bn.moving_variance.numpy(), x.var((0, 1, 2)), rtol=1e-5)
 
 
 def test_batchnorm_frozen_runs_in_inference_mode():

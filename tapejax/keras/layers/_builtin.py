@@ -81,15 +81,13 @@ def _bn_shape(x, axis):
     return [x.shape[a] if a in axis else 1 for a in range(x.ndim)]
 
 
-def _bn_train_fn(x, *params, axis, epsilon, center, scale, correction):
+def _bn_train_fn(x, *params, axis, epsilon, center, scale):
+    # Keras 3 (TensorFlow's current Keras) updates the moving variance with the plain
+    # batch variance for every rank; Keras 2's fused kernel used a Bessel-corrected one.
     reduce = tuple(a for a in range(x.ndim) if a not in axis)
     mean = jnp.mean(x, axis=reduce)
     var = jnp.var(x, axis=reduce)
-    y = _bn_apply(x, mean, var, params, axis, epsilon, center, scale)
-    n = int(np.prod([x.shape[a] for a in reduce]))
-    # Fused (4-D) BatchNormalization in TF keeps the Bessel-corrected batch variance.
-    moving_var = var * (n / (n - 1)) if correction and n > 1 else var
-    return y, mean, moving_var
+    return _bn_apply(x, mean, var, params, axis, epsilon, center, scale), mean, var
 
 
 def _bn_infer_fn(x, mean, var, *params, axis, epsilon, center, scale):
@@ -193,7 +191,7 @@ _conv_transpose = defop(_conv_transpose_fn, name="conv2d_transpose", static=("st
 _pool = defop(_pool_fn, name="pooling2d", static=("kind", "pool_size", "strides", "padding"))
 _global_pool = defop(_global_pool_fn, name="global_pooling", static=("kind", "axes", "keepdims"))
 _bn_train = defop(_bn_train_fn, name="batch_norm_train",
-                  static=("axis", "epsilon", "center", "scale", "correction"))
+                  static=("axis", "epsilon", "center", "scale"))
 _bn_infer = defop(_bn_infer_fn, name="batch_norm", static=("axis", "epsilon", "center", "scale"))
 _ln = defop(_ln_fn, name="layer_norm", static=("axis", "epsilon", "center", "scale"))
 _dropout = defop(_dropout_fn, name="dropout", static=("rate", "noise_shape"))
@@ -867,8 +865,7 @@ class BatchNormalization(Layer):
     def call(self, inputs, training=None):
         static = dict(axis=self._k_axes, epsilon=self.epsilon, center=self.center, scale=self.scale)
         if training and self.trainable:
-            fused = self.fused is not False and inputs.ndim == 4 and self._k_axes in ((1,), (3,))
-            y, mean, var = _bn_train(inputs, *self._params(), correction=fused, **static)
+            y, mean, var = _bn_train(inputs, *self._params(), **static)
             decay = 1.0 - self.momentum
             from ..._engine import read_raw
             for moving, stat in ((self.moving_mean, mean), (self.moving_variance, var)):
