@@ -294,6 +294,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 
 
 def transpose(a, perm=None, conjugate=False, name=None):
+    """Permutes dimensions by ``perm`` (reverses them by default) (``tf.transpose``)."""
     return _transpose(a, perm=None if perm is None else _static_shape(perm))
 
 
@@ -309,22 +310,27 @@ def einsum(equation, *inputs, **kwargs):
 
 
 def tensordot(a, b, axes, name=None):
+    """Tensor contraction of ``a`` and ``b`` over ``axes`` (``tf.tensordot``)."""
     return _tensordot(a, b, axes=freeze(axes))
 
 
 def concat(values, axis, name="concat"):
+    """Joins tensors along an existing ``axis`` (``tf.concat``)."""
     return _concat(*values, axis=int(axis))
 
 
 def stack(values, axis=0, name="stack"):
+    """Stacks tensors along a new ``axis`` (``tf.stack``)."""
     return _stack(*values, axis=int(axis))
 
 
 def unstack(value, num=None, axis=0, name="unstack"):
+    """Splits a tensor into a list along ``axis`` (``tf.unstack``)."""
     return list(_unstack(value, axis=int(axis)))
 
 
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
+    """Splits a tensor into ``num_or_size_splits`` pieces along ``axis`` (``tf.split``)."""
     if isinstance(num_or_size_splits, (int, np.integer)):
         sections = int(num_or_size_splits)
     else:
@@ -334,10 +340,12 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
 
 
 def add_n(inputs, name=None):
+    """Elementwise sum of a list of tensors (``tf.add_n``)."""
     return _add_n(*inputs)
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
+    """Pads a tensor; ``mode`` is 'CONSTANT', 'REFLECT' or 'SYMMETRIC' (``tf.pad``)."""
     return _pad(tensor, constant_values, paddings=freeze(np.asarray(paddings).tolist()), mode=mode)
 
 
@@ -347,14 +355,17 @@ def cast(x, dtype, name=None):
 
 
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+    """Gathers slices of ``params`` at ``indices`` along ``axis`` (``tf.gather``)."""
     return _gather(params, indices, axis=batch_dims if axis is None else int(axis), batch_dims=int(batch_dims))
 
 
 def gather_nd(params, indices, batch_dims=0, name=None):
+    """Gathers slices of ``params`` at multi-dimensional ``indices`` (``tf.gather_nd``)."""
     return _gather_nd(params, indices)
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    """One-hot encodes integer ``indices`` into ``depth`` classes (``tf.one_hot``)."""
     dt = _dtypes.np_dtype(dtype) if dtype is not None else (
         to_array(on_value).dtype if on_value is not None else np.dtype(np.float32))
     return _one_hot(indices, 1 if on_value is None else on_value, 0 if off_value is None else off_value,
@@ -374,6 +385,7 @@ def argmax(input, axis=None, output_type=_dtypes.int64, name=None):
 
 
 def argmin(input, axis=None, output_type=_dtypes.int64, name=None):
+    """Index of the smallest value (int32 unless JAX's 64-bit mode is on)."""
     return _argmin(input, axis=0 if axis is None else int(axis), output_type=_int_type(output_type))
 
 
@@ -383,6 +395,7 @@ def _int_type(dt):
 
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
+    """Vector or matrix norm (``tf.norm``); 'euclidean' by default."""
     return _norm(tensor, ord=ord, axis=_axis(axis), keepdims=bool(keepdims))
 
 
@@ -408,6 +421,7 @@ _clip_by_norm = defop(_clip_by_norm_fn, name="clip_by_norm", static=("axes",))
 
 
 def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
+    """Scales a list of tensors so their global L2 norm is at most ``clip_norm``; returns (list, norm)."""
     arrays = [None if t is None else to_array(t) for t in t_list]
     gn = use_norm if use_norm is not None else global_norm([t for t in t_list if t is not None])
     scale = clip_norm * minimum(1.0 / gn, 1.0 / clip_norm)
@@ -415,22 +429,27 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
 
 
 def global_norm(t_list, name=None):
+    """The L2 norm of all tensors of a list together (``tf.linalg.global_norm``)."""
     return sqrt(add_n([reduce_sum(square(t)) for t in t_list if t is not None]))
 
 
 def solve(matrix, rhs, adjoint=False, name=None):
+    """Solves ``matrix @ x = rhs`` for ``x`` (``tf.linalg.solve``)."""
     return _solve(matrix_transpose(matrix) if adjoint else matrix, rhs)
 
 
 def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    """Per-example cross-entropy of integer ``labels`` and unnormalised ``logits``."""
     return _sparse_xent(labels, logits)
 
 
 def softmax_cross_entropy_with_logits(labels=None, logits=None, axis=-1, name=None):
+    """Per-example cross-entropy of a label distribution and unnormalised ``logits``."""
     return _xent(labels, logits, axis=int(axis))
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    """Elementwise logistic loss of ``labels`` in [0, 1] and ``logits``, computed stably."""
     return _sigmoid_xent(labels, logits)
 
 
@@ -456,10 +475,12 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
 
 
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+    """2-D max pooling of an NHWC tensor (``tf.nn.max_pool2d``)."""
     return _pool(input, kind="max", ksize=_tuple2(ksize), strides=_tuple2(strides), padding=padding.upper())
 
 
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
+    """2-D average pooling of an NHWC tensor (``tf.nn.avg_pool2d``)."""
     return _pool(input, kind="avg", ksize=_tuple2(ksize), strides=_tuple2(strides), padding=padding.upper())
 
 
@@ -468,6 +489,7 @@ avg_pool = avg_pool2d
 
 
 def moments(x, axes, shift=None, keepdims=False, name=None):
+    """Mean and variance of ``x`` over ``axes`` (``tf.nn.moments``)."""
     return _moments(x, axes=tuple(axes), keepdims=bool(keepdims))
 
 
@@ -499,18 +521,22 @@ def stop_gradient(input, name=None):
 
 
 def reverse(tensor, axis, name=None):
+    """Reverses a tensor along the given axes (``tf.reverse``)."""
     return _reverse(tensor, axis=tuple(int(a) for a in np.atleast_1d(np.asarray(axis))))
 
 
 def roll(input, shift, axis, name=None):
+    """Rolls elements along ``axis`` by ``shift`` (``tf.roll``)."""
     return _roll(input, shift=freeze(shift), axis=freeze(axis))
 
 
 def sort(values, axis=-1, direction="ASCENDING", name=None):
+    """Sorts along ``axis``, 'ASCENDING' or 'DESCENDING' (``tf.sort``)."""
     return _sort(values, axis=int(axis), direction=direction)
 
 
 def top_k(input, k=1, sorted=True, name=None):
+    """The ``k`` largest values of the last axis and their indices (``tf.math.top_k``)."""
     return _top_k(input, k=int(k))
 
 
@@ -549,27 +575,33 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
 
 
 def zeros(shape, dtype=_dtypes.float32, name=None):
+    """A tensor of zeros (float32 by default)."""
     return Tensor(jnp.zeros(_static_shape(shape), _dtypes.np_dtype(dtype)))
 
 
 def ones(shape, dtype=_dtypes.float32, name=None):
+    """A tensor of ones (float32 by default)."""
     return Tensor(jnp.ones(_static_shape(shape), _dtypes.np_dtype(dtype)))
 
 
 def zeros_like(input, dtype=None, name=None):
+    """Zeros with the shape (and dtype, unless given) of ``input``."""
     return Tensor(jnp.zeros_like(to_array(input), dtype=_dtypes.np_dtype(dtype)))
 
 
 def ones_like(input, dtype=None, name=None):
+    """Ones with the shape (and dtype, unless given) of ``input``."""
     return Tensor(jnp.ones_like(to_array(input), dtype=_dtypes.np_dtype(dtype)))
 
 
 def fill(dims, value, name=None):
+    """A tensor of shape ``dims`` filled with ``value``."""
     v = to_array(value)
     return Tensor(jnp.full(_static_shape(dims), v, v.dtype))
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dtypes.float32, name=None):
+    """An identity matrix (optionally batched), float32 by default."""
     e = jnp.eye(int(num_rows), None if num_columns is None else int(num_columns), dtype=_dtypes.np_dtype(dtype))
     if batch_shape is not None:
         e = jnp.broadcast_to(e, _static_shape(batch_shape) + e.shape)
@@ -577,6 +609,7 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=_dtypes.float32, nam
 
 
 def linspace(start, stop, num, name=None, axis=0):
+    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (``tf.linspace``)."""
     s, e = to_array(start), to_array(stop)
     dt = jnp.result_type(s, e)
     return Tensor(jnp.linspace(s, e, int(num), axis=axis, dtype=dt))
@@ -593,14 +626,17 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
 
 
 def shape(input, out_type=_dtypes.int32, name=None):
+    """The shape of ``input`` as an int32 tensor (``tf.shape``)."""
     return Tensor(jnp.asarray(np.asarray(to_array(input).shape, _dtypes.np_dtype(out_type))))
 
 
 def size(input, out_type=_dtypes.int32, name=None):
+    """The number of elements of ``input`` as a tensor (``tf.size``)."""
     return Tensor(jnp.asarray(to_array(input).size, _dtypes.np_dtype(out_type)))
 
 
 def rank(input, name=None):
+    """The number of dimensions of ``input`` as a tensor (``tf.rank``)."""
     return Tensor(jnp.asarray(to_array(input).ndim, jnp.int32))
 
 
@@ -610,18 +646,22 @@ def reshape_op(tensor, shape, name=None):
 
 
 def expand_dims_op(input, axis, name=None):
+    """Inserts a dimension of size 1 at ``axis`` (``tf.expand_dims``)."""
     return expand_dims(input, axis=int(axis))
 
 
 def squeeze_op(input, axis=None, name=None):
+    """Removes dimensions of size 1 (``tf.squeeze``)."""
     return squeeze(input, axis=_axis(axis))
 
 
 def tile_op(input, multiples, name=None):
+    """Repeats a tensor ``multiples`` times along each axis (``tf.tile``)."""
     return tile(input, multiples=_static_shape(multiples))
 
 
 def broadcast_to_op(input, shape, name=None):
+    """Broadcasts a tensor to ``shape`` (``tf.broadcast_to``)."""
     return broadcast_to(input, shape=_static_shape(shape))
 
 

@@ -9,11 +9,7 @@ from . import _function
 
 
 def _fmt(x, summarize):
-    if isinstance(x, _TensorBase):
-        a = np.asarray(x._value)
-        return np.array2string(a, threshold=summarize if summarize and summarize > 0 else sys.maxsize,
-                               edgeitems=3, separator=" ")
-    return str(x)
+    return _fmt_array(x._value, summarize) if isinstance(x, _TensorBase) else str(x)
 
 
 def print_(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None):
@@ -23,6 +19,8 @@ def print_(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=Non
         >>> import tapejax as tf
         >>> tf.print("loss:", tf.constant([1.0, 2.0]))
         loss: [1 2]
+        >>> tf.print(tf.range(10))
+        [0 1 2 ... 7 8 9]
     """
     stream = output_stream if output_stream not in (None, "stderr") and hasattr(output_stream, "write") else sys.stdout
     tracers = [x for x in inputs if isinstance(x, _TensorBase) and is_tracer(x._value)]
@@ -48,6 +46,9 @@ def print_(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=Non
 
 
 def _fmt_array(a, summarize):
+    """TensorFlow's print format: ``%g`` numbers, ``...`` past 2 * ``summarize`` elements."""
     a = np.asarray(a)
-    return np.array2string(a, threshold=summarize * 2 if summarize and summarize > 0 else sys.maxsize,
-                           edgeitems=summarize if summarize and summarize > 0 else 3, separator=" ")
+    full = summarize is None or summarize < 0
+    return np.array2string(a, threshold=sys.maxsize if full else 2 * summarize,
+                           edgeitems=3 if full else summarize, separator=" ",
+                           formatter={"float_kind": lambda v: f"{v:g}"})

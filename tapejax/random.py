@@ -103,12 +103,14 @@ _global = [None]
 
 
 def get_global_generator():
+    """The global :class:`Generator` used by ``tf.random.*`` functions."""
     if _global[0] is None:
         _global[0] = Generator(0)
     return _global[0]
 
 
 def set_global_generator(generator):
+    """Replaces the global :class:`Generator`."""
     _global[0] = generator
 
 
@@ -123,6 +125,7 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=N
 
 
 def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=_dtypes.float32, seed=None, name=None):
+    """Samples from a normal distribution truncated to two standard deviations."""
     return get_global_generator().truncated_normal(shape, mean, stddev, dtype)
 
 
@@ -132,8 +135,10 @@ def uniform(shape, minval=0, maxval=None, dtype=_dtypes.float32, seed=None, name
 
 
 def categorical(logits, num_samples, dtype=None, seed=None, name=None):
+    """Draws ``num_samples`` class indices per row of ``logits``."""
     return get_global_generator().categorical(logits, num_samples, dtype)
 
 
 def shuffle(value, seed=None, name=None):
+    """Randomly shuffles a tensor along its first dimension."""
     return get_global_generator().shuffle(value)
