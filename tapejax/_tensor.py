@@ -119,7 +119,13 @@ def to_array(x, dtype=None):
             if hasattr(x, "__jax_array__"):
                 v = jnp.asarray(x)
             else:
-                v = jnp.asarray(_python_default_dtype(x))
+                a = _python_default_dtype(x)
+                if a.dtype == np.int64 and not jax.config.jax_enable_x64:
+                    # jnp.asarray would wrap it around to int32 silently (2**40 -> 0).
+                    raise ValueError(
+                        f"{x!r} does not fit in int32, and int64 tensors need JAX's 64-bit mode: "
+                        "call jax.config.update('jax_enable_x64', True) at startup, or pass a float.")
+                v = jnp.asarray(a)
     if dtype is not None:
         dt = _dtypes.np_dtype(dtype)
         if v.dtype != dt:

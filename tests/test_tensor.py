@@ -93,6 +93,12 @@ def test_python_conversion_defaults():
     assert tf.constant(0.0, shape=[2, 3]).shape == (2, 3)
     with pytest.raises(TypeError, match="numbers"):
         tf.constant("a")
+    # TF would make an int64; without JAX's 64-bit mode that must not wrap around silently
+    with pytest.raises(ValueError, match="jax_enable_x64"):
+        tf.constant(2 ** 40)
+    with jax.enable_x64(True):
+        assert tf.constant(2 ** 40).numpy() == 2 ** 40
+    assert tf.constant(2 ** 31 - 1).numpy() == 2 ** 31 - 1
 
 
 def test_scalar_conversions():
