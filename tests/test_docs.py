@@ -4,7 +4,7 @@
   ``MODULES``) has a docstring; an op made with ``defop`` is documented by the
   function it wraps, or, for a lambda in the op table (one line per op), by
   that line. A failure lists the undocumented names.
-* the docstring examples of every tapejax module, and the README's, run as
+* the docstring examples of every tapejax module, and the README's and docs/'s, run as
   doctests (``pytest`` collects only tests/, so they are run from here), with
   the project's doctest flags (NORMALIZE_WHITESPACE, ELLIPSIS, NUMBER).
 * docs/api/ is generated from the docstrings and mentions every public name;
@@ -85,13 +85,14 @@ def test_docstring_examples(module_name, tmp_path, monkeypatch):
     assert not failures, "".join(failures)[:8000]
 
 
-def test_readme_examples(tmp_path, monkeypatch):
-    readme = ROOT / "README.md"
+@pytest.mark.parametrize("path", ["README.md", "docs/index.md", "docs/README_additions.md"])
+def test_markdown_examples(path, tmp_path, monkeypatch):
+    readme = ROOT / path
     if not readme.exists():
-        pytest.skip("no README.md")
+        pytest.skip(f"no {path}")
     monkeypatch.chdir(tmp_path)
     checker, flags = _checker_and_flags()
-    test = doctest.DocTestParser().get_doctest(readme.read_text(), {}, "README.md", str(readme), 0)
+    test = doctest.DocTestParser().get_doctest(readme.read_text(), {}, path, str(readme), 0)
     report = []
     runner = doctest.DocTestRunner(checker=checker, optionflags=flags)
     runner.run(test, out=report.append)
