@@ -210,6 +210,34 @@ class Model(Layer):
         self._k_build_shape = shape
         self.built = True
 
+    # -- saving (tapejax.train) ---------------------------------------------
+
+    def save_weights(self, filepath, overwrite=True, save_format=None, options=None):
+        """Writes the weights (and the compiled optimizer's state) as a ``tf.train`` checkpoint.
+
+        Example:
+            >>> import tempfile, tapejax as tf
+            >>> model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+            >>> path = tempfile.mkdtemp() + '/weights'
+            >>> model.save_weights(path)
+            >>> _ = tf.keras.Sequential([tf.keras.layers.Dense(2)]).load_weights(path)
+        """
+        from ..train import _save_weights
+        return _save_weights(self, filepath, overwrite, save_format, options)
+
+    def load_weights(self, filepath, skip_mismatch=False, by_name=False, options=None):
+        """Restores ``save_weights``; an unbuilt model gets the values when it builds. Returns the status."""
+        from ..train import _load_weights
+        return _load_weights(self, filepath, skip_mismatch, by_name, options)
+
+    def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None, **kwargs):
+        """Saves the configuration (Sequential), weights, optimizer state and a SavedModel of ``call``.
+
+        Reload with ``tf.keras.models.load_model(filepath)`` (or ``tf.saved_model.load``).
+        """
+        from ..train import _keras_save_model
+        return _keras_save_model(self, filepath, overwrite, include_optimizer, save_format, **kwargs)
+
     # -- inspection ---------------------------------------------------------
 
     def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False,
@@ -740,6 +768,22 @@ class Sequential(Model):
 # ---------------------------------------------------------------------------
 # Training-loop helpers
 # ---------------------------------------------------------------------------
+
+def load_model(filepath, custom_objects=None, compile=True, safe_mode=True, **kwargs):
+    """Loads a model written by ``model.save(filepath)``: a Sequential model is rebuilt
+    (compiled, with its optimizer state); other models load as their SavedModel.
+
+    Example:
+        >>> import tempfile, tapejax as tf
+        >>> model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+        >>> path = tempfile.mkdtemp() + '/model'
+        >>> model.save(path)
+        >>> tf.keras.models.load_model(path)(tf.ones([1, 3])).shape
+        TensorShape([1, 2])
+    """
+    from ..train import _keras_load_model
+    return _keras_load_model(filepath, custom_objects, compile, safe_mode, **kwargs)
+
 
 class History:
     """What ``fit`` returns: ``history`` maps each logged name to one value per epoch.

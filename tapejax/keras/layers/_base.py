@@ -550,6 +550,8 @@ class Layer(Module):
         with self._k_scope():
             self.build(input_shape)
         self.built = True
+        from ...train import _apply_deferred
+        _apply_deferred(self)  # checkpoint values restored before the weights existed
 
     def __call__(self, *args, **kwargs):
         if not args:
