@@ -1,5 +1,4 @@
 """tf.train.Checkpoint / CheckpointManager: object paths, exact resume, atomic saves, bad input."""
-import inspect
 import os
 
 import numpy as np
@@ -68,8 +67,6 @@ def test_resume_is_bitwise_identical_including_optimizer_slots(tmp_path):
     _assert_bitwise(_state(net, opt), final)
 
 
-@pytest.mark.skipif("_apply_deferred" not in inspect.getsource(optimizers.Optimizer),
-                    reason="the Keras optimizer does not call tf.train._apply_deferred after creating slots yet")
 def test_resume_into_fresh_objects_defers_optimizer_slots(tmp_path):
     net, opt = Net(), optimizers.Adam(0.05)
     for _ in range(3):
@@ -236,11 +233,6 @@ def test_untrackable_objects_are_rejected():
 # Keras models
 # ---------------------------------------------------------------------------
 
-_LAYER_HOOKED = "_apply_deferred" in inspect.getsource(tf.keras.layers.Layer)
-_needs_layer_hook = pytest.mark.skipif(
-    not _LAYER_HOOKED, reason="keras Layer does not call tf.train._apply_deferred after build yet")
-
-
 def _sequential():
     return tf.keras.Sequential([tf.keras.layers.Dense(4, activation="relu"), tf.keras.layers.Dense(1)])
 
@@ -265,7 +257,6 @@ def test_keras_paths_name_attributes():
         "model/dense_1/bias", "model/dense_1/kernel", "model/dense_2/bias", "model/dense_2/kernel"]
 
 
-@_needs_layer_hook
 @pytest.mark.parametrize("make", [_sequential, _Subclassed])
 def test_restore_into_an_unbuilt_model_waits_for_the_build(tmp_path, make):
     model = make()
@@ -287,9 +278,6 @@ def test_restore_into_an_unbuilt_model_waits_for_the_build(tmp_path, make):
     np.testing.assert_array_equal(traced(_XK).numpy(), expected)
 
 
-@_needs_layer_hook
-@pytest.mark.skipif("_apply_deferred" not in inspect.getsource(optimizers.Optimizer),
-                    reason="the Keras optimizer does not call tf.train._apply_deferred yet")
 def test_fit_resumes_bit_for_bit_from_an_unbuilt_model(tmp_path):
     y = _XK.sum(1, keepdims=True)
     model = _sequential()
@@ -311,12 +299,10 @@ def test_save_weights_and_load_weights(tmp_path):
     model = _Subclassed()
     expected = model(_XK).numpy()
     path = str(tmp_path / "weights")
-    save = getattr(model, "save_weights", None) or (lambda p: train._save_weights(model, p))
-    save(path)
+    model.save_weights(path)
     other = _Subclassed()
     other(_XK)
-    load = getattr(other, "load_weights", None) or (lambda p: train._load_weights(other, p))
-    load(path)
+    other.load_weights(path)
     np.testing.assert_array_equal(other(_XK).numpy(), expected)
     # The checkpoint has the model itself as its root: no 'model/' prefix.
     assert sorted(train._read_index(path)["variables"]) == [
@@ -334,10 +320,6 @@ def test_list_and_load_variables(tmp_path):
         train.load_variable(str(tmp_path), "model/kernel")
 
 
-_MODEL_SAVE = hasattr(tf.keras.Model, "save") and hasattr(tf.keras.models, "load_model")
-
-
-@pytest.mark.skipif(not (_MODEL_SAVE and _LAYER_HOOKED), reason="model.save / load_model not attached yet")
 def test_model_save_and_load_model_resume_training(tmp_path):
     y = _XK.sum(1, keepdims=True)
     model = tf.keras.Sequential([tf.keras.layers.Dense(4, activation="relu", input_shape=(3,)),
