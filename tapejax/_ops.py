@@ -619,9 +619,10 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
     """Like Python's range, as a Tensor (int32 for ints, float32 for floats)."""
     if limit is None:
         start, limit = 0, start
-    vals = [np.asarray(to_array(v)) for v in (start, limit, delta)]
+    vals = [to_array(v) for v in (start, limit, delta)]
     if dtype is None:
-        dtype = np.result_type(*vals)
+        dtype = jnp.result_type(*vals)  # numpy's rules would make float32 + int32 float64
+    vals = [np.asarray(v) for v in vals]
     return Tensor(jnp.arange(vals[0], vals[1], vals[2], dtype=_dtypes.np_dtype(dtype)))
 
 
