@@ -106,12 +106,12 @@ def _python_default_dtype(x):
 
 def to_array(x, dtype=None):
     """The jax array (or tracer) behind a Tensor-like value, with TF's conversion rules."""
-    # A jax.Array has a `_value` too (its numpy copy, fetched from the device): not that one.
-    v = None if isinstance(x, jax.Array) else getattr(x, "_value", None)
-    if v is None:
-        if isinstance(x, (jax.Array, jax.core.Tracer)):
-            v = x
-        elif isinstance(x, (np.ndarray, np.generic)):
+    if isinstance(x, _TensorBase):
+        v = x._value
+    elif isinstance(x, (jax.Array, jax.core.Tracer)):
+        v = x
+    else:
+        if isinstance(x, (np.ndarray, np.generic)):
             v = jnp.asarray(x)
         elif isinstance(x, (list, tuple)) and any(_contains_tensor(e) for e in x):
             v = jnp.stack([to_array(e) for e in x])
