@@ -563,13 +563,7 @@ def save(obj, export_dir, signatures=None, options=None):
                  "custom_gradients": options.experimental_custom_gradients}
         with open(os.path.join(tmp, _INDEX), "w") as fh:
             json.dump(index, fh)
-        if os.path.exists(export_dir):
-            old = f"{export_dir}.old-{uuid.uuid4().hex[:8]}"
-            os.rename(export_dir, old)
-            os.rename(tmp, export_dir)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(tmp, export_dir)
+        _train._swap_into_place(tmp, export_dir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -289,11 +289,23 @@ def _write(root, path, extra_index=None, variables=None):
     ckptr.save(target, args=ocp.args.Composite(**args))
     ckptr.close()
     if target != path:
-        old = f"{path}.old-{uuid.uuid4().hex[:8]}"
-        os.rename(path, old)
-        os.rename(target, path)
-        shutil.rmtree(old, ignore_errors=True)
+        _swap_into_place(target, path)
     return path
+
+
+def _swap_into_place(new, dest):
+    """Moves the complete directory ``new`` to ``dest``, replacing what is there.
+
+    The old copy is moved aside first and deleted last, so a crash leaves either
+    the old or the new directory whole at ``dest``.
+    """
+    if os.path.exists(dest):
+        old = f"{dest}.old-{uuid.uuid4().hex[:8]}"
+        os.rename(dest, old)
+        os.rename(new, dest)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.rename(new, dest)
 
 
 def _missing(path):
@@ -918,13 +930,7 @@ def _keras_save_model(model, filepath, overwrite=True, include_optimizer=True, s
                 "compile": _keras_compile_config(model, include_optimizer), "saved_model": exported}
         with open(os.path.join(tmp, _KERAS_FILE), "w") as fh:
             json.dump(meta, fh)
-        if os.path.exists(filepath):
-            old = f"{filepath}.old-{uuid.uuid4().hex[:8]}"
-            os.rename(filepath, old)
-            os.rename(tmp, filepath)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(tmp, filepath)
+        _swap_into_place(tmp, filepath)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -499,7 +499,24 @@ class _Confusion(Metric):
             v._set(a)
 
 
-class Precision(_Confusion):
+class _Ratio(_Confusion):
+    """``tp / (tp + other)`` at ``thresholds`` (0.5): Precision (other = fp) and Recall (fn)."""
+
+    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
+        if top_k is not None or class_id is not None:
+            raise NotImplementedError(f"{type(self).__name__}(top_k=..., class_id=...) is not supported; slice "
+                                      "the predictions yourself: m.update_state(y_true[:, i], y_pred[:, i]).")
+        super().__init__(name=name, dtype=dtype)
+        self._scalar = thresholds is None or np.ndim(thresholds) == 0
+        self._make([0.5] if thresholds is None else list(np.atleast_1d(thresholds)))
+
+    def result(self):
+        tp = read_raw(self.true_positives)
+        r = _divide_no_nan(tp, tp + read_raw(getattr(self, self._names[self._which[1]])))
+        return Tensor(r[0] if self._scalar else r)
+
+
+class Precision(_Ratio):
     """``tp / (tp + fp)`` with predictions above ``thresholds`` (0.5) counted positive.
 
     Example:
@@ -510,37 +527,11 @@ class Precision(_Confusion):
 
     _which = ("tp", "fp")
 
-    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
-        if top_k is not None or class_id is not None:
-            raise NotImplementedError("Precision(top_k=..., class_id=...) is not supported; slice the "
-                                      "predictions yourself: m.update_state(y_true[:, i], y_pred[:, i]).")
-        super().__init__(name=name, dtype=dtype)
-        self._scalar = thresholds is None or np.ndim(thresholds) == 0
-        self._make([0.5] if thresholds is None else list(np.atleast_1d(thresholds)))
 
-    def result(self):
-        r = _divide_no_nan(read_raw(self.true_positives),
-                           read_raw(self.true_positives) + read_raw(self.false_positives))
-        return Tensor(r[0] if self._scalar else r)
-
-
-class Recall(_Confusion):
+class Recall(_Ratio):
     """``tp / (tp + fn)`` with predictions above ``thresholds`` (0.5) counted positive."""
 
     _which = ("tp", "fn")
-
-    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
-        if top_k is not None or class_id is not None:
-            raise NotImplementedError("Recall(top_k=..., class_id=...) is not supported; slice the "
-                                      "predictions yourself: m.update_state(y_true[:, i], y_pred[:, i]).")
-        super().__init__(name=name, dtype=dtype)
-        self._scalar = thresholds is None or np.ndim(thresholds) == 0
-        self._make([0.5] if thresholds is None else list(np.atleast_1d(thresholds)))
-
-    def result(self):
-        r = _divide_no_nan(read_raw(self.true_positives),
-                           read_raw(self.true_positives) + read_raw(self.false_negatives))
-        return Tensor(r[0] if self._scalar else r)
 
 
 class AUC(_Confusion):
