@@ -197,6 +197,19 @@ _NEEDS_FINITE = ("The dataset is {what}, so it has no length. Use ds.cardinality
                  "= -1, UNKNOWN_CARDINALITY = -2), or make it finite with ds.take(n).")
 
 
+
+def _chunks(it, size, drop_remainder):
+    """Lists of ``size`` consecutive elements (the last may be shorter unless dropped)."""
+    while True:
+        chunk = list(itertools.islice(it, size))
+        if not chunk or (drop_remainder and len(chunk) < size):
+            return
+        yield chunk
+
+
+def _batched_cardinality(card, size, drop_remainder):
+    return card if card < 0 else (card // size if drop_remainder else -(-card // size))
+
 class Dataset:
     """A re-iterable pipeline of elements; iterating yields Tensors.
 
@@ -384,14 +397,9 @@ class Dataset:
                     yield tree.unflatten([l[chunk] for l in leaves])
         else:
             def make():
-                it = self._elements()
-                while True:
-                    chunk = list(itertools.islice(it, bs))
-                    if not chunk or (drop_remainder and len(chunk) < bs):
-                        return
+                for chunk in _chunks(self._elements(), bs, drop_remainder):
                     yield _stack(chunk)
-        c = self._card
-        card = c if c < 0 else (c // bs if drop_remainder else -(-c // bs))
+        card = _batched_cardinality(self._card, bs, drop_remainder)
         lead = bs if drop_remainder else None
         return self._derive(make, card, lambda: _map(lambda s: TensorSpec((lead,) + tuple(s.shape), s.dtype),
                                                      self.element_spec))
@@ -409,17 +417,12 @@ class Dataset:
             return out
 
         def make():
-            it = self._elements()
-            while True:
-                chunk = list(itertools.islice(it, bs))
-                if not chunk or (drop_remainder and len(chunk) < bs):
-                    return
+            for chunk in _chunks(self._elements(), bs, drop_remainder):
                 leaves = [_flatten(e)[0] for e in chunk]
                 tree = _flatten(chunk[0])[1]
                 pv = _flatten(padding_values)[0] if padding_values is not None else [None] * len(leaves[0])
                 yield tree.unflatten([pad_stack([l[i] for l in leaves], pv[i]) for i in range(len(leaves[0]))])
-        c = self._card
-        return self._derive(make, c if c < 0 else (c // bs if drop_remainder else -(-c // bs)))
+        return self._derive(make, _batched_cardinality(self._card, bs, drop_remainder))
 
     def unbatch(self, name=None):
         """Splits each element along its first dimension (the inverse of ``batch``)."""
