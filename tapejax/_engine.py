@@ -15,14 +15,13 @@ Python-level nodes (``custom_gradient``) run the same loop through the op layer.
 import collections
 import inspect
 import threading
-import warnings
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from . import _dtypes
-from ._tensor import Tensor, _TensorBase, to_array, _contains_tensor, is_tracer
+from ._tensor import Tensor, _TensorBase, to_array, _contains_tensor
 
 
 class _State(threading.local):
@@ -444,19 +443,6 @@ def cached(key, build):
     return fn
 
 
-class _PlanOp(Op):
-    """An op whose function is built from a plan (backward, jacobian, jvp).
-
-    Applying it through the op layer makes outer tapes record the whole pass as one
-    node, whose VJP JAX derives from the pure function: higher-order gradients.
-    """
-
-    __slots__ = ()
-
-    def __init__(self, fn, name):
-        super().__init__(fn, name=name)
-
-
 def _split_args(layout, flat):
     """Rebuilds ([inputs per node], seeds) from the flat argument list of a plan op."""
     out = []
@@ -470,14 +456,16 @@ def _split_args(layout, flat):
 def run_backward(p, targets, seeds, mode="grad", vmap_info=None):
     """Runs a plan's backward pass for ``targets`` with ``seeds`` (None = ones).
 
-    Returns one Tensor (or None) per source slot.
+    Returns one Tensor (or None) per source slot. The compiled pass is an Op applied
+    through the op layer, so an outer tape records the whole pass as one node whose
+    VJP JAX derives from the pure function: that is how higher-order gradients work.
     """
     layout = tuple(len(n.ins) for n in p.nodes)
     seed_mask = tuple(s is not None for s in seeds)
     target_avals = tuple((t._value.shape, t._value.dtype) for t in targets)
     given = [s for s in seeds if s is not None]
     if p.custom:
-        return _oplayer_backward(p, targets, seeds, mode, vmap_info)
+        return _oplayer_backward(p, targets, seeds)
     key = (p.fingerprint, layout, seed_mask, target_avals, mode, vmap_info)
 
     def build():
@@ -493,9 +481,8 @@ def run_backward(p, targets, seeds, mode="grad", vmap_info=None):
                 return pure(node_inputs, seeds_of(extra))
         else:
             (shape, dt) = target_avals[0]
-            batch = vmap_info
-            fn = _jacobian_fn(pure, layout, shape, dt, mode, batch)
-        return _PlanOp(fn, name="gradient" if mode == "grad" else mode)
+            fn = _jacobian_fn(pure, layout, shape, dt, mode, vmap_info)
+        return Op(fn, name="gradient" if mode == "grad" else mode)
 
     op = cached(key, build)
     flat = [t for n in p.nodes for t in n.ins] + given
@@ -505,20 +492,9 @@ def run_backward(p, targets, seeds, mode="grad", vmap_info=None):
 
 def _jacobian_fn(pure, layout, shape, dt, mode, use_pfor):
     """jacobian / batch_jacobian: the backward pass mapped over a basis of seeds."""
-    if mode == "jacobian":
-        n = int(np.prod(shape, dtype=np.int64))
-        basis_shape = (n,) + tuple(shape)
-    else:  # batch_jacobian
-        b = shape[0]
-        n = int(np.prod(shape[1:], dtype=np.int64))
-        basis_shape = (n,) + tuple(shape)
-
     def fn(*flat):
         node_inputs, _ = _split_args(layout, flat)
-        if mode == "jacobian":
-            basis = jnp.eye(n, dtype=dt).reshape(basis_shape)
-        else:
-            basis = jnp.broadcast_to(jnp.eye(n, dtype=dt)[:, None, :], (n, b, n)).reshape(basis_shape)
+        basis = _basis(tuple(shape), dt, mode)
 
         def one(seed):
             return pure(node_inputs, [seed])
@@ -527,6 +503,16 @@ def _jacobian_fn(pure, layout, shape, dt, mode, use_pfor):
         return tuple(None if r is None else _arrange(r, shape, mode) for r in rows)
 
     return fn
+
+
+def _basis(shape, dt, mode):
+    """The seeds of a jacobian: one-hot over the target (for batch_jacobian, over one
+    example's elements, set in every example at once), stacked on a new first axis."""
+    if mode == "jacobian":
+        n = int(np.prod(shape, dtype=np.int64))
+        return jnp.eye(n, dtype=dt).reshape((n,) + shape)
+    n = int(np.prod(shape[1:], dtype=np.int64))
+    return jnp.broadcast_to(jnp.eye(n, dtype=dt)[:, None, :], (n, shape[0], n)).reshape((n,) + shape)
 
 
 def _arrange(r, shape, mode):
@@ -548,10 +534,8 @@ def _vjp_fn(*args, op, static, gmask, cmask, n_in):
 _vjp_op = Op(_vjp_fn, name="vjp", static=("op", "static", "gmask", "cmask", "n_in"))
 
 
-def _oplayer_backward(p, targets, seeds, mode, vmap_info):
-    from ._ops import ones_like, add
-    if mode != "grad":
-        raise NotImplementedError  # callers route jacobians of custom tapes elsewhere
+def _oplayer_backward(p, targets, seeds):
+    from ._ops import ones_like
     seed_tensors = [ones_like(t) if s is None else s for t, s in zip(targets, seeds)]
 
     def vjp(k, spec, inputs, cts):
@@ -571,19 +555,14 @@ def custom_jacobian(p, target, srcs, mode, use_pfor):
     """jacobian / batch_jacobian of a tape with Python backward nodes: the op-layer
     backward pass mapped over the basis with ``jax.vmap`` (nothing recorded)."""
     shape, dt = tuple(target._value.shape), target._value.dtype
-    if mode == "jacobian":
-        n = int(np.prod(shape, dtype=np.int64))
-        basis = jnp.eye(n, dtype=dt).reshape((n,) + shape)
-    else:
-        n = int(np.prod(shape[1:], dtype=np.int64))
-        basis = jnp.broadcast_to(jnp.eye(n, dtype=dt)[:, None, :], (n, shape[0], n)).reshape((n,) + shape)
+    basis = _basis(shape, dt, mode)
 
     if state.recorders:
         return _recorded_custom_jacobian(p, target, basis, shape, mode)
 
     def one(seed):
         with pause_recording():
-            gs = _oplayer_backward(p, [target], [Tensor(seed)], "grad", None)
+            gs = _oplayer_backward(p, [target], [Tensor(seed)])
         return tuple(None if g is None else g._value for g in gs)
 
     rows = jax.vmap(one)(basis) if use_pfor else jax.lax.map(one, basis)
@@ -595,7 +574,7 @@ def _recorded_custom_jacobian(p, target, basis, shape, mode):
     basis row (the Python grad_fn cannot be vmapped into an op), so the outer tape
     sees every step and can differentiate the Jacobian."""
     from ._ops import stack, reshape, _transpose, zeros_like
-    rows = [_oplayer_backward(p, [target], [Tensor(e)], "grad", None) for e in basis]
+    rows = [_oplayer_backward(p, [target], [Tensor(e)]) for e in basis]
     out = []
     for k in range(len(p.source_slots)):
         col = [r[k] for r in rows]

@@ -2,11 +2,9 @@
 import jax
 import jax.numpy as jnp
 
-from . import _engine
-from ._engine import plan, apply, cached, _split_args, _PlanOp, _fill_cts
+from ._engine import Op, plan, apply, cached, _split_args
 from ._tensor import Tensor, _TensorBase, to_array
 from ._tape import _Recorder, flatten, UnconnectedGradients, _unconnected
-from ._variable import Variable
 
 
 def _node_jvp(op, static, gmask, cmask, inputs, tangents):
@@ -37,7 +35,7 @@ def _pure_forward(p):
             diff = [x for x, m in zip(inputs, gmask) if m]
             ins_t = [jnp.zeros(jnp.shape(x), jnp.result_type(x)) if t is None else t for t, x in zip(ins_t, diff)]
             outs = _node_jvp(op, static, gmask, cmask, inputs, ins_t)
-            for s, t, m in zip([s for s in out_slots], [t for t, m in zip(outs, cmask) if m], [True] * len(out_slots)):
+            for s, t in zip(out_slots, [t for t, m in zip(outs, cmask) if m]):
                 tan[s] = t
         return tuple(tan.get(s) for s in target_slots)
 
@@ -99,9 +97,6 @@ class ForwardAccumulator(_Recorder):
             raise NotImplementedError(
                 "ForwardAccumulator cannot differentiate through a @tf.custom_gradient function: "
                 "its gradient is given only in reverse mode. Use a GradientTape for that part.")
-        outs = [None] * len(ts)
-        direct = {s._id: t for s, t in zip(self._primals, self._tangents)}
-        connected = [i for i, (t, s) in enumerate(zip(ts, p.target_slots)) if p.nodes or t._id in direct]
         if p.nodes:
             layout = tuple(len(n.ins) for n in p.nodes)
             key = ("jvp", p.fingerprint, layout)
@@ -112,13 +107,13 @@ class ForwardAccumulator(_Recorder):
                 def fn(*flat):
                     node_inputs, tans = _split_args(layout, flat)
                     return fwd(node_inputs, tans)
-                return _PlanOp(fn, name="jvp")
+                return Op(fn, name="jvp")
 
             op = cached(key, build)
-            given = [t for t, s in zip(self._tangents, p.source_slots) if True]
-            res = apply(op, [x for n in p.nodes for x in n.ins] + given, {})
+            res = apply(op, [x for n in p.nodes for x in n.ins] + self._tangents, {})
             outs = list(res)
-        else:
+        else:  # nothing recorded between them: a primal's JVP is its own tangent
+            direct = {s._id: t for s, t in zip(self._primals, self._tangents)}
             outs = [direct.get(t._id) for t in ts]
         if unconnected is UnconnectedGradients.ZERO:
             outs = [Tensor(jnp.zeros_like(t._value)) if o is None else o for o, t in zip(outs, ts)]

@@ -11,8 +11,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import _dtypes
-from ._engine import apply, freeze
-from ._tensor import Tensor, _TensorBase, to_array, TensorShape, is_tracer
+from ._engine import freeze
+from ._tensor import Tensor, _TensorBase, to_array, is_tracer
 from .extend import defop
 
 _f32 = np.float32

@@ -4,7 +4,6 @@ import logging
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from . import _engine
 from ._engine import state, plan, run_backward

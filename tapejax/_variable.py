@@ -1,9 +1,8 @@
 """Variable: mutable, named state whose reads a tape can watch."""
 import jax
-import jax.numpy as jnp
 import numpy as np
 
-from ._tensor import _TensorBase, Tensor, to_array, _ids, is_tracer, TensorShape
+from ._tensor import _TensorBase, Tensor, to_array, _ids, is_tracer
 from . import _dtypes, _engine
 
 # Callbacks told of every Variable created (tapejax.function uses it to find new state).
