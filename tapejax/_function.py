@@ -9,11 +9,12 @@ Buffers of assigned Variables are donated, so a step updates weights in place.
 
 Tracing is attempted with the Variables already known; when the trace touches a
 Variable it did not know (first call, lazy build, optimizer slots), the state is
-restored and the trace is repeated with it as an input. Traces run under
-``jax.ensure_compile_time_eval`` so Variables created while tracing get concrete
-initial values (they never hold a tracer): that is why lazily created state
-"just works", where TensorFlow raises "tf.function only supports singleton
-tf.Variables created on the first call".
+restored and the trace is repeated with it as an input. Variables created while
+tracing get concrete initial values (they never hold a tracer): Keras layers,
+optimizers and metrics compute theirs eagerly, and a body that creates one from a
+value it computes is traced again under ``jax.ensure_compile_time_eval``. That is
+why lazily created state "just works", where TensorFlow raises "tf.function only
+supports singleton tf.Variables created on the first call".
 
 When a tape outside the call is recording, the whole call is one tape op. Its
 VJP re-runs the step under an internal GradientTape and runs tapejax's own
@@ -193,9 +194,10 @@ def _bind_signature(fn_name, signature, params, args, kwargs):
 class _Monitor:
     """Records the Variables a traced body touches, and what they held before."""
 
-    def __init__(self, known, tape=None):
+    def __init__(self, known, tape=None, retry=False):
         self.known = known              # ids of the Variables passed in as inputs
         self.tape = tape
+        self.retry = retry              # a Variable created from a tracer asks for a trace with constants
         self.written = set()            # ids of the Variables assigned (ids only: temporaries may die)
         self.new = {}                   # id -> Variable touched but not known (strong: it existed before)
         self.original = {}              # id -> value before the first touch (unknown Variables)
@@ -223,6 +225,8 @@ class _Monitor:
 
     def on_create(self, v):
         if is_tracer(v._value):
+            if self.retry:
+                raise _NeedsConstants()
             raise ValueError(_CREATED_FROM_TRACER.format(name=v.name))
         self.created.append((weakref.ref(v), v._value))
         self.original[v._id] = v._value
@@ -399,6 +403,10 @@ class _Incomplete(Exception):
     pass
 
 
+class _NeedsConstants(Exception):
+    """A Variable was created from a tracer: trace again with constants evaluated eagerly."""
+
+
 class ConcreteFunction:
     """One trace of a :func:`function`: a compiled program for one input signature.
 
@@ -454,8 +462,9 @@ class ConcreteFunction:
 
     def _pure(self, arg_vals, don_vals, keep_vals):
         known = {v._id for v in self._donate + self._keep}
-        monitor = _Monitor(known)
-        outputs, written, new_vals = self._run_body(arg_vals, list(don_vals) + list(keep_vals), monitor, True)
+        constants = self._function._constants
+        monitor = _Monitor(known, retry=not constants)
+        outputs, written, new_vals = self._run_body(arg_vals, list(don_vals) + list(keep_vals), monitor, constants)
         arrays = list(outputs.arrays)
         outputs.forget_values()
         self._monitor = monitor
@@ -464,11 +473,28 @@ class ConcreteFunction:
         return arrays, new_vals
 
     def _trace(self, arg_vals):
-        """Traces the body; raises _Incomplete when it touched Variables it was not given."""
-        self._jitted.trace(arg_vals, [v._value for v in self._donate], [v._value for v in self._keep])
+        """Traces the body; raises _Incomplete when it touched Variables it was not given.
+
+        Constants are staged into the program like everything else, except when the body
+        creates a Variable from a value computed in it (``tf.Variable(tf.zeros(n) + 1)``): then
+        the trace is repeated with constant computations evaluated eagerly
+        (``jax.ensure_compile_time_eval``), so the Variable gets a concrete initial value.
+        Keras layers, optimizers and metrics create theirs concretely and never need that.
+        """
+        args = (arg_vals, [v._value for v in self._donate], [v._value for v in self._keep])
+        try:
+            self._jitted.trace(*args)
+        except _NeedsConstants:
+            self._function._constants = True
+            self._jitted.trace(*args)
         m = self._monitor
         if m.new or m.surviving_created():
             raise _Incomplete(list(m.new.values()) + m.surviving_created())
+
+    def _discard(self):
+        """Drops a trace that will not be used, now: its program holds the initial values of
+        Variables it created as constants, and a buffer still referenced cannot be donated."""
+        self._jitted = self._monitor = self._outputs = None
 
     # -- calling ------------------------------------------------------------
 
@@ -649,6 +675,7 @@ class Function:
         self._variables = {}       # id -> Variable: every Variable a trace of this function touched
         self._assigned = set()     # ids of the Variables some trace assigned (their buffers are donated)
         self._trace_count = 0
+        self._constants = False   # trace with constants evaluated eagerly (ConcreteFunction._trace)
         self._bound = weakref.WeakKeyDictionary()
         self._bound_by_id = {}
         try:
@@ -752,6 +779,7 @@ class Function:
                     self._variables.setdefault(v._id, v)
                 self._assigned.update(conc._monitor.written)
                 variables = list(self._variables.values())
+                conc._discard()
                 continue
             break
         else:
@@ -763,6 +791,7 @@ class Function:
         if written - self._assigned:
             # Assigned Variables this trace did not know to donate: trace once more to donate them.
             self._assigned.update(written)
+            conc._discard()
             conc = ConcreteFunction(self, leaves, tree, variables, self._assigned)
             conc._trace(vals)
         conc._key = key

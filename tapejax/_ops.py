@@ -619,7 +619,8 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
     """Like Python's range, as a Tensor (int32 for ints, float32 for floats)."""
     if limit is None:
         start, limit = 0, start
-    vals = [to_array(v) for v in (start, limit, delta)]
+    # Python numbers stay Python numbers: inside a trace, to_array would stage them.
+    vals = [v if isinstance(v, (int, float, np.number)) else to_array(v) for v in (start, limit, delta)]
     if dtype is None:
         dtype = jnp.result_type(*vals)  # numpy's rules would make float32 + int32 float64
     vals = [np.asarray(v) for v in vals]

@@ -104,6 +104,13 @@ def _python_default_dtype(x):
     return arr
 
 
+def from_numpy(a):
+    """A numpy value as a jax array. ``jax.device_put`` copies an array to the device without
+    compiling anything; ``jnp.asarray`` compiles a small program per new shape (JAX >= 0.9).
+    Inside a trace both stage the value as a constant of the program."""
+    return jnp.asarray(a) if a.ndim == 0 else jax.device_put(a)
+
+
 def to_array(x, dtype=None):
     """The jax array (or tracer) behind a Tensor-like value, with TF's conversion rules."""
     if isinstance(x, _TensorBase):
@@ -112,7 +119,7 @@ def to_array(x, dtype=None):
         v = x
     else:
         if isinstance(x, (np.ndarray, np.generic)):
-            v = jnp.asarray(x)
+            v = from_numpy(x)
         elif isinstance(x, (list, tuple)) and any(_contains_tensor(e) for e in x):
             v = jnp.stack([to_array(e) for e in x])
         else:
@@ -125,7 +132,7 @@ def to_array(x, dtype=None):
                     raise ValueError(
                         f"{x!r} does not fit in int32, and int64 tensors need JAX's 64-bit mode: "
                         "call jax.config.update('jax_enable_x64', True) at startup, or pass a float.")
-                v = jnp.asarray(a)
+                v = from_numpy(a)
     if dtype is not None:
         dt = _dtypes.np_dtype(dtype)
         if v.dtype != dt:

@@ -26,7 +26,7 @@ import shutil
 import uuid
 import warnings
 
-import jax.numpy as jnp
+import jax
 import numpy as np
 
 from . import errors as _errors
@@ -181,7 +181,9 @@ def _check_shape(path, var, value):
 
 
 def _as_value(var, value):
-    return jnp.asarray(np.asarray(value), dtype=var._value.dtype)
+    # Concrete even while a tf.function is traced (the restore happens during a lazy build).
+    with jax.ensure_compile_time_eval():
+        return jax.device_put(np.asarray(value, dtype=var._value.dtype))
 
 
 def _apply_deferred(obj):

@@ -640,3 +640,44 @@ def test_method_on_unhashable_instance_traces_once():
     for _ in range(3):
         assert float(m.go(tf.constant(2.0)).numpy()) == 4.0
     assert m.go.experimental_get_tracing_count() == 1
+
+
+def test_variable_created_from_an_input_is_an_error_that_says_what_to_do():
+    @tf.function
+    def f(x):
+        v = tf.Variable(x * 2.0)
+        return v.read_value()
+
+    with pytest.raises(ValueError, match=r"depends on the function's inputs.*v\.assign\(x\)"):
+        f(tf.constant(1.0))
+
+
+def test_constants_are_staged_unless_a_variable_needs_one():
+    # Keras state is created concretely, so the step traces with constants staged (no eager
+    # compilations while tracing); a body creating a Variable from a computed constant is
+    # traced again with constants evaluated, and its Variable holds a concrete value.
+    model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+    opt = tf.keras.optimizers.Adam(0.1)
+
+    @tf.function
+    def step(x):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(model(x) ** 2) + tf.reduce_sum(tf.ones([3]))
+        opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        return loss
+
+    step(tf.ones([1, 3]))
+    assert step._constants is False
+
+    holder = []
+
+    @tf.function
+    def g(x):
+        if not holder:
+            holder.append(tf.Variable(tf.range(3.0) * 2.0 + 1.0))
+        return holder[0] * x
+
+    np.testing.assert_allclose(g(tf.constant(2.0)).numpy(), [2.0, 6.0, 10.0])
+    assert g._constants is True
+    assert not isinstance(holder[0]._value, jax.core.Tracer)
+    np.testing.assert_allclose(holder[0].numpy(), [1.0, 3.0, 5.0])
