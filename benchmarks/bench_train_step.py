@@ -238,6 +238,8 @@ def main():
         for k, (ms, ratio, lo, hi) in r.items():
             print(f"  {k:30s} {ms * 1e3:8.3f} ms/step   ratio to jax.jit {ratio:5.2f}  "
                   f"(rounds {lo:.2f}-{hi:.2f})")
+        if not args.first_call_runs:
+            continue
         fc = {v: first_call_median(kind, v, args.first_call_runs)
               for v in ("tapejax-built", "jax-built", "tapejax-cold", "jax-cold")}
         print(f"  first call, built state: tapejax {fc['tapejax-built'] * 1e3:.0f} ms / jax.jit "

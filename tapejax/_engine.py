@@ -110,14 +110,20 @@ def freeze(v):
 
 
 class Node:
-    """One recorded op application: what the backward pass needs, and nothing more."""
+    """One recorded op application: what the backward pass needs, and nothing more.
 
-    __slots__ = ("op", "static", "ins", "in_ids", "out_ids", "custom")
+    ``args`` are the values the backward pass is given: the inputs, and for an op with
+    a hand-written rule its output too (the rule's ``ans``), so the pass does not
+    re-run the op's forward computation to get it.
+    """
 
-    def __init__(self, op, static, ins, out_ids, custom=None, in_ids=None):
+    __slots__ = ("op", "static", "ins", "args", "in_ids", "out_ids", "custom")
+
+    def __init__(self, op, static, ins, out_ids, custom=None, in_ids=None, ans=None):
         self.op = op
         self.static = static
         self.ins = ins                      # Tensors (with ids) or raw constants
+        self.args = ins if ans is None else list(ins) + [ans]
         self.in_ids = tuple(t._id if type(t) is Tensor else None for t in ins) if in_ids is None else in_ids
         self.out_ids = out_ids
         self.custom = custom                # Python backward (custom_gradient), else None
@@ -180,12 +186,15 @@ def apply(op, args, static):
     else:
         outs = [Tensor(out)]
         result = outs[0]
+        if recorders and op.vjp is not None:
+            _record(recorders, op, static, ins, outs, ans=result)
+            return result
     if recorders:
         _record(recorders, op, static, ins, outs)
     return result
 
 
-def _record(recorders, op, static, ins, outs, custom=None):
+def _record(recorders, op, static, ins, outs, custom=None, ans=None):
     # Written for speed: it runs for every op recorded in eager mode.
     node = None
     in_ids = None
@@ -200,7 +209,7 @@ def _record(recorders, op, static, ins, outs, custom=None):
             out_ids = tuple([o._id if _is_float_dtype(o._value.dtype) else None for o in outs])
             if isinstance(static, dict):
                 static = tuple(sorted(static.items())) if static else ()
-            node = Node(op, static, ins, out_ids, custom, in_ids)
+            node = Node(op, static, ins, out_ids, custom, in_ids, ans)
         r._nodes.append(node)
         for i in node.out_ids:
             if i is not None:
@@ -258,12 +267,18 @@ def _unbroadcast(g, x):
 def _node_vjp(op, static, gmask, cmask, inputs, cts):
     """Gradients of one node w.r.t. its inputs selected by ``gmask`` (pure JAX).
 
-    ``cts`` holds cotangents for the outputs selected by ``cmask``; the others are zero.
+    ``inputs`` are the node's ``args``: its inputs, then its saved output when the op
+    has a hand-written rule that was given one. ``cts`` holds cotangents for the
+    outputs selected by ``cmask``; the others are zero.
     """
     kw = dict(static)
+    n = len(gmask)
+    ans = inputs[n] if len(inputs) > n else None
+    inputs = inputs[:n]
     diff = [x for x, m in zip(inputs, gmask) if m]
     if op.vjp is not None:
-        ans = op.fn(*inputs, **kw)
+        if ans is None:
+            ans = op.fn(*inputs, **kw)
         ct = _fill_cts(ans, cmask, cts)
         grads = op.vjp(ans, *inputs, **kw)(ct)
         if not isinstance(grads, (tuple, list)):
@@ -460,7 +475,7 @@ def run_backward(p, targets, seeds, mode="grad", vmap_info=None):
     through the op layer, so an outer tape records the whole pass as one node whose
     VJP JAX derives from the pure function: that is how higher-order gradients work.
     """
-    layout = tuple(len(n.ins) for n in p.nodes)
+    layout = tuple(len(n.args) for n in p.nodes)
     seed_mask = tuple(s is not None for s in seeds)
     target_avals = tuple((t._value.shape, t._value.dtype) for t in targets)
     given = [s for s in seeds if s is not None]
@@ -485,7 +500,7 @@ def run_backward(p, targets, seeds, mode="grad", vmap_info=None):
         return Op(fn, name="gradient" if mode == "grad" else mode)
 
     op = cached(key, build)
-    flat = [t for n in p.nodes for t in n.ins] + given
+    flat = [t for n in p.nodes for t in n.args] + given
     out = apply(op, flat, {})
     return [None if s is None else g for s, g in zip(p.source_slots, out)]
 
@@ -547,7 +562,7 @@ def _oplayer_backward(p, targets, seeds):
         return _vjp_op(*inputs, *cts, op=spec[0], static=spec[1], gmask=spec[2], cmask=spec[3],
                        n_in=len(inputs))
 
-    node_inputs = [n.ins for n in p.nodes]
+    node_inputs = [n.args for n in p.nodes]
     return list(_reverse(p.specs, node_inputs, p.target_slots, seed_tensors, p.source_slots, vjp))
 
 

@@ -41,13 +41,61 @@ def check_layer(layer, x, pure, rtol=1e-5, atol=1e-5, **call_kw):
 @pytest.mark.parametrize("activation,fn", [
     (None, lambda y: y), ("relu", jax.nn.relu), (tf.nn.elu, jax.nn.elu), ("tanh", jnp.tanh),
     ("softmax", jax.nn.softmax), ("gelu", lambda y: jax.nn.gelu(y, approximate=False)),
-    (lambda t: t * 2.0, lambda y: y * 2.0),
+    ("sigmoid", jax.nn.sigmoid), ("exponential", jnp.exp), (lambda t: t * 2.0, lambda y: y * 2.0),
 ])
 def test_dense_forward_and_grads(activation, fn):
     layer = L.Dense(4, activation=activation)
     n = check_layer(layer, randn(3, 5), lambda x, k, b: fn(x @ k + b))
     if not callable(activation) or isinstance(activation, (str,)) or activation is tf.nn.elu:
         assert n == 1  # the layer call (activation fused) is one tape op
+
+
+def test_layer_backward_uses_the_saved_output_not_a_second_forward():
+    # The backward of act(x @ k + b) needs two matmuls (dx, dk); recomputing the
+    # pre-activation for the activation's derivative would add a third.
+    from tapejax import _engine
+    from tapejax.keras.layers._builtin import _dense
+
+    x, k, b, g = randn(8, 5), randn(5, 4), randn(4), randn(8, 4)
+
+    def backward(act, with_output):
+        static = (("act", act),)
+        ans = _dense.fn(x, k, b, act=act)
+
+        def f(x, k, b, ans, g):
+            args = [x, k, b, ans] if with_output else [x, k, b]
+            return _engine._node_vjp(_dense, static, (True,) * 3, (True,), args, [g])
+        hlo = jax.jit(f).lower(x, k, b, ans, g).compile().as_text()
+        return f(x, k, b, ans, g), hlo.count(" dot(")
+
+    for act in (jax.nn.relu, jnp.tanh, jax.nn.sigmoid):
+        want = jax.vjp(lambda *a: act(a[0] @ a[1] + a[2]), x, k, b)[1](g)
+        (grads, n_saved), (grads_re, n_re) = backward(act, True), backward(act, False)
+        assert_close(list(grads), list(want), rtol=1e-5, atol=1e-5)
+        assert_close(list(grads_re), list(want), rtol=1e-5, atol=1e-5)
+        assert n_saved == 2 and n_re == 3, (act, n_saved, n_re)
+
+
+@pytest.mark.parametrize("activation,fn", [("tanh", jnp.tanh), ("sigmoid", jax.nn.sigmoid), ("relu", jax.nn.relu)])
+def test_dense_second_order_through_saved_output(activation, fn):
+    layer = L.Dense(3, activation=activation)
+    x = randn(2, 4)
+    layer(tf.constant(x))
+    k, b = (w.numpy() for w in layer.trainable_weights)
+    xt = tf.constant(x)
+    with tf.GradientTape() as outer:
+        outer.watch(xt)
+        with tf.GradientTape() as inner:
+            inner.watch(xt)
+            y = tf.reduce_sum(layer(xt) ** 3)
+        g = inner.gradient(y, xt)
+        s = tf.reduce_sum(g * g)
+    h = outer.gradient(s, xt)
+
+    def loss(x):
+        gx = jax.grad(lambda x: jnp.sum(fn(x @ k + b) ** 3))(x)
+        return jnp.sum(gx * gx)
+    assert_close(h, jax.grad(loss)(x), rtol=1e-4, atol=1e-4)
 
 
 def test_dense_rank3_and_no_bias():

@@ -154,6 +154,39 @@ def _identity(x):
     return x
 
 
+def _relu_grad(ans, g):
+    return jnp.where(ans > 0, g, jnp.zeros((), g.dtype))
+
+
+# Activations whose derivative is a function of their output (JAX's own rules, written
+# on the output): a layer op that fuses one differentiates it from the saved output.
+_GRAD_FROM_OUTPUT = {
+    _identity: lambda ans, g: g,
+    jax.nn.relu: _relu_grad,
+    jax.nn.sigmoid: lambda ans, g: g * ans * (1 - ans),
+    jnp.tanh: lambda ans, g: (g + g * ans) * (1 - ans),
+    jax.nn.softmax: lambda ans, g: ans * (g - jnp.sum(g * ans, axis=-1, keepdims=True)),
+    jnp.exp: lambda ans, g: g * ans,
+}
+
+
+def grad_from_output(fn):
+    """``(ans, g) -> g * fn'(x)`` written on ``ans = fn(x)`` for a pure activation ``fn``
+    (as :func:`pure` returns it), or None when the derivative needs ``x``.
+
+    Example:
+        >>> import jax, jax.numpy as jnp
+        >>> import tapejax as tf
+        >>> d = tf.keras.activations.grad_from_output(jax.nn.relu)
+        >>> d(jnp.array([0.0, 2.0]), jnp.array([5.0, 5.0])).tolist()
+        [0.0, 5.0]
+    """
+    try:
+        return _GRAD_FROM_OUTPUT.get(fn)
+    except TypeError:  # an unhashable callable
+        return None
+
+
 def serialize(activation):
     """The Keras name of an activation (or its ``__name__``).
 

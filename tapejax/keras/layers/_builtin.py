@@ -4,7 +4,9 @@ The math is a pure JAX function ``f(x, *weights, **static)`` made a tape op with
 ``defop`` (compiled, so an eager call is one dispatch, and the tape holds one node
 whose VJP is one compiled call). A known activation is fused into that function.
 The pieces come from JAX and flax (``lax.conv_general_dilated``, flax pooling,
-``jax.nn``); nothing here is a hand-written gradient.
+``jax.nn``); gradients are JAX's. The layer ops with weights differentiate their
+fused activation from the saved output (``_layer_vjp``), so the backward pass does
+not repeat the layer's forward matmul or convolution.
 """
 import flax.linen as _linen
 import jax
@@ -181,13 +183,38 @@ def _rnn_fn(x, kernel, recurrent_kernel, *bias, cell, units, return_sequences, g
     return (out,) + tuple(final)
 
 
-_dense = defop(_dense_fn, name="dense", static=("act",))
+def _layer_vjp(fn):
+    """The VJP rule of a layer op ``fn(x, kernel, *bias, act, ...) = act(linear(...))``.
+
+    The activation is differentiated from the op's saved output where its derivative
+    allows (relu, sigmoid, tanh, softmax, linear), and the linear part by ``jax.vjp``,
+    whose forward result is unused and removed by XLA: the backward pass does not
+    compute the layer's matmul or convolution again. Other activations are
+    differentiated by ``jax.vjp`` at the recomputed pre-activation.
+    """
+    def vjp(ans, x, kernel, *bias, act, **static):
+        def linear(*args):
+            return fn(*args, act=_activations._identity, **static)
+
+        def pull(g):
+            pre, pull_linear = jax.vjp(linear, x, kernel, *bias)
+            d = _activations.grad_from_output(act)
+            g = jax.vjp(act, pre)[1](g)[0] if d is None else d(ans, g)
+            return pull_linear(g)
+        return pull
+    return vjp
+
+
+_dense = defop(_dense_fn, name="dense", static=("act",), vjp=_layer_vjp(_dense_fn))
 _rnn = defop(_rnn_fn, name="rnn", static=("cell", "units", "return_sequences", "go_backwards", "act", "rec_act"))
-_conv1d = defop(_conv1d_fn, name="conv1d", static=("strides", "padding", "dilation", "act"))
+_conv1d = defop(_conv1d_fn, name="conv1d", static=("strides", "padding", "dilation", "act"),
+                vjp=_layer_vjp(_conv1d_fn))
 _upsample = defop(_upsample_fn, name="upsampling2d", static=("size",))
 _zero_pad = defop(_zero_pad_fn, name="zero_padding2d", static=("padding",))
-_conv = defop(_conv_fn, name="conv2d", static=("strides", "padding", "dilation", "groups", "act"))
-_conv_transpose = defop(_conv_transpose_fn, name="conv2d_transpose", static=("strides", "padding", "act"))
+_conv = defop(_conv_fn, name="conv2d", static=("strides", "padding", "dilation", "groups", "act"),
+              vjp=_layer_vjp(_conv_fn))
+_conv_transpose = defop(_conv_transpose_fn, name="conv2d_transpose", static=("strides", "padding", "act"),
+                        vjp=_layer_vjp(_conv_transpose_fn))
 _pool = defop(_pool_fn, name="pooling2d", static=("kind", "pool_size", "strides", "padding"))
 _global_pool = defop(_global_pool_fn, name="global_pooling", static=("kind", "axes", "keepdims"))
 _bn_train = defop(_bn_train_fn, name="batch_norm_train",
