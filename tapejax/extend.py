@@ -20,7 +20,9 @@ def defop(fn=None, *, vjp=None, name=None, static=(), jit=True):
     Args:
         fn: ``fn(*arrays, **static) -> array or tuple of arrays``, pure JAX.
         vjp: optional hand-written rule ``vjp(ans, *arrays, **static) -> (g -> grads)``
-            returning one gradient per positional input. Without it, JAX derives
+            returning one gradient per positional input. ``ans`` is the output the
+            forward call computed (kept on the tape for single-output ops, so the
+            backward pass does not run ``fn`` again). Without a rule, JAX derives
             the VJP. The engine unbroadcasts and casts the gradients.
         name: the op's name (defaults to ``fn.__name__``).
         static: names of parameters that are static configuration (axis, shape...).

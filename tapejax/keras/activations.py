@@ -170,14 +170,14 @@ _GRAD_FROM_OUTPUT = {
 }
 
 
-def grad_from_output(fn):
+def _grad_from_output(fn):
     """``(ans, g) -> g * fn'(x)`` written on ``ans = fn(x)`` for a pure activation ``fn``
     (as :func:`pure` returns it), or None when the derivative needs ``x``.
 
     Example:
         >>> import jax, jax.numpy as jnp
         >>> import tapejax as tf
-        >>> d = tf.keras.activations.grad_from_output(jax.nn.relu)
+        >>> d = tf.keras.activations._grad_from_output(jax.nn.relu)
         >>> d(jnp.array([0.0, 2.0]), jnp.array([5.0, 5.0])).tolist()
         [0.0, 5.0]
     """

@@ -198,7 +198,7 @@ def _layer_vjp(fn):
 
         def pull(g):
             pre, pull_linear = jax.vjp(linear, x, kernel, *bias)
-            d = _activations.grad_from_output(act)
+            d = _activations._grad_from_output(act)
             g = jax.vjp(act, pre)[1](g)[0] if d is None else d(ans, g)
             return pull_linear(g)
         return pull
