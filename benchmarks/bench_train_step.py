@@ -8,7 +8,7 @@ Baselines: the hand-written `jax.jit(jax.value_and_grad(loss))` + optax.adam ste
 (compiled, buffers donated), and the same step without jit (plain JAX eager).
 
 Steady state: the variants run in alternating blocks of `--steps` steps for
-`--rounds` rounds, and each round's time is divided by the jax.jit block of the same
+`--rounds` rounds (the order rotates every round), and each round's time is divided by the jax.jit block of the same
 round, so machine load moves both sides of a ratio alike. Medians are printed.
 
 First call (trace + compile): each variant in its own fresh process (`--first-call-runs`
@@ -164,8 +164,10 @@ def steady(kind, rounds, steps):
     for fn, _ in variants.values():  # warm-up
         jax.block_until_ready(fn())
         jax.block_until_ready(fn())
-    for _ in range(rounds):
-        for k, (fn, n) in variants.items():
+    names = list(variants)
+    for r in range(rounds):
+        for k in names[r % len(names):] + names[:r % len(names)]:  # rotate: no variant always follows another
+            fn, n = variants[k]
             t = time.perf_counter()
             for _ in range(n):
                 r = fn()
