@@ -20,7 +20,7 @@ import random as _pyrandom
 import jax
 import numpy as np
 
-from ._tensor import Tensor, _TensorBase, _python_default_dtype, TensorShape
+from ._tensor import Tensor, _TensorBase, _python_default_dtype, TensorShape, from_numpy
 from . import _dtypes
 
 AUTOTUNE = -1
@@ -68,7 +68,7 @@ def _to_array(x):
 def _tensor(a):
     if isinstance(a, (np.ndarray, np.generic)) and a.dtype.kind in "OUS":
         return np.asarray(a)  # strings stay numpy: tapejax tensors hold numbers
-    return Tensor(jax.numpy.asarray(a))
+    return Tensor(from_numpy(np.asarray(a)))
 
 
 def _to_tensors(e):
