@@ -106,7 +106,7 @@ def _python_default_dtype(x):
 
 def from_numpy(a):
     """A numpy value as a jax array. ``jax.device_put`` copies an array to the device without
-    compiling anything; ``jnp.asarray`` compiles a small program per new shape (JAX >= 0.9).
+    compiling anything; ``jnp.asarray`` compiles a small program per new shape (JAX 0.10).
     Inside a trace both stage the value as a constant of the program."""
     return jnp.asarray(a) if a.ndim == 0 else jax.device_put(a)
 
