@@ -23,7 +23,7 @@ OUT = ROOT / "docs" / "api"
 MODULES = [
     "tapejax", "tapejax.math", "tapejax.nn", "tapejax.linalg", "tapejax.random",
     "tapejax.keras.layers", "tapejax.keras.models", "tapejax.keras.optimizers",
-    "tapejax.keras.losses", "tapejax.keras.metrics",
+    "tapejax.keras.losses", "tapejax.keras.metrics", "tapejax.keras.callbacks",
     "tapejax.data", "tapejax.train", "tapejax.saved_model", "tapejax.extend",
 ]
 

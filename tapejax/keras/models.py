@@ -11,6 +11,7 @@ import jax
 import numpy as np
 
 from .. import _ops
+from .callbacks import CallbackList as _CallbackList, History
 from .._tensor import Tensor, TensorShape, _TensorBase, to_array
 from .._module import Module
 from .layers._base import (Layer, InputLayer, KerasTensor, _Spec, _infer_output, _dedup, _leaves,
@@ -512,8 +513,10 @@ class Model(Layer):
             validation_data = (split(x, slice(cut, None)), split(y, slice(cut, None)))
             x, y = split(x, slice(0, cut)), split(y, slice(0, cut))
         data = _Batches(x, y, sample_weight, batch_size, shuffle)
-        callbacks = _Callbacks(callbacks, self)
         self.history = History()
+        # The History goes last, so it records what other callbacks add to the epoch's logs.
+        callbacks = _CallbackList(list(callbacks or []) + [self.history], self, epochs=epochs, verbose=verbose,
+                                 steps=steps_per_epoch or data.n_batches)
         self.stop_training = False
         callbacks.call("on_train_begin", {})
         for epoch in range(initial_epoch, epochs):
@@ -525,6 +528,7 @@ class Model(Layer):
             start = time.perf_counter()
             total, count, steps, logs = 0.0, 0, 0, {}
             for step, batch in enumerate(data.epoch(steps_per_epoch)):
+                callbacks.call("on_train_batch_begin", step, {})
                 bx, by, _ = _unpack(batch)
                 self._k_prepare(bx, by)
                 logs = self._k_step("train_step")(batch)
@@ -533,6 +537,8 @@ class Model(Layer):
                 count += n
                 steps += 1
                 callbacks.call("on_train_batch_end", step, logs)
+                if self.stop_training:
+                    break
             epoch_logs = self._k_ordered(logs)
             epoch_logs["loss"] = total / max(count, 1)
             if validation_data is not None and (epoch + 1) % validation_freq == 0:
@@ -542,7 +548,6 @@ class Model(Layer):
             elapsed = time.perf_counter() - start
             if verbose:
                 _progress(steps, elapsed, epoch_logs, verbose)
-            self.history._append(epoch, epoch_logs)
             callbacks.call("on_epoch_end", epoch, epoch_logs)
             if self.stop_training:
                 break
@@ -570,17 +575,22 @@ class Model(Layer):
         for m in self.metrics:
             m.reset_state()
         data = _Batches(x, y, sample_weight, batch_size, False)
+        callbacks = _CallbackList(callbacks, self, verbose=verbose, steps=steps or data.n_batches)
+        callbacks.call("on_test_begin", {})
         start = time.perf_counter()
         total, count, logs = 0.0, 0, {}
-        for batch in data.epoch(steps):
+        for step, batch in enumerate(data.epoch(steps)):
+            callbacks.call("on_test_batch_begin", step, {})
             bx, by, _ = _unpack(batch)
             self._k_prepare(bx, by)
             logs = self._k_step("test_step")(batch)
             n = _batch_len(bx)
             total += float(logs["loss"]) * n
             count += n
+            callbacks.call("on_test_batch_end", step, logs)
         out = self._k_ordered(logs)
         out["loss"] = total / max(count, 1)
+        callbacks.call("on_test_end", out)
         if verbose:
             _progress(data.n_batches, time.perf_counter() - start, out, verbose)
         if return_dict:
@@ -600,16 +610,21 @@ class Model(Layer):
         """
         verbose = 1 if verbose == "auto" else verbose
         data = _Batches(x, None, None, batch_size, False)
+        callbacks = _CallbackList(callbacks, self, verbose=verbose, steps=steps or data.n_batches)
+        callbacks.call("on_predict_begin", {})
         outs = []
         start = time.perf_counter()
         step = None
-        for batch in data.epoch(steps):
+        for i, batch in enumerate(data.epoch(steps)):
+            callbacks.call("on_predict_batch_begin", i, {})
             if step is None:
                 if not self.built or self._k_metric_objs is None:
                     with _NoTape():
                         self(_unpack(batch)[0], training=False)
                 step = self._k_step("predict_step")
             outs.append(jax.tree_util.tree_map(lambda t: np.asarray(t), step(batch), is_leaf=_is_tensor_leaf))
+            callbacks.call("on_predict_batch_end", i, {"outputs": outs[-1]})
+        callbacks.call("on_predict_end", {})
         if verbose:
             _progress(data.n_batches, time.perf_counter() - start, {}, verbose)
         if not outs:
@@ -783,43 +798,6 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True, **kw
     """
     from ..train import _keras_load_model
     return _keras_load_model(filepath, custom_objects, compile, safe_mode, **kwargs)
-
-
-class History:
-    """What ``fit`` returns: ``history`` maps each logged name to one value per epoch.
-
-    Example:
-        >>> import numpy as np, tapejax as tf
-        >>> model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
-        >>> model.compile(optimizer='sgd', loss='mse')
-        >>> sorted(model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=2, verbose=0).history)
-        ['loss']
-    """
-
-    def __init__(self):
-        self.history = {}
-        self.epoch = []
-
-    def _append(self, epoch, logs):
-        self.epoch.append(epoch)
-        for k, v in logs.items():
-            self.history.setdefault(k, []).append(v)
-
-
-class _Callbacks:
-    def __init__(self, callbacks, model):
-        self.cbs = list(callbacks or [])
-        for cb in self.cbs:
-            if hasattr(cb, "set_model"):
-                cb.set_model(model)
-            else:
-                cb.model = model
-
-    def call(self, name, *args):
-        for cb in self.cbs:
-            fn = getattr(cb, name, None)
-            if fn is not None:
-                fn(*args)
 
 
 def _unpack(data):

@@ -1,0 +1,483 @@
+"""tf.keras.callbacks: hooks that ``Model.fit`` / ``evaluate`` / ``predict`` call, with Keras 3's rules.
+
+Example:
+    >>> import numpy as np, tapejax as tf
+    >>> model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+    >>> model.compile(optimizer=tf.keras.optimizers.SGD(0.0), loss='mse')
+    >>> stop = tf.keras.callbacks.EarlyStopping(monitor='loss', patience=2)
+    >>> h = model.fit(np.ones((8, 2)), np.ones((8, 1)), epochs=10, callbacks=[stop], verbose=0)
+    >>> len(h.history['loss'])   # a learning rate of 0 never improves: stopped after 3 epochs
+    3
+"""
+import math
+import os
+import warnings
+
+import numpy as np
+
+
+class Callback:
+    """Base class: override the ``on_*`` methods you need. ``self.model`` is the model being
+    trained and ``self.params`` holds ``epochs``, ``steps`` and ``verbose``.
+
+    ``on_train_batch_begin/end`` and ``on_test_batch_*`` / ``on_predict_batch_*`` default
+    to ``on_batch_begin/end``, as in Keras.
+
+    Example:
+        >>> import numpy as np, tapejax as tf
+        >>> class Count(tf.keras.callbacks.Callback):
+        ...     def on_train_begin(self, logs=None):
+        ...         self.batches = 0
+        ...     def on_train_batch_end(self, batch, logs=None):
+        ...         self.batches += 1
+        >>> model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+        >>> model.compile(optimizer='sgd', loss='mse')
+        >>> c = Count()
+        >>> _ = model.fit(np.ones((10, 2)), np.ones((10, 1)), batch_size=4, epochs=2, callbacks=[c], verbose=0)
+        >>> c.batches
+        6
+    """
+
+    def __init__(self):
+        self.model = None
+        self.params = {}
+
+    def set_model(self, model):
+        self.model = model
+
+    def set_params(self, params):
+        self.params = params
+
+    def on_train_begin(self, logs=None):
+        pass
+
+    def on_train_end(self, logs=None):
+        pass
+
+    def on_epoch_begin(self, epoch, logs=None):
+        pass
+
+    def on_epoch_end(self, epoch, logs=None):
+        pass
+
+    def on_batch_begin(self, batch, logs=None):
+        pass
+
+    def on_batch_end(self, batch, logs=None):
+        pass
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self.on_batch_begin(batch, logs)
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.on_batch_end(batch, logs)
+
+    def on_test_begin(self, logs=None):
+        pass
+
+    def on_test_end(self, logs=None):
+        pass
+
+    def on_test_batch_begin(self, batch, logs=None):
+        pass
+
+    def on_test_batch_end(self, batch, logs=None):
+        pass
+
+    def on_predict_begin(self, logs=None):
+        pass
+
+    def on_predict_end(self, logs=None):
+        pass
+
+    def on_predict_batch_begin(self, batch, logs=None):
+        pass
+
+    def on_predict_batch_end(self, batch, logs=None):
+        pass
+
+
+class History(Callback):
+    """What ``fit`` returns: ``history`` maps each logged name to one value per epoch.
+
+    Example:
+        >>> import numpy as np, tapejax as tf
+        >>> model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+        >>> model.compile(optimizer='sgd', loss='mse')
+        >>> sorted(model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=2, verbose=0).history)
+        ['loss']
+    """
+
+    def __init__(self):
+        super().__init__()
+        self.history = {}
+        self.epoch = []
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.epoch.append(epoch)
+        for k, v in (logs or {}).items():
+            self.history.setdefault(k, []).append(v)
+
+
+class LambdaCallback(Callback):
+    """A callback made of functions: ``on_epoch_begin(epoch, logs)``, ``on_epoch_end(epoch, logs)``,
+    ``on_train_batch_begin(batch, logs)``, ``on_train_batch_end(batch, logs)``,
+    ``on_train_begin(logs)``, ``on_train_end(logs)`` (and any other ``on_*`` by keyword).
+
+    Example:
+        >>> import numpy as np, tapejax as tf
+        >>> seen = []
+        >>> cb = tf.keras.callbacks.LambdaCallback(on_epoch_end=lambda epoch, logs: seen.append(epoch))
+        >>> model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+        >>> model.compile(optimizer='sgd', loss='mse')
+        >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=3, callbacks=[cb], verbose=0)
+        >>> seen
+        [0, 1, 2]
+    """
+
+    def __init__(self, on_epoch_begin=None, on_epoch_end=None, on_train_begin=None, on_train_end=None,
+                 on_train_batch_begin=None, on_train_batch_end=None, **kwargs):
+        super().__init__()
+        given = dict(kwargs, on_epoch_begin=on_epoch_begin, on_epoch_end=on_epoch_end,
+                     on_train_begin=on_train_begin, on_train_end=on_train_end,
+                     on_train_batch_begin=on_train_batch_begin, on_train_batch_end=on_train_batch_end)
+        for name, fn in given.items():
+            if fn is not None:
+                if not (name.startswith("on_") and hasattr(Callback, name)):
+                    raise ValueError(f"LambdaCallback got {name}=..., which is not a callback hook. "
+                                     "Hooks are named on_epoch_end, on_train_batch_end, ...")
+                setattr(self, name, fn)
+
+
+_UP = ("acc", "auc", "precision", "recall", "f1", "iou")
+_DOWN = ("loss", "error", "crossentropy", "hinge", "divergence", "poisson", "mse", "mae", "mape", "msle",
+         "squared", "absolute", "logcosh")
+
+
+def _direction(callback, monitor, mode):
+    """+1 to maximise ``monitor``, -1 to minimise it (``mode='auto'`` infers it from the name)."""
+    if mode == "max":
+        return 1
+    if mode == "min":
+        return -1
+    name = monitor[4:] if monitor.startswith("val_") else monitor
+    if any(k in name for k in _UP):
+        return 1
+    if any(k in name for k in _DOWN):
+        return -1
+    raise ValueError(
+        f"{type(callback).__name__} callback received monitor={monitor!r}, but tapejax cannot tell whether "
+        "that metric should be maximized or minimized. Pass mode='max' to monitor the highest value, "
+        "or mode='min' for the lowest.")
+
+
+def _check_mode(callback, mode):
+    if mode not in ("auto", "min", "max"):
+        warnings.warn(f"{type(callback).__name__} mode '{mode}' is unknown, fallback to auto mode.", stacklevel=3)
+        return "auto"
+    return mode
+
+
+def _monitored(callback, logs):
+    value = (logs or {}).get(callback.monitor)
+    if value is None:
+        warnings.warn(f"{type(callback).__name__} is conditioned on metric `{callback.monitor}` which is not "
+                      f"available. Available metrics are: {','.join(list(logs or {}))}", stacklevel=3)
+    return value
+
+
+class EarlyStopping(Callback):
+    """Stops training when ``monitor`` has not improved for ``patience`` epochs (Keras 3's rules:
+    improving means beating the best value by more than ``min_delta``; with ``baseline``, only
+    epochs that also beat it reset the wait; ``restore_best_weights`` puts back the best epoch's
+    weights at the end).
+
+    Example:
+        >>> import numpy as np, tapejax as tf
+        >>> model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+        >>> model.compile(optimizer=tf.keras.optimizers.SGD(0.0), loss='mse')
+        >>> cb = tf.keras.callbacks.EarlyStopping(monitor='loss', patience=3)
+        >>> h = model.fit(np.ones((4, 2)), np.zeros((4, 1)), epochs=10, callbacks=[cb], verbose=0)
+        >>> len(h.history['loss']), cb.stopped_epoch
+        (4, 3)
+    """
+
+    def __init__(self, monitor="val_loss", min_delta=0, patience=0, verbose=0, mode="auto", baseline=None,
+                 restore_best_weights=False, start_from_epoch=0):
+        super().__init__()
+        self.monitor = monitor
+        self.patience = patience
+        self.verbose = verbose
+        self.baseline = baseline
+        self.min_delta = abs(min_delta)
+        self.restore_best_weights = restore_best_weights
+        self.start_from_epoch = start_from_epoch
+        self.mode = _check_mode(self, mode)
+        self._sign = None
+        self.wait = 0
+        self.stopped_epoch = 0
+        self.best_weights = None
+        self.best_epoch = 0
+        self.best = None
+
+    def _is_improvement(self, value, reference):
+        return self._sign * (value - reference) > self.min_delta
+
+    def on_train_begin(self, logs=None):
+        self.wait = 0
+        self.stopped_epoch = 0
+        self.best_weights = None
+        self.best_epoch = 0
+
+    def on_epoch_end(self, epoch, logs=None):
+        if self._sign is None:
+            self._sign = _direction(self, self.monitor, self.mode)
+            self.best = -self._sign * math.inf
+        current = _monitored(self, logs)
+        if current is None or epoch < self.start_from_epoch:
+            return
+        if self.restore_best_weights and self.best_weights is None:
+            self.best_weights = self.model.get_weights()
+            self.best_epoch = epoch
+        self.wait += 1
+        if self._is_improvement(current, self.best):
+            self.best = current
+            self.best_epoch = epoch
+            if self.restore_best_weights:
+                self.best_weights = self.model.get_weights()
+            if self.baseline is None or self._is_improvement(current, self.baseline):
+                self.wait = 0
+            return
+        if self.wait >= self.patience and epoch > 0:
+            self.stopped_epoch = epoch
+            self.model.stop_training = True
+
+    def on_train_end(self, logs=None):
+        if self.stopped_epoch > 0 and self.verbose > 0:
+            print(f"Epoch {self.stopped_epoch + 1}: early stopping")
+        if self.restore_best_weights and self.best_weights is not None:
+            if self.verbose > 0:
+                print(f"Restoring model weights from the end of the best epoch: {self.best_epoch + 1}.")
+            self.model.set_weights(self.best_weights)
+
+
+def _learning_rate(optimizer):
+    lr = getattr(optimizer, "learning_rate", None)
+    if lr is None:
+        raise ValueError(f"The optimizer {optimizer!r} has no learning_rate to read or set.")
+    return float(np.asarray(lr.numpy() if hasattr(lr, "numpy") else lr))
+
+
+class LearningRateScheduler(Callback):
+    """Sets the optimizer's learning rate at the start of every epoch to ``schedule(epoch, lr)``
+    (or ``schedule(epoch)``), and logs it as ``learning_rate``.
+
+    Example:
+        >>> import numpy as np, tapejax as tf
+        >>> model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+        >>> model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss='mse')
+        >>> cb = tf.keras.callbacks.LearningRateScheduler(lambda epoch, lr: lr * 0.5)
+        >>> h = model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=3, callbacks=[cb], verbose=0)
+        >>> [round(v, 4) for v in h.history['learning_rate']]
+        [0.05, 0.025, 0.0125]
+    """
+
+    def __init__(self, schedule, verbose=0):
+        super().__init__()
+        self.schedule = schedule
+        self.verbose = verbose
+
+    def on_epoch_begin(self, epoch, logs=None):
+        optimizer = self.model.optimizer
+        try:
+            lr = self.schedule(epoch, _learning_rate(optimizer))
+        except TypeError:  # the old one-argument API
+            lr = self.schedule(epoch)
+        if hasattr(lr, "numpy"):
+            lr = lr.numpy()
+        if not isinstance(lr, (float, np.floating)) and not (isinstance(lr, np.ndarray) and lr.ndim == 0):
+            raise ValueError(f"The output of the `schedule` function should be a float. Got: {lr!r}")
+        optimizer.learning_rate = float(lr)
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to {float(lr)}.")
+
+    def on_epoch_end(self, epoch, logs=None):
+        if logs is not None:
+            logs["learning_rate"] = _learning_rate(self.model.optimizer)
+
+
+class ReduceLROnPlateau(Callback):
+    """Multiplies the learning rate by ``factor`` when ``monitor`` has not improved (by more than
+    ``min_delta``) for ``patience`` epochs, then waits ``cooldown`` epochs; never below ``min_lr``.
+
+    Example:
+        >>> import numpy as np, tapejax as tf
+        >>> # Zero inputs and weights: the loss cannot move, so the rate is halved each epoch after the first.
+        >>> model = tf.keras.Sequential([tf.keras.layers.Dense(1, use_bias=False, kernel_initializer='zeros',
+        ...                                                    input_shape=(2,))])
+        >>> model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss='mse')
+        >>> cb = tf.keras.callbacks.ReduceLROnPlateau(monitor='loss', factor=0.5, patience=1)
+        >>> h = model.fit(np.zeros((4, 2)), np.ones((4, 1)), epochs=3, callbacks=[cb], verbose=0)
+        >>> [round(v, 4) for v in h.history['learning_rate']], round(float(model.optimizer.learning_rate), 4)
+        ([0.1, 0.1, 0.05], 0.025)
+    """
+
+    def __init__(self, monitor="val_loss", factor=0.1, patience=10, verbose=0, mode="auto", min_delta=1e-4,
+                 cooldown=0, min_lr=0.0, **kwargs):
+        super().__init__()
+        if factor >= 1.0:
+            raise ValueError(f"ReduceLROnPlateau does not support a factor >= 1.0. Received factor={factor}")
+        self.monitor = monitor
+        self.factor = factor
+        self.patience = patience
+        self.verbose = verbose
+        self.mode = _check_mode(self, mode)
+        self.min_delta = min_delta
+        self.cooldown = cooldown
+        self.min_lr = min_lr
+        self._reset()
+
+    def _reset(self):
+        # Keras's rule for this callback: 'auto' maximises only names containing "acc".
+        self._sign = 1 if self.mode == "max" or (self.mode == "auto" and "acc" in self.monitor) else -1
+        self.best = -self._sign * math.inf
+        self.cooldown_counter = 0
+        self.wait = 0
+
+    def on_train_begin(self, logs=None):
+        self._reset()
+
+    def in_cooldown(self):
+        return self.cooldown_counter > 0
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs if logs is not None else {}
+        logs["learning_rate"] = _learning_rate(self.model.optimizer)
+        current = _monitored(self, logs)
+        if current is None:
+            return
+        if self.in_cooldown():
+            self.cooldown_counter -= 1
+            self.wait = 0
+        if self._sign * (current - self.best) > self.min_delta:
+            self.best = current
+            self.wait = 0
+        elif not self.in_cooldown():
+            self.wait += 1
+            if self.wait >= self.patience:
+                old = _learning_rate(self.model.optimizer)
+                if old > np.float32(self.min_lr):
+                    new = max(old * self.factor, self.min_lr)
+                    self.model.optimizer.learning_rate = new
+                    if self.verbose > 0:
+                        print(f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing learning rate to {new}.")
+                    self.cooldown_counter = self.cooldown
+                    self.wait = 0
+
+
+class TerminateOnNaN(Callback):
+    """Stops training as soon as a batch's loss is NaN or infinite.
+
+    Example:
+        >>> import numpy as np, tapejax as tf
+        >>> model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+        >>> model.compile(optimizer='sgd', loss='mse')
+        >>> x = np.array([[np.nan, 1.0]] * 4, 'float32')
+        >>> h = model.fit(x, np.ones((4, 1)), batch_size=2, epochs=5, verbose=0,
+        ...               callbacks=[tf.keras.callbacks.TerminateOnNaN()])
+        Batch 0: Invalid loss, terminating training
+        >>> len(h.history['loss'])
+        1
+    """
+
+    def on_batch_end(self, batch, logs=None):
+        loss = (logs or {}).get("loss")
+        if loss is not None and not math.isfinite(float(loss)):
+            print(f"Batch {batch}: Invalid loss, terminating training")
+            self.model.stop_training = True
+
+
+class ModelCheckpoint(Callback):
+    """Saves the model (``model.save``) or its weights (``save_weights_only=True``,
+    ``model.save_weights``) after every epoch, or only when ``monitor`` improves
+    (``save_best_only=True``). ``filepath`` may hold ``{epoch}`` and log names:
+    ``'ckpt-{epoch:02d}-{loss:.2f}'``.
+
+    Example:
+        >>> import os, tempfile, numpy as np, tapejax as tf
+        >>> d = tempfile.mkdtemp()
+        >>> model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+        >>> model.compile(optimizer='sgd', loss='mse')
+        >>> cb = tf.keras.callbacks.ModelCheckpoint(d + '/w-{epoch:02d}', save_weights_only=True)
+        >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=2, callbacks=[cb], verbose=0)
+        >>> sorted(os.listdir(d))
+        ['w-01', 'w-02']
+    """
+
+    def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False, save_weights_only=False,
+                 mode="auto", save_freq="epoch", initial_value_threshold=None):
+        super().__init__()
+        if save_freq != "epoch":
+            raise ValueError(f"ModelCheckpoint(save_freq={save_freq!r}) is not supported by tapejax yet: "
+                             "it saves at the end of every epoch (save_freq='epoch').")
+        self.filepath = os.fspath(filepath)
+        self.monitor = monitor
+        self.verbose = verbose
+        self.save_best_only = save_best_only
+        self.save_weights_only = save_weights_only
+        self.mode = _check_mode(self, mode)
+        self.best = initial_value_threshold
+        self._sign = None
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs or {}
+        path = self.filepath.format(epoch=epoch + 1, **logs)
+        if self.save_best_only:
+            if self._sign is None:
+                self._sign = _direction(self, self.monitor, self.mode)
+            current = _monitored(self, logs)
+            if current is None:
+                return
+            if self.best is not None and not self._sign * (current - self.best) > 0:
+                if self.verbose > 0:
+                    print(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from {self.best:.5f}")
+                return
+            if self.verbose > 0:
+                previous = "inf" if self.best is None else f"{self.best:.5f}"
+                print(f"\nEpoch {epoch + 1}: {self.monitor} improved from {previous} to {current:.5f}, "
+                      f"saving model to {path}")
+            self.best = current
+        elif self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: saving model to {path}")
+        if self.save_weights_only:
+            self.model.save_weights(path)
+        else:
+            self.model.save(path)
+
+
+class CallbackList:
+    """The callbacks of one ``fit`` / ``evaluate`` / ``predict`` call, called in order.
+
+    Example:
+        >>> import tapejax as tf
+        >>> seen = []
+        >>> cbs = tf.keras.callbacks.CallbackList(
+        ...     [tf.keras.callbacks.LambdaCallback(on_epoch_end=lambda e, logs: seen.append(logs))], epochs=1)
+        >>> cbs.call("on_epoch_end", 0, {"loss": 0.5})
+        >>> seen, cbs.callbacks[0].params
+        ([{'loss': 0.5}], {'epochs': 1})
+    """
+
+    def __init__(self, callbacks=None, model=None, **params):
+        self.callbacks = list(callbacks or [])
+        for cb in self.callbacks:
+            if model is not None:
+                cb.set_model(model) if hasattr(cb, "set_model") else setattr(cb, "model", model)
+            if hasattr(cb, "set_params"):
+                cb.set_params(params)
+
+    def call(self, hook, *args):
+        for cb in self.callbacks:
+            fn = getattr(cb, hook, None)
+            if fn is not None:
+                fn(*args)
