@@ -180,3 +180,30 @@ def test_base_callback_batch_aliases_and_lambda_errors():
     assert seen == [0, 1]   # on_train_batch_end defaults to on_batch_end, as in Keras
     with pytest.raises(ValueError, match="not a callback hook"):
         CB.LambdaCallback(on_epcoh_end=print)
+
+
+def test_fit_class_weight_is_a_per_example_sample_weight():
+    rs = np.random.RandomState(1)
+    x = rs.randn(12, 2).astype("float32")
+    ids = rs.randint(0, 3, size=12)
+
+    def trained(**fit_kw):
+        tf.random.set_seed(3)
+        model = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(2,))])
+        model.compile(optimizer=tf.keras.optimizers.SGD(0.5),
+                      loss=tf.keras.losses.CategoricalCrossentropy(from_logits=True))
+        model.fit(x, np.eye(3, dtype="float32")[ids], batch_size=4, epochs=2, shuffle=False, verbose=0, **fit_kw)
+        return model.get_weights()
+
+    weights = {0: 3.0, 2: 0.25}                     # class 1 is omitted: weight 1.0, as in Keras
+    by_class = trained(class_weight=weights)
+    by_example = trained(sample_weight=np.array([weights.get(c, 1.0) for c in ids], "float32"))
+    plain = trained()
+    for a, b in zip(by_class, by_example):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    assert not np.allclose(by_class[0], plain[0])
+    model = _model()
+    with pytest.raises(ValueError, match="at the same time"):
+        model.fit(X, Y, class_weight={0: 1.0}, sample_weight=np.ones(8), verbose=0)
+    with pytest.raises(ValueError, match="needs a dict"):
+        model.fit(tf.data.Dataset.from_tensor_slices((X, Y)).batch(4), class_weight={0: 1.0}, verbose=0)

@@ -503,8 +503,7 @@ class Model(Layer):
         """
         self._k_check_compiled("fit")
         if class_weight is not None:
-            raise NotImplementedError("fit(class_weight=...) is not supported by tapejax yet: pass per-example "
-                                      "weights instead, fit(x, y, sample_weight=weights).")
+            sample_weight = _class_weight_to_sample_weight(class_weight, x, y, sample_weight)
         verbose = 1 if verbose == "auto" else verbose
         if validation_split and validation_data is None and y is not None:
             n = len(_first(x))
@@ -516,7 +515,7 @@ class Model(Layer):
         self.history = History()
         # The History goes last, so it records what other callbacks add to the epoch's logs.
         callbacks = _CallbackList(list(callbacks or []) + [self.history], self, epochs=epochs, verbose=verbose,
-                                 steps=steps_per_epoch or data.n_batches)
+                                  steps=steps_per_epoch or data.n_batches or None)
         self.stop_training = False
         callbacks.call("on_train_begin", {})
         for epoch in range(initial_epoch, epochs):
@@ -575,7 +574,7 @@ class Model(Layer):
         for m in self.metrics:
             m.reset_state()
         data = _Batches(x, y, sample_weight, batch_size, False)
-        callbacks = _CallbackList(callbacks, self, verbose=verbose, steps=steps or data.n_batches)
+        callbacks = _CallbackList(callbacks, self, verbose=verbose, steps=steps or data.n_batches or None)
         callbacks.call("on_test_begin", {})
         start = time.perf_counter()
         total, count, logs = 0.0, 0, {}
@@ -610,7 +609,7 @@ class Model(Layer):
         """
         verbose = 1 if verbose == "auto" else verbose
         data = _Batches(x, None, None, batch_size, False)
-        callbacks = _CallbackList(callbacks, self, verbose=verbose, steps=steps or data.n_batches)
+        callbacks = _CallbackList(callbacks, self, verbose=verbose, steps=steps or data.n_batches or None)
         callbacks.call("on_predict_begin", {})
         outs = []
         start = time.perf_counter()
@@ -827,6 +826,23 @@ def _val_args(validation_data):
 def _is_dataset(x):
     return x is not None and not isinstance(x, (np.ndarray, _TensorBase, list, tuple, dict, jax.Array)) \
         and hasattr(x, "__iter__")
+
+
+def _class_weight_to_sample_weight(class_weight, x, y, sample_weight):
+    """Keras's ``fit(class_weight=...)``: each example weighs ``class_weight[its class]`` (1.0
+    for a class the dict omits). Labels are class ids, one-hot rows (argmax) or one binary column."""
+    if _is_dataset(x) or y is None or not isinstance(class_weight, dict):
+        raise ValueError("fit(class_weight=...) needs a dict {class id: weight} and the labels `y` as one "
+                         "array; with a dataset, yield (x, y, sample_weight) batches instead.")
+    if sample_weight is not None:
+        raise ValueError("You cannot use `class_weight` and `sample_weight` at the same time: fold the class "
+                         "weights into sample_weight.")
+    labels = np.asarray(y)
+    if labels.ndim > 1 and labels.shape[-1] > 1:
+        labels = np.argmax(labels, axis=-1)
+    elif labels.ndim > 1:
+        labels = np.round(labels[..., 0])
+    return np.asarray([class_weight.get(int(c), 1.0) for c in labels.reshape(len(labels))], np.float32)
 
 
 class _Batches:
