@@ -19,7 +19,7 @@ from ._ops import (
     zeros_like as zeros_like, ones_like as ones_like, fill as fill, eye as eye, linspace as linspace,
     range as range, shape as shape, size as size, rank as rank, cast as cast, where as where,
     matmul as matmul, transpose as transpose, einsum as einsum, tensordot as tensordot, pad as pad,
-    concat as concat, stack as stack, unstack as unstack, split as split, add_n as add_n, gather as gather,
+    concat as concat, stack as stack, unstack as unstack, split as split, add_n as add_n, gather as gather, boolean_mask as boolean_mask,
     gather_nd as gather_nd, one_hot as one_hot, argmax as argmax, argmin as argmin, norm as norm,
     clip_by_value as clip_by_value, clip_by_norm as clip_by_norm, clip_by_global_norm as clip_by_global_norm,
     stop_gradient as stop_gradient, identity as identity, reverse as reverse, roll as roll, sort as sort,

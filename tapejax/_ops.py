@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _dtypes
 from ._engine import freeze
-from ._tensor import Tensor, _TensorBase, to_array, is_tracer
+from ._tensor import Tensor, _TensorBase, to_array, is_tracer, from_numpy
 from .extend import defop
 
 _f32 = np.float32
@@ -277,6 +277,8 @@ def _static_shape(shape):
 
 # ---------------------------------------------------------------- TF signatures
 def getitem(x, key):
+    if _is_bool_mask(key):
+        return boolean_mask(x, key)
     spec, dyn = _encode_index(key)
     return _getitem(x, *dyn, spec=spec)
 
@@ -362,6 +364,61 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
 def gather_nd(params, indices, batch_dims=0, name=None):
     """Gathers slices of ``params`` at multi-dimensional ``indices`` (``tf.gather_nd``)."""
     return _gather_nd(params, indices)
+
+
+def _masked_fn(x, idx, axis, k):
+    merged = x.reshape(x.shape[:axis] + (-1,) + x.shape[axis + k:])
+    return jnp.take(merged, idx, axis=axis)
+
+
+_masked = defop(_masked_fn, name="boolean_mask", static=("axis", "k"))
+
+
+def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
+    """The entries of ``tensor`` where the K-D boolean ``mask`` is True, over dimensions
+    ``axis .. axis+K-1`` (``tf.boolean_mask``; also ``tensor[mask]``). Differentiable in ``tensor``.
+
+    The result's size depends on the mask's values, so the mask must be concrete: inside a
+    ``tf.function`` (one XLA program, static shapes) use ``tf.where(mask, tensor, 0)`` instead.
+
+    Example:
+        >>> import tapejax as tf
+        >>> x = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        >>> tf.boolean_mask(x, [True, False, True]).numpy()
+        array([[1., 2.],
+               [5., 6.]], dtype=float32)
+        >>> x[x > 2.5].numpy()
+        array([3., 4., 5., 6.], dtype=float32)
+    """
+    m = mask._value if isinstance(mask, _TensorBase) else mask
+    if is_tracer(m):
+        raise ValueError(
+            "tf.boolean_mask (and tensor[bool_mask]) inside a tf.function: the result's shape depends on "
+            "the mask's values, and a compiled program needs static shapes. Keep the shape with "
+            "tf.where(mask, tensor, tf.zeros_like(tensor)), or mask outside the function.")
+    m = np.asarray(m)
+    if m.dtype != np.bool_:
+        raise TypeError(f"boolean_mask needs a boolean mask, got dtype {m.dtype}.")
+    x = tensor if isinstance(tensor, _TensorBase) else Tensor(to_array(tensor))
+    shape = tuple(x.shape)
+    axis = 0 if axis is None else int(axis)
+    axis = axis + len(shape) if axis < 0 else axis
+    k = m.ndim
+    if k == 0 or shape[axis:axis + k] != m.shape:
+        raise ValueError(f"boolean_mask: the mask's shape {m.shape} must equal the tensor's dimensions "
+                         f"{axis}..{axis + k - 1}, which are {shape[axis:axis + k]} (tensor shape {shape}).")
+    idx = np.flatnonzero(m.reshape(-1)).astype(np.int32)
+    return _masked(x, Tensor(from_numpy(idx)), axis=axis, k=k)
+
+
+def _is_bool_mask(key):
+    if isinstance(key, _TensorBase):
+        return key._value.dtype == np.bool_ and key.ndim > 0
+    if isinstance(key, (np.ndarray, jax.Array)):
+        return key.dtype == np.bool_ and key.ndim > 0
+    if isinstance(key, list) and key:
+        return all(isinstance(k, (bool, np.bool_)) for k in np.ravel(np.asarray(key, dtype=object)))
+    return False
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):

@@ -366,3 +366,38 @@ def test_module_gradients():
         loss = m.z * m.b + m.a_child.w * m.a_child.frozen + m.layers[1]["x"]
     grads = tape.gradient(loss, m.trainable_variables)
     assert [None if g is None else float(g) for g in grads] == [0.0, 1.0, None, 1.0, 2.0, None]
+
+
+@pytest.mark.parametrize("shape,mask_shape,axis", [((5,), (5,), None), ((4, 3), (4,), 0), ((2, 3, 4), (2, 3), 0),
+                                                   ((2, 3, 4), (3, 4), 1), ((2, 3, 4), (4,), -1)])
+def test_boolean_mask_values_and_gradient(shape, mask_shape, axis):
+    rs = np.random.RandomState(0)
+    xv = rs.randn(*shape).astype(np.float32)
+    m = rs.rand(*mask_shape) > 0.4
+    a = 0 if axis is None else axis % len(shape)
+    index = (slice(None),) * a + (m,)
+    x = tf.Variable(xv)
+    with tf.GradientTape() as tape:
+        y = tf.boolean_mask(x, tf.constant(m), axis=axis)
+        loss = tf.reduce_sum(tf.sin(y))
+    np.testing.assert_array_equal(y.numpy(), xv[index])
+    want = jax.grad(lambda v: jnp.sum(jnp.sin(v[index])))(xv)
+    np.testing.assert_allclose(tape.gradient(loss, x).numpy(), want, rtol=1e-6)
+    if a == 0:
+        np.testing.assert_array_equal(x[m].numpy(), xv[m])          # tensor[bool_mask] is boolean_mask
+        np.testing.assert_array_equal(x[m.tolist()].numpy(), xv[m])
+
+
+def test_boolean_mask_errors():
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    with pytest.raises(ValueError, match=r"mask's shape \(3,\)"):
+        tf.boolean_mask(x, [True, False, True])
+    with pytest.raises(TypeError, match="boolean mask"):
+        tf.boolean_mask(x, tf.constant([1, 0]))
+
+    @tf.function
+    def f(v):
+        return tf.reduce_sum(v[v > 2.0])
+
+    with pytest.raises(ValueError, match=r"tf.where\(mask, tensor"):
+        f(x)
