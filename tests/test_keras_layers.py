@@ -590,3 +590,117 @@ def test_simple_rnn_and_return_state():
     out, h, c = L.LSTM(2, return_state=True)(tf.ones([1, 3, 2]))
     assert_close(out, h)
     assert c.shape == (1, 2)
+
+
+def _gru_ref(x, k, rk, b=None, *, reset_after, return_sequences=False, go_backwards=False, return_state=False,
+             act=jnp.tanh, rec_act=jax.nn.sigmoid):
+    """Keras 3's GRUCell, step by step: gates z, r, h; ``h = z * h + (1 - z) * hh``."""
+    u = rk.shape[0]
+    if b is None:
+        b_in = b_rec = jnp.zeros(3 * u)
+    elif reset_after:
+        b_in, b_rec = b[0], b[1]
+    else:
+        b_in, b_rec = b, None
+    h = jnp.zeros((x.shape[0], u))
+    hs = []
+    steps = range(x.shape[1])
+    for t in (reversed(steps) if go_backwards else steps):
+        xp = x[:, t] @ k + b_in
+        x_z, x_r, x_h = xp[:, :u], xp[:, u:2 * u], xp[:, 2 * u:]
+        if reset_after:
+            hp = h @ rk + b_rec
+            r_z, r_r, r_h = hp[:, :u], hp[:, u:2 * u], hp[:, 2 * u:]
+        else:
+            r_z, r_r = h @ rk[:, :u], h @ rk[:, u:2 * u]
+        z = rec_act(x_z + r_z)
+        r = rec_act(x_r + r_r)
+        hh = act(x_h + r * r_h) if reset_after else act(x_h + (r * h) @ rk[:, 2 * u:])
+        h = z * h + (1 - z) * hh
+        hs.append(h)
+    out = jnp.stack(hs, 1) if return_sequences else h
+    return (out, h) if return_state else out
+
+
+def _randomize(layer, input_shape):
+    """Builds the layer and gives every weight random values (a zero bias would hide a misplaced bias)."""
+    layer.build(input_shape)
+    for w in layer.weights:
+        w.assign(0.5 * randn(*w.shape))
+
+
+@pytest.mark.parametrize("reset_after", [True, False])
+@pytest.mark.parametrize("return_sequences,go_backwards", [(False, False), (True, False), (False, True),
+                                                           (True, True)])
+def test_gru_matches_keras_equations(reset_after, return_sequences, go_backwards):
+    layer = L.GRU(3, reset_after=reset_after, return_sequences=return_sequences, go_backwards=go_backwards)
+    x = randn(2, 4, 5)
+    _randomize(layer, x.shape)
+    n = check_layer(layer, x, lambda x, k, rk, b: _gru_ref(x, k, rk, b, reset_after=reset_after,
+                                                           return_sequences=return_sequences,
+                                                           go_backwards=go_backwards),
+                    rtol=1e-4, atol=1e-5)
+    assert n == 1  # the whole recurrence is one tape op
+    assert [w.name for w in layer.weights] == [f"{layer.name}/kernel:0", f"{layer.name}/recurrent_kernel:0",
+                                               f"{layer.name}/bias:0"]
+    assert layer.kernel.shape == (5, 9) and layer.recurrent_kernel.shape == (3, 9)
+    assert layer.bias.shape == ((2, 9) if reset_after else (9,))
+
+
+@pytest.mark.parametrize("reset_after", [True, False])
+def test_gru_defaults_no_bias_and_activations(reset_after):
+    layer = L.GRU(4, reset_after=reset_after)
+    assert layer.name.startswith("gru")
+    assert layer.return_sequences is False and layer.return_state is False and layer.go_backwards is False
+    y = layer(tf.ones([2, 3, 5]))
+    assert y.shape == (2, 4)
+    np.testing.assert_array_equal(layer.bias.numpy(), np.zeros((2, 12) if reset_after else (12,)))  # zeros
+    q = layer.recurrent_kernel.numpy()
+    np.testing.assert_allclose(q @ q.T, np.eye(4), atol=1e-5)  # orthogonal, as Keras's init
+    limit = np.sqrt(6.0 / (5 + 12))  # glorot_uniform
+    k = layer.kernel.numpy()
+    assert np.abs(k).max() <= limit and k.std() > 0.3 * limit
+
+    plain = L.GRU(3, use_bias=False, reset_after=reset_after, activation="relu", return_sequences=True)
+    x = randn(2, 4, 2)
+    _randomize(plain, x.shape)
+    assert [w.name for w in plain.weights] == [f"{plain.name}/kernel:0", f"{plain.name}/recurrent_kernel:0"]
+    assert plain.bias is None
+    n = check_layer(plain, x, lambda x, k, rk: _gru_ref(x, k, rk, reset_after=reset_after, return_sequences=True,
+                                                        act=jax.nn.relu), rtol=1e-4, atol=1e-5)
+    assert n == 1
+
+
+@pytest.mark.parametrize("reset_after", [True, False])
+@pytest.mark.parametrize("return_sequences", [False, True])
+def test_gru_return_state(reset_after, return_sequences):
+    layer = L.GRU(3, return_state=True, return_sequences=return_sequences, reset_after=reset_after,
+                  go_backwards=True)
+    x = randn(2, 4, 2)
+    _randomize(layer, x.shape)
+    weights = layer.trainable_weights
+    wvals = [np.asarray(w.numpy()) for w in weights]
+
+    def pure(*a):
+        return _gru_ref(*a, reset_after=reset_after, return_sequences=return_sequences, go_backwards=True,
+                        return_state=True)
+
+    want_out, want_h = pure(x, *wvals)
+    xt = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(xt)
+        outs = layer(xt)
+    assert isinstance(outs, list) and len(outs) == 2  # [output, final_h]
+    out, h = outs
+    assert len(tape._nodes) == 1
+    assert_close(out, want_out, rtol=1e-4, atol=1e-5)
+    assert_close(h, want_h, rtol=1e-4, atol=1e-5)
+    assert_close(out[:, -1] if return_sequences else out, h)  # go_backwards: the reversed sequence, Keras's order
+    c_out, c_h = randn(*want_out.shape), randn(*want_h.shape)
+    grads = tape.gradient(outs, [xt] + weights, output_gradients=[tf.constant(c_out), tf.constant(c_h)])
+
+    def loss(*a):
+        o, s = pure(*a)
+        return jnp.sum(o * c_out) + jnp.sum(s * c_h)
+    want = jax.grad(loss, argnums=tuple(range(1 + len(wvals))))(x, *wvals)
+    assert_close(grads, list(want), rtol=1e-4, atol=1e-5)

@@ -19,6 +19,6 @@ from ._builtin import (  # noqa: F401
     Add as Add, Subtract as Subtract, Multiply as Multiply, Average as Average, Lambda as Lambda,
     Conv1D as Conv1D, MaxPooling1D as MaxPooling1D, AveragePooling1D as AveragePooling1D,
     MaxPool1D as MaxPool1D, AvgPool1D as AvgPool1D, UpSampling2D as UpSampling2D,
-    ZeroPadding2D as ZeroPadding2D, SimpleRNN as SimpleRNN, LSTM as LSTM,
+    ZeroPadding2D as ZeroPadding2D, SimpleRNN as SimpleRNN, LSTM as LSTM, GRU as GRU,
 )
 from ._flax import FlaxLayer as FlaxLayer

@@ -155,10 +155,18 @@ def _zero_pad_fn(x, padding):
     return jnp.pad(x, ((0, 0), padding[0], padding[1], (0, 0)))
 
 
-def _rnn_fn(x, kernel, recurrent_kernel, *bias, cell, units, return_sequences, go_backwards, act, rec_act):
+def _rnn_fn(x, kernel, recurrent_kernel, *bias, cell, units, return_sequences, go_backwards, act, rec_act,
+            reset_after=True):
     # Keras's cell equations; the input projection of every step is one matmul before the scan.
+    # A GRU with reset_after has a (2, 3 * units) bias: row 0 for the input, row 1 for the recurrence.
     x = _as_float(x, kernel)
-    xs = jnp.swapaxes(jnp.matmul(x, kernel) + (bias[0] if bias else 0.0), 0, 1)   # (T, N, gates)
+    b_in = b_rec = 0.0
+    if bias:
+        if cell == "gru" and reset_after:
+            b_in, b_rec = bias[0][0], bias[0][1]
+        else:
+            b_in = bias[0]
+    xs = jnp.swapaxes(jnp.matmul(x, kernel) + b_in, 0, 1)   # (T, N, gates)
     if go_backwards:
         xs = xs[::-1]
     n = x.shape[0]
@@ -177,7 +185,23 @@ def _rnn_fn(x, kernel, recurrent_kernel, *bias, cell, units, return_sequences, g
         h = act(xt + h @ recurrent_kernel)
         return (h,), h
 
-    step, init = (lstm, (zeros, zeros)) if cell == "lstm" else (simple, (zeros,))
+    rk_zr, rk_h = recurrent_kernel[:, :2 * units], recurrent_kernel[:, 2 * units:]
+
+    def gru(carry, xt):
+        # gates z (update), r (reset), h (candidate)
+        (h,) = carry
+        x_z, x_r, x_h = jnp.split(xt, 3, axis=-1)
+        if reset_after:
+            r_z, r_r, r_h = jnp.split(h @ recurrent_kernel + b_rec, 3, axis=-1)
+        else:
+            r_z, r_r = jnp.split(h @ rk_zr, 2, axis=-1)
+        z = rec_act(x_z + r_z)
+        r = rec_act(x_r + r_r)
+        hh = act(x_h + r * r_h) if reset_after else act(x_h + (r * h) @ rk_h)
+        h = z * h + (1 - z) * hh
+        return (h,), h
+
+    step, init = {"lstm": (lstm, (zeros, zeros)), "gru": (gru, (zeros,)), "simple": (simple, (zeros,))}[cell]
     final, hs = jax.lax.scan(step, init, xs)
     out = jnp.swapaxes(hs, 0, 1) if return_sequences else final[0]
     return (out,) + tuple(final)
@@ -206,7 +230,8 @@ def _layer_vjp(fn):
 
 
 _dense = defop(_dense_fn, name="dense", static=("act",), vjp=_layer_vjp(_dense_fn))
-_rnn = defop(_rnn_fn, name="rnn", static=("cell", "units", "return_sequences", "go_backwards", "act", "rec_act"))
+_rnn = defop(_rnn_fn, name="rnn", static=("cell", "units", "return_sequences", "go_backwards", "act", "rec_act",
+                                          "reset_after"))
 _conv1d = defop(_conv1d_fn, name="conv1d", static=("strides", "padding", "dilation", "act"),
                 vjp=_layer_vjp(_conv1d_fn))
 _upsample = defop(_upsample_fn, name="upsampling2d", static=("size",))
@@ -1132,17 +1157,25 @@ class _RNN(Layer):
                 def init(shape, dtype=None):
                     b = np.asarray(base((u,), dtype=dtype))
                     return np.concatenate([b, np.ones((u,), b.dtype), np.asarray(base((2 * u,), dtype=dtype))])
-            self.bias = self.add_weight("bias", (g,), initializer=init)
+            self.bias = self.add_weight("bias", self._bias_shape(g), initializer=init)
         else:
             self.bias = None
         self.built = True
+
+    def _bias_shape(self, g):
+        return (g,)
+
+    def _cell_options(self):
+        """Static cell options beyond the common ones (the GRU's reset_after)."""
+        return {}
 
     def call(self, inputs, initial_state=None, mask=None, training=None):
         if initial_state is not None:
             raise NotImplementedError("initial_state is not supported by tapejax's recurrent layers yet.")
         ws = (self.kernel, self.recurrent_kernel) + ((self.bias,) if self.use_bias else ())
         outs = _rnn(inputs, *ws, cell=self._cell, units=self.units, return_sequences=self.return_sequences,
-                    go_backwards=self.go_backwards, act=self._k_act, rec_act=self._k_rec_act)
+                    go_backwards=self.go_backwards, act=self._k_act, rec_act=self._k_rec_act,
+                    **self._cell_options())
         return list(outs) if self.return_state else outs[0]
 
 
@@ -1177,3 +1210,33 @@ class LSTM(_RNN):
     """
 
     _cell, _gates = "lstm", 4
+
+
+class GRU(_RNN):
+    """Gated recurrent unit, Keras 3's layout (gates z, r, h; ``reset_after=True``); one op (``lax.scan``).
+
+    With ``reset_after=True`` (the default, cuDNN's convention) the reset gate multiplies
+    the recurrent projection, ``hh = tanh(x_h + r * (h @ U_h + b_rec_h))``, and ``bias`` has
+    shape ``(2, 3 * units)`` (row 0 the input bias, row 1 the recurrent bias); with
+    ``reset_after=False`` it multiplies the state first, ``hh = tanh(x_h + (r * h) @ U_h)``,
+    and ``bias`` has shape ``(3 * units,)``. Then ``h = z * h + (1 - z) * hh``.
+    ``return_state=True`` returns ``[output, h]``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> gru = tf.keras.layers.GRU(4, return_sequences=True)
+        >>> gru(tf.ones([2, 5, 3])).shape, gru.kernel.shape, gru.bias.shape
+        (TensorShape([2, 5, 4]), TensorShape([3, 12]), TensorShape([2, 12]))
+    """
+
+    _cell, _gates = "gru", 3
+
+    def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", reset_after=True, **kwargs):
+        super().__init__(units, activation=activation, recurrent_activation=recurrent_activation, **kwargs)
+        self.reset_after = bool(reset_after)
+
+    def _bias_shape(self, g):
+        return (2, g) if self.reset_after else (g,)
+
+    def _cell_options(self):
+        return {"reset_after": self.reset_after}
