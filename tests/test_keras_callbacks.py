@@ -75,7 +75,7 @@ def test_early_stopping_direction_and_restore_best_weights():
 def test_early_stopping_in_fit_and_missing_metric_warns():
     model = _model(lr=0.0)
     stop = CB.EarlyStopping(monitor="loss", patience=2, verbose=1)
-    h = model.fit(X, Y, epochs=20, callbacks=[stop], verbose=0)
+    h = model.fit(X, Y, epochs=20, shuffle=False, callbacks=[stop], verbose=0)   # same batches: equal losses
     assert len(h.history["loss"]) == 3 and stop.stopped_epoch == 2 and model.stop_training
     with pytest.warns(UserWarning, match="val_loss.*not available"):
         model.fit(X, Y, epochs=1, callbacks=[CB.EarlyStopping()], verbose=0)

@@ -704,3 +704,10 @@ def test_gru_return_state(reset_after, return_sequences):
         return jnp.sum(o * c_out) + jnp.sum(s * c_h)
     want = jax.grad(loss, argnums=tuple(range(1 + len(wvals))))(x, *wvals)
     assert_close(grads, list(want), rtol=1e-4, atol=1e-5)
+
+
+def test_hard_sigmoid_is_keras3():
+    # Keras 3 (TensorFlow >= 2.16): relu6(x + 3) / 6, not Keras 2's clip(0.2 x + 0.5, 0, 1).
+    x = np.array([-4.0, -1.5, 0.0, 1.5, 2.9, 4.0], np.float32)
+    got = tf.keras.activations.get("hard_sigmoid")(tf.constant(x)).numpy()
+    np.testing.assert_allclose(got, np.clip(x / 6.0 + 0.5, 0.0, 1.0), rtol=1e-6)

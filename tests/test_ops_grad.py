@@ -22,6 +22,7 @@ from tapejax.extend import defop
 from conftest import assert_close, tape_vjp
 
 R = np.random.default_rng(1234)
+_MASK = np.array([[True, False], [False, False], [True, True]])
 
 
 # ---------------------------------------------------------------- input makers
@@ -383,6 +384,7 @@ SHAPE_OPS = {
                       [normal((3, 4)), normal((4, 2))]),
     "cast_f32_f16": (lambda x: tf.cast(x, tf.float16) * 1.0, lambda x: x.astype(jnp.float16) * 1.0, [normal((3,))]),
     "gather": (lambda p, i: tf.gather(p, i), lambda p, i: p[i], [normal((5, 3)), ints((4,), 5)]),
+    "boolean_mask": (lambda p: tf.boolean_mask(p, _MASK, axis=1), lambda p: p[:, _MASK], [normal((2, 3, 2))]),
     "gather_axis1": (lambda p, i: tf.gather(p, i, axis=1), lambda p, i: p[:, i], [normal((2, 5)), ints((2, 3), 5)]),
     "gather_batch_dims": (lambda p, i: tf.gather(p, i, batch_dims=1, axis=1),
                           lambda p, i: jnp.take_along_axis(p, i, axis=1), [normal((3, 5)), ints((3, 2), 5)]),
@@ -521,7 +523,7 @@ def test_table_is_covered():
                "reduce_prod", "reduce_std", "reduce_variance", "reduce_logsumexp", "cumsum", "cumprod", "norm",
                "reshape", "transpose", "squeeze", "expand_dims", "tile", "broadcast_to", "pad", "concat",
                "stack", "unstack", "split", "add_n", "einsum", "matmul", "tensordot", "cast", "gather",
-               "gather_nd", "one_hot", "getitem", "reverse", "roll", "sort", "top_k", "solve", "inv", "det",
+               "gather_nd", "boolean_mask", "one_hot", "getitem", "reverse", "roll", "sort", "top_k", "solve", "inv", "det",
                "logdet", "cholesky", "trace", "diag_part", "diag", "matrix_transpose", "matvec",
                "l2_normalize", "softmax", "log_softmax", "sparse_softmax_cross_entropy_with_logits",
                "softmax_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits", "l2_loss", "bias_add",

@@ -24,7 +24,7 @@ selu = _ops.selu
 swish = silu = _ops.silu
 exponential = _ops.exp
 linear = defop(lambda x: x, name="linear")
-hard_sigmoid = defop(lambda x: jnp.clip(0.2 * x + 0.5, 0.0, 1.0), name="hard_sigmoid")
+hard_sigmoid = defop(lambda x: jax.nn.relu6(x + 3.0) / 6.0, name="hard_sigmoid")  # Keras 3 (Keras 2: 0.2x+0.5)
 mish = defop(lambda x: x * jnp.tanh(jax.nn.softplus(x)), name="mish")
 _relu_op = _ops.relu
 _gelu_op = _ops.gelu
