@@ -470,9 +470,12 @@ class CallbackList:
 
     def __init__(self, callbacks=None, model=None, **params):
         self.callbacks = list(callbacks or [])
-        for cb in self.callbacks:
+        for cb in self.callbacks:   # duck-typed callbacks (no base class) get plain attributes
             if model is not None:
-                cb.set_model(model) if hasattr(cb, "set_model") else setattr(cb, "model", model)
+                if hasattr(cb, "set_model"):
+                    cb.set_model(model)
+                else:
+                    cb.model = model
             if hasattr(cb, "set_params"):
                 cb.set_params(params)
 
