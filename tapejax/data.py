@@ -14,7 +14,9 @@ Example:
     [0. 1.] [0 1]
     [2. 3.] [2 3]
 """
+import bisect
 import itertools
+import os
 import random as _pyrandom
 
 import jax
@@ -49,6 +51,8 @@ def _map(f, s):
 
 def _to_array(x):
     """A leaf as a numpy array with the dtype JAX will give it (TF's conversion for Python data)."""
+    if isinstance(x, Dataset):
+        return x  # a dataset-valued component (``window``'s windows) stays a Dataset
     if isinstance(x, (_TensorBase, jax.Array)):
         # Pipelines run on the host, like TF's: one copy here, then cheap numpy slicing.
         x = np.asarray(x._value if isinstance(x, _TensorBase) else x)
@@ -66,6 +70,8 @@ def _to_array(x):
 
 
 def _tensor(a):
+    if isinstance(a, Dataset):
+        return a
     if isinstance(a, (np.ndarray, np.generic)) and a.dtype.kind in "OUS":
         return np.asarray(a)  # strings stay numpy: tapejax tensors hold numbers
     return Tensor(from_numpy(np.asarray(a)))
@@ -89,6 +95,9 @@ def _call(fn, e):
 
 def _stack(elems):
     leaves = [_flatten(e)[0] for e in elems]
+    if any(isinstance(l, Dataset) for l in leaves[0]):
+        raise TypeError("Cannot batch elements that are Datasets (the windows made by ds.window(n)). "
+                        "Batch each window instead: ds.window(n).flat_map(lambda w: w.batch(n)).")
     tree = _flatten(elems[0])[1]
     return tree.unflatten([np.stack([np.asarray(l[i]) for l in leaves]) for i in range(len(leaves[0]))])
 
@@ -185,8 +194,28 @@ class TensorSpec:
         return hash((tuple(self.shape), self.dtype.name))
 
 
+class _DatasetSpec:
+    """The spec of a component that is itself a Dataset (``window``'s windows)."""
+
+    def __init__(self, element_spec):
+        self.element_spec = element_spec
+
+    def __repr__(self):
+        return f"DatasetSpec({self.element_spec!r}, TensorShape([]))"
+
+    def __eq__(self, other):
+        return isinstance(other, _DatasetSpec) and self.element_spec == other.element_spec
+
+    def __hash__(self):
+        return hash(("DatasetSpec", repr(self.element_spec)))
+
+
 def _spec_of(e):
-    return _map(lambda a: TensorSpec(np.shape(a), np.asarray(a).dtype if not isinstance(a, jax.Array) else a.dtype), e)
+    def spec(a):
+        if isinstance(a, Dataset):
+            return _DatasetSpec(a.element_spec)
+        return TensorSpec(np.shape(a), np.asarray(a).dtype if not isinstance(a, jax.Array) else a.dtype)
+    return _map(spec, e)
 
 
 # ---------------------------------------------------------------------------
@@ -209,6 +238,120 @@ def _chunks(it, size, drop_remainder):
 
 def _batched_cardinality(card, size, drop_remainder):
     return card if card < 0 else (card // size if drop_remainder else -(-card // size))
+
+
+def _positive_int(value, what, method):
+    v = int(value)
+    if v <= 0:
+        raise ValueError(f"{method}: `{what}` must be a positive integer, got {value}.")
+    return v
+
+
+def _windows(it, size, shift, stride, drop_remainder):
+    """TF's WindowDataset: lists of the elements of each window, in order.
+
+    A buffer holds the ``(size - 1) * stride + 1`` elements a window spans; each
+    window takes every ``stride``-th of them, then the buffer moves on by ``shift``
+    (skipping input when ``shift`` is larger than the buffer). Windows start at
+    every ``shift``-th element while input remains; with ``drop_remainder`` the
+    incomplete ones at the end are dropped.
+    """
+    span = (size - 1) * stride + 1
+    buf = []
+    live = True
+    while True:
+        if live:
+            buf.extend(itertools.islice(it, span - len(buf)))
+            live = len(buf) == span
+        if not buf or (drop_remainder and len(buf) < span):
+            return
+        yield buf[::stride]
+        if shift >= len(buf):
+            if live:
+                skip = shift - len(buf)
+                live = sum(1 for _ in itertools.islice(it, skip)) == skip
+            buf = []
+        else:
+            del buf[:shift]
+
+
+def _window_cardinality(card, size, shift, stride, drop_remainder):
+    if card < 0:
+        return card
+    if drop_remainder:
+        rest = card - ((size - 1) * stride + 1)
+        return 0 if rest < 0 else rest // shift + 1
+    return -(-card // shift)
+
+
+def _list_dataset(items):
+    """A finite Dataset of the given elements (structures of arrays)."""
+    return Dataset(lambda: iter(items), len(items), lambda: _spec_of(items[0]))
+
+
+def _slices_dataset(leaf, rows):
+    """A Dataset of ``leaf[i]`` for ``i`` in ``rows``: index-based, so ``batch`` gathers in one go."""
+    rows = list(rows)
+    spec = lambda: TensorSpec(np.shape(leaf)[1:], leaf.dtype)  # noqa: E731
+    return Dataset(None, len(rows), spec, index=(leaf, lambda: iter(rows)))
+
+
+def _as_dataset(out, method):
+    if not isinstance(out, Dataset):
+        raise TypeError(f"{method}: `map_func` must return a tf.data.Dataset, got {type(out).__name__}. "
+                        "Wrap tensors: tf.data.Dataset.from_tensor_slices(x), or from_tensors(x) for "
+                        "a single element.")
+    return out
+
+
+def _scalar_bool(v, method):
+    a = np.asarray(v._value if isinstance(v, _TensorBase) else v)
+    if a.shape != ():
+        raise ValueError(f"{method}: `predicate` must return a scalar boolean, got shape {a.shape}. "
+                         "Reduce it first, e.g. with tf.reduce_all(...) or tf.reduce_any(...).")
+    return bool(a)
+
+
+def _default_cycle_length():
+    """``interleave``'s cycle_length for None / AUTOTUNE: the number of CPU cores, as in TF."""
+    return os.cpu_count() or 1
+
+
+def _check_datasets(datasets, method):
+    if isinstance(datasets, Dataset) or not datasets:
+        raise ValueError(f"{method}: `datasets` must be a non-empty list of tf.data.Dataset objects, "
+                         f"got {datasets!r}.")
+    datasets = list(datasets)
+    for d in datasets:
+        if not isinstance(d, Dataset):
+            raise TypeError(f"{method}: `datasets` must hold tf.data.Dataset objects, got "
+                            f"{type(d).__name__}. Wrap tensors first: Dataset.from_tensor_slices(x).")
+    if all(d._spec_fn is not None for d in datasets):
+        trees = {str(_flatten(d.element_spec)[1]) for d in datasets}
+        if len(trees) > 1:
+            raise TypeError(f"{method}: the datasets' elements have different structures ({sorted(trees)}); "
+                            "map them to one structure first, e.g. ds.map(lambda x, y: (x, y)).")
+    return datasets
+
+
+def _directed_interleave(datasets, choices, stop_on_empty_dataset):
+    """Elements of ``datasets[i]`` for each ``i`` that ``choices`` yields (TF's DirectedInterleave).
+
+    ``choices(alive)`` yields indices; ``alive`` (one flag per dataset, updated in place)
+    lets it avoid exhausted datasets. An exhausted dataset ends the result when ``stop_on_empty_dataset``,
+    else it is skipped; the result ends when every dataset is exhausted.
+    """
+    its = [d._elements() for d in datasets]
+    alive = [True] * len(datasets)
+    for i in choices(alive):
+        if alive[i]:
+            try:
+                yield next(its[i])
+                continue
+            except StopIteration:
+                alive[i] = False
+        if stop_on_empty_dataset or not any(alive):
+            return
 
 class Dataset:
     """A re-iterable pipeline of elements; iterating yields Tensors.
@@ -245,7 +388,8 @@ class Dataset:
             [0, 1, 2]
         """
         for e in self._elements():
-            yield _map(lambda a: np.asarray(a)[()] if np.ndim(a) == 0 else np.asarray(a), e)
+            yield _map(lambda a: a if isinstance(a, Dataset) else
+                       (np.asarray(a)[()] if np.ndim(a) == 0 else np.asarray(a)), e)
 
     def __bool__(self):
         return True
@@ -537,8 +681,402 @@ class Dataset:
         """Maps each element to a Dataset and flattens the results."""
         def make():
             for e in self._elements():
-                yield from _call(map_func, e)._elements()
+                yield from _as_dataset(_call(map_func, e), "flat_map")._elements()
         return self._derive(make, UNKNOWN_CARDINALITY)
+
+    def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
+                   deterministic=None, name=None):
+        """Maps each element to a Dataset and interleaves the results, in TF's deterministic order.
+
+        ``cycle_length`` input elements are open at once; the output cycles through
+        them taking ``block_length`` consecutive elements from each, and when one is
+        exhausted the next input element takes its place in the cycle.
+        ``cycle_length=1`` is ``flat_map``.
+
+        ``cycle_length=None`` (or ``tf.data.AUTOTUNE``) uses the number of CPU cores
+        (``os.cpu_count()``), as TF does: the order is then fixed for a given machine;
+        pass ``cycle_length`` for an order that is the same everywhere.
+        ``num_parallel_calls`` and ``deterministic`` are accepted for compatibility:
+        elements are always produced one at a time, in the deterministic order.
+
+        Raises:
+            ValueError: if ``cycle_length`` or ``block_length`` is not positive.
+            TypeError: (when iterated) if ``map_func`` does not return a Dataset.
+
+        Example:
+            >>> import tapejax as tf
+            >>> ds = tf.data.Dataset.range(1, 6).interleave(
+            ...     lambda x: tf.data.Dataset.from_tensors(x).repeat(6), cycle_length=2, block_length=4)
+            >>> [int(x) for x in ds]
+            [1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 3, 3, 4, 4, 5, 5, 5, 5, 5, 5]
+        """
+        if cycle_length is None or int(cycle_length) == AUTOTUNE:
+            cycle = _default_cycle_length()
+        else:
+            cycle = _positive_int(cycle_length, "cycle_length", "interleave")
+        block = 1 if block_length is None else _positive_int(block_length, "block_length", "interleave")
+
+        def make():
+            inputs = self._elements()
+            slots = [None] * cycle          # the open input elements' iterators
+            n_open, end_of_input, i, b = 0, False, 0, 0
+            while not end_of_input or n_open:
+                if slots[i] is not None:
+                    try:
+                        e = next(slots[i])
+                    except StopIteration:    # this one is done: its slot waits for the next input
+                        slots[i] = None
+                        n_open -= 1
+                        i, b = (i + 1) % cycle, 0
+                        continue
+                    b += 1
+                    if b == block:
+                        i, b = (i + 1) % cycle, 0
+                    yield e
+                elif not end_of_input:
+                    x = next(inputs, None)
+                    if x is None:
+                        end_of_input = True
+                    else:
+                        slots[i] = _as_dataset(_call(map_func, x), "interleave")._elements()
+                        n_open += 1
+                else:
+                    i, b = (i + 1) % cycle, 0
+        return self._derive(make, UNKNOWN_CARDINALITY)
+
+    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
+        """Groups elements into windows: each element of the result is a Dataset (a window).
+
+        Window ``k`` starts at input element ``k * shift`` (``shift`` defaults to
+        ``size``) and holds ``size`` elements taken every ``stride``-th; the last
+        windows may be shorter unless ``drop_remainder``. For nested elements
+        (tuples, dicts) each component becomes its own window Dataset, as in TF.
+        Turn windows into tensors with ``flat_map``: ``ds.window(n, shift=1,
+        drop_remainder=True).flat_map(lambda w: w.batch(n))``.
+
+        Raises:
+            ValueError: if ``size``, ``shift`` or ``stride`` is not positive.
+
+        Example:
+            >>> import tapejax as tf
+            >>> for w in tf.data.Dataset.range(7).window(3, shift=1, stride=2, drop_remainder=True):
+            ...     print([int(x) for x in w])
+            [0, 2, 4]
+            [1, 3, 5]
+            [2, 4, 6]
+            >>> ds = tf.data.Dataset.range(7).window(3, shift=1, drop_remainder=True)
+            >>> for batch in ds.flat_map(lambda w: w.batch(3)):
+            ...     print(batch.numpy())
+            [0 1 2]
+            [1 2 3]
+            [2 3 4]
+            [3 4 5]
+            [4 5 6]
+        """
+        size = _positive_int(size, "size", "window")
+        shift = size if shift is None else _positive_int(shift, "shift", "window")
+        stride = _positive_int(stride, "stride", "window")
+        drop = bool(drop_remainder)
+        card = _window_cardinality(self._card, size, shift, stride, drop)
+        if self._index is not None:       # windows of indices: each window slices the source arrays
+            source, idx = self._index
+            leaves, tree = _flatten(source)
+
+            def make():
+                for rows in _windows(idx(), size, shift, stride, drop):
+                    yield tree.unflatten([_slices_dataset(l, rows) for l in leaves])
+        else:
+            def make():
+                for elems in _windows(self._elements(), size, shift, stride, drop):
+                    tree = _flatten(elems[0])[1]
+                    columns = zip(*[_flatten(e)[0] for e in elems])
+                    yield tree.unflatten([_list_dataset(list(c)) for c in columns])
+        return self._derive(make, card, lambda: _map(_DatasetSpec, self.element_spec))
+
+    def scan(self, initial_state, scan_func, name=None):
+        """A stateful ``map``: ``new_state, output = scan_func(state, element)`` for each element.
+
+        ``state`` starts as ``initial_state`` on every iteration; the new state must
+        have the structure and dtypes of ``initial_state``.
+
+        Raises:
+            TypeError: (when iterated) if ``scan_func`` does not return a
+                ``(new_state, output)`` pair, or changes the state's structure or dtype.
+
+        Example:
+            >>> import tapejax as tf
+            >>> ds = tf.data.Dataset.range(10).scan(tf.constant(0), lambda state, i: (state + i, state + i))
+            >>> [int(x) for x in ds]
+            [0, 1, 3, 6, 10, 15, 21, 28, 36, 45]
+        """
+        init = _map(_to_array, initial_state)
+        init_leaves, init_tree = _flatten(init)
+        init_dtypes = [np.asarray(l).dtype for l in init_leaves]
+
+        def as_state(new_state):
+            leaves, tree = _flatten(new_state)
+            if tree != init_tree:
+                raise TypeError(f"scan: the new state has structure {tree}, but initial_state has "
+                                f"{init_tree}. Return a state shaped like initial_state.")
+            out = []
+            for l, dt in zip(leaves, init_dtypes):
+                t = l if isinstance(l, Tensor) else _tensor(_to_array(l))
+                got = np.dtype(t.dtype.as_numpy_dtype) if isinstance(t, Tensor) else np.asarray(t).dtype
+                if got != dt:
+                    raise TypeError(f"scan: scan_func changed the state's dtype from {dt} to {got}. "
+                                    "Cast the new state (tf.cast) or give initial_state that dtype.")
+                out.append(t)
+            return tree.unflatten(out)
+
+        def make():
+            state = _to_tensors(init)
+            for e in self._elements():
+                out = scan_func(state, _to_tensors(e))
+                if not isinstance(out, (tuple, list)) or len(out) != 2:
+                    raise TypeError("scan: scan_func must return a pair (new_state, output_element), got "
+                                    f"{type(out).__name__}.")
+                state = as_state(out[0])
+                yield _map(_to_array, out[1])
+        return self._derive(make, self._card)
+
+    def take_while(self, predicate, name=None):
+        """The elements up to (not including) the first for which ``predicate`` is false.
+
+        Raises:
+            ValueError: (when iterated) if ``predicate`` does not return a scalar.
+
+        Example:
+            >>> import tapejax as tf
+            >>> [int(x) for x in tf.data.Dataset.range(10).take_while(lambda x: x < 5)]
+            [0, 1, 2, 3, 4]
+        """
+        def make():
+            for e in self._elements():
+                if not _scalar_bool(_call(predicate, e), "take_while"):
+                    return
+                yield e
+        return self._derive(make, UNKNOWN_CARDINALITY, self._spec_fn)
+
+    def unique(self, name=None):
+        """Drops repeated elements, keeping the first occurrence of each.
+
+        As in TF, elements must be single integer or string tensors; the seen values
+        are kept in memory.
+
+        Raises:
+            TypeError: if elements are nested or of another dtype (checked when the
+                dataset's spec is known, else when iterated).
+
+        Example:
+            >>> import tapejax as tf
+            >>> ds = tf.data.Dataset.from_tensor_slices([1, 37, 2, 37, 2, 1]).unique()
+            >>> sorted(int(x) for x in ds)
+            [1, 2, 37]
+        """
+        def check(leaves, kinds):
+            if len(leaves) != 1 or any(k not in "iuOSU" for k in kinds):
+                raise TypeError("unique() supports datasets whose elements are single integer or string "
+                                f"tensors (as TF: int32, int64, string); got {leaves}. Select one "
+                                "component first (ds.map(lambda x, y: x)), or cast floats to integers.")
+
+        if self._spec_fn is not None:
+            leaves = _flatten(self._spec_fn())[0]
+            check(leaves, ["O" if isinstance(s, _DatasetSpec) or s.dtype == _dtypes.string
+                           else np.dtype(s.dtype.as_numpy_dtype).kind for s in leaves])
+
+        def make():
+            seen = set()
+            for e in self._elements():
+                leaves = _flatten(e)[0]
+                arrs = [l if isinstance(l, Dataset) else np.asarray(l) for l in leaves]
+                check(arrs, [getattr(a, "dtype", np.dtype(object)).kind if not isinstance(a, Dataset) else "?"
+                             for a in arrs])
+                a = arrs[0]
+                key = (a.shape, a.astype(np.int64).tobytes() if a.dtype.kind in "iu" else tuple(a.ravel().tolist()))
+                if key not in seen:
+                    seen.add(key)
+                    yield e
+        return self._derive(make, UNKNOWN_CARDINALITY, self._spec_fn)
+
+    def rebatch(self, batch_size, drop_remainder=False, name=None):
+        """Re-splits batched elements into batches of ``batch_size`` (``unbatch().batch(n)`` in one copy).
+
+        ``batch_size`` may be a list: the batch sizes then cycle through it. The last
+        batch is smaller unless ``drop_remainder``.
+
+        Raises:
+            ValueError: if a batch size is negative or none is positive.
+
+        Example:
+            >>> import tapejax as tf
+            >>> [b.numpy().tolist() for b in tf.data.Dataset.range(7).batch(4).rebatch(3)]
+            [[0, 1, 2], [3, 4, 5], [6]]
+            >>> [b.numpy().tolist() for b in tf.data.Dataset.range(8).batch(4).rebatch([2, 1, 1])]
+            [[0, 1], [2], [3], [4, 5], [6], [7]]
+        """
+        sizes = [int(v) for v in np.ravel(_to_array(batch_size))]
+        if not sizes or any(v < 0 for v in sizes) or not any(sizes):
+            raise ValueError(f"rebatch: `batch_size` must be a positive integer or a list of non-negative "
+                             f"integers with at least one positive, got {batch_size!r}.")
+        drop = bool(drop_remainder)
+
+        def make():
+            cycle = itertools.cycle(sizes)
+            want, have, parts, template, tree = next(cycle), 0, [], None, None
+            for e in self._elements():
+                leaves, tree = _flatten(e)
+                leaves = [np.asarray(l) for l in leaves]
+                if any(l.ndim == 0 for l in leaves):
+                    raise ValueError("rebatch needs batched elements (rank >= 1); got a scalar component. "
+                                     "Use ds.batch(n) on unbatched data.")
+                template = [l[:0] for l in leaves]
+                n, pos = leaves[0].shape[0], 0
+                while True:
+                    take = min(want - have, n - pos)
+                    if take > 0:
+                        parts.append([l[pos:pos + take] for l in leaves])
+                        have, pos = have + take, pos + take
+                    if have == want:
+                        cols = zip(*parts) if parts else ([t] for t in template)
+                        yield tree.unflatten([np.concatenate(c) for c in cols])
+                        want, have, parts = next(cycle), 0, []
+                    elif pos >= n:
+                        break
+            if parts and not drop:
+                yield tree.unflatten([np.concatenate(c) for c in zip(*parts)])
+
+        c = self._card
+        lead = sizes[0] if drop and len(set(sizes)) == 1 else None
+        return self._derive(make, INFINITE_CARDINALITY if c == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY,
+                            lambda: _map(lambda s: TensorSpec((lead,) + tuple(s.shape)[1:], s.dtype),
+                                         self.element_spec))
+
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
+                             rerandomize_each_iteration=None):
+        """Draws each element from a dataset picked at random with probability ``weights[i]``.
+
+        ``weights`` (uniform by default) is a list of ``len(datasets)`` non-negative
+        numbers, or a Dataset whose elements are such lists (one per draw).
+        Datasets of weight 0 are left out. When a picked dataset is exhausted, the
+        result ends if ``stop_on_empty_dataset``, else draws go on among the others
+        until all are exhausted. The draws are deterministic given ``seed`` (or
+        ``tf.random.set_seed``); every iteration repeats them unless
+        ``rerandomize_each_iteration``.
+
+        Raises:
+            ValueError: if ``datasets`` is empty or ``weights`` does not give one
+                non-negative weight per dataset.
+            TypeError: if ``datasets`` holds something other than Datasets.
+
+        Example:
+            >>> import tapejax as tf
+            >>> a, b = tf.data.Dataset.range(0, 3), tf.data.Dataset.range(100, 103)
+            >>> ds = tf.data.Dataset.sample_from_datasets([a, b], weights=[0.5, 0.5], seed=7)
+            >>> sorted(int(x) for x in ds)
+            [0, 1, 2, 100, 101, 102]
+            >>> [int(x) for x in ds] == [int(x) for x in ds]
+            True
+        """
+        datasets = _check_datasets(datasets, "sample_from_datasets")
+        n = len(datasets)
+        weights_ds = weights if isinstance(weights, Dataset) else None
+        if weights_ds is None:
+            w = np.ones(n) if weights is None else np.asarray(_to_array(weights), dtype=np.float64)
+            if w.shape != (n,):
+                raise ValueError(f"sample_from_datasets: `weights` must hold one weight per dataset: got "
+                                 f"shape {w.shape} for {n} datasets.")
+            if not np.all(np.isfinite(w)) or np.any(w < 0):
+                raise ValueError(f"sample_from_datasets: `weights` must be finite and non-negative, got "
+                                 f"{w.tolist()}.")
+            keep = [i for i in range(n) if w[i] > 0]
+            if not keep:
+                return datasets[0].take(0)
+            datasets, w = [datasets[i] for i in keep], w[keep]
+            if len(datasets) == 1:
+                return datasets[0]
+            n = len(datasets)
+        base_seed = int(seed) if seed is not None else _global_seed()
+        epochs = itertools.count()
+
+        def choices(alive):
+            r = _pyrandom.Random(base_seed * 1000003 + (next(epochs) if rerandomize_each_iteration else 0))
+            if weights_ds is None:
+                while True:
+                    cum = list(itertools.accumulate(w[i] if alive[i] else 0.0 for i in range(n)))
+                    yield min(bisect.bisect_right(cum, r.random() * cum[-1]), n - 1)
+            for ws in weights_ds._elements():
+                ws = np.ravel(np.asarray(_flatten(ws)[0][0], dtype=np.float64))
+                if ws.shape != (n,) or np.any(ws < 0) or not np.any(ws > 0):
+                    raise ValueError(f"sample_from_datasets: each element of the `weights` dataset must "
+                                     f"hold {n} non-negative weights, not all 0; got {ws.tolist()}.")
+                cum = list(itertools.accumulate(ws))
+                yield min(bisect.bisect_right(cum, r.random() * cum[-1]), n - 1)
+
+        cards = [d._card for d in datasets]
+        if weights_ds is not None or stop_on_empty_dataset:
+            card = INFINITE_CARDINALITY if all(c == INFINITE_CARDINALITY for c in cards) and \
+                weights_ds is None else UNKNOWN_CARDINALITY
+        elif INFINITE_CARDINALITY in cards:
+            card = INFINITE_CARDINALITY
+        else:
+            card = UNKNOWN_CARDINALITY if UNKNOWN_CARDINALITY in cards else sum(cards)
+        return Dataset(lambda: _directed_interleave(datasets, choices, stop_on_empty_dataset), card,
+                       lambda: datasets[0].element_spec)
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        """Takes each element from ``datasets[i]`` for each index ``i`` of ``choice_dataset``.
+
+        When a chosen dataset is exhausted the result ends if ``stop_on_empty_dataset``
+        (the default), else that choice is skipped.
+
+        Raises:
+            ValueError: if ``datasets`` is empty, or (when iterated) a choice is out of range.
+            TypeError: if ``choice_dataset`` is not a Dataset of scalar integers.
+
+        Example:
+            >>> import tapejax as tf
+            >>> datasets = [tf.data.Dataset.from_tensors("foo").repeat(),
+            ...             tf.data.Dataset.from_tensors("bar").repeat(),
+            ...             tf.data.Dataset.from_tensors("baz").repeat()]
+            >>> choice_dataset = tf.data.Dataset.range(3).repeat(3)
+            >>> result = tf.data.Dataset.choose_from_datasets(datasets, choice_dataset)
+            >>> [str(x) for x in result]
+            ['foo', 'bar', 'baz', 'foo', 'bar', 'baz', 'foo', 'bar', 'baz']
+        """
+        datasets = _check_datasets(datasets, "choose_from_datasets")
+        n = len(datasets)
+        if not isinstance(choice_dataset, Dataset):
+            raise TypeError(f"choose_from_datasets: `choice_dataset` must be a tf.data.Dataset of scalar "
+                            f"integers, got {type(choice_dataset).__name__}. Wrap the indices: "
+                            "tf.data.Dataset.from_tensor_slices(indices).")
+
+        def bad_choice(what):
+            return TypeError(f"choose_from_datasets: `choice_dataset` must yield scalar integers (indices into "
+                             f"`datasets`), got {what}.")
+
+        if choice_dataset._spec_fn is not None:
+            spec = choice_dataset._spec_fn()
+            if not isinstance(spec, TensorSpec) or tuple(spec.shape) != () or not spec.dtype.is_integer:
+                raise bad_choice(spec)
+
+        def choices(alive):
+            for c in choice_dataset._elements():
+                leaves = _flatten(c)[0]
+                a = np.asarray(leaves[0]) if len(leaves) == 1 else None
+                if a is None or a.shape != () or a.dtype.kind not in "iu":
+                    raise bad_choice(c)
+                i = int(a)
+                if not 0 <= i < n:
+                    raise ValueError(f"choose_from_datasets: choice_dataset produced index {i}, but there are "
+                                     f"{n} datasets (valid indices 0..{n - 1}).")
+                yield i
+
+        cards = [d._card for d in datasets]
+        card = choice_dataset._card if all(c == INFINITE_CARDINALITY for c in cards) else UNKNOWN_CARDINALITY
+        return Dataset(lambda: _directed_interleave(datasets, choices, stop_on_empty_dataset), card,
+                       lambda: datasets[0].element_spec)
 
     def filter(self, predicate, name=None):
         """Keeps the elements for which ``predicate`` (receiving Tensors) is true."""

@@ -186,3 +186,308 @@ def test_map_is_traced_once_like_tf_and_stateful_maps_run_per_element():
         return x * 2 if int(x) % 2 else x
 
     assert values(Dataset.range(4).map(concrete)) == [0, 2, 2, 6]
+
+
+# ---------------------------------------------------------------------------
+# window, interleave, scan, take_while, unique, rebatch, sample/choose_from_datasets
+# Expected values are the outputs printed in TensorFlow's tf.data.Dataset docstrings.
+# ---------------------------------------------------------------------------
+
+def windows(ds):
+    return [values(w) for w in ds]
+
+
+def test_window_reproduces_tf_docstring_examples():
+    assert windows(Dataset.range(7).window(2)) == [[0, 1], [2, 3], [4, 5], [6]]
+    assert windows(Dataset.range(7).window(3)) == [[0, 1, 2], [3, 4, 5], [6]]
+    assert windows(Dataset.range(7).window(3, 2, 1, True)) == [[0, 1, 2], [2, 3, 4], [4, 5, 6]]
+    assert windows(Dataset.range(7).window(3, 1, 2, True)) == [[0, 2, 4], [1, 3, 5], [2, 4, 6]]
+    assert windows(Dataset.range(7).window(3, shift=1, drop_remainder=True)) == [
+        [0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 5], [4, 5, 6]]
+    assert windows(Dataset.range(7).window(3, shift=1, stride=2, drop_remainder=True)) == [
+        [0, 2, 4], [1, 3, 5], [2, 4, 6]]
+    # Each window is a Dataset, printed as TF prints it.
+    w = next(iter(Dataset.range(7).window(3)))
+    assert isinstance(w, Dataset)
+    assert repr(w) == "<Dataset element_spec=TensorSpec(shape=(), dtype=tf.int32, name=None)>"
+    assert len(w) == 3
+
+
+def test_window_of_nested_elements_is_a_structure_of_datasets():
+    # TF: Dataset.from_tensor_slices(([1, 2, 3, 4], [5, 6, 7, 8])).window(2)
+    ds = Dataset.from_tensor_slices(([1, 2, 3, 4], [5, 6, 7, 8])).window(2)
+    assert [tuple(values(c) for c in w) for w in ds] == [([1, 2], [5, 6]), ([3, 4], [7, 8])]
+    ds = Dataset.from_tensor_slices(([1, 2, 3, 4, 5], [6, 7, 8, 9, 10])).window(2)
+    first = next(iter(ds))
+    assert isinstance(first, tuple) and all(isinstance(c, Dataset) for c in first)
+    assert [(values(a), values(b)) for a, b in ds] == [([1, 2], [6, 7]), ([3, 4], [8, 9]), ([5], [10])]
+    d = Dataset.from_tensor_slices({"a": [1, 2, 3], "b": [4, 5, 6], "c": [7, 8, 9]}).window(2)
+    assert [{k: values(v) for k, v in w.items()} for w in d] == [
+        {"a": [1, 2], "b": [4, 5], "c": [7, 8]}, {"a": [3], "b": [6], "c": [9]}]
+    assert repr(d.element_spec["a"]) == (
+        "DatasetSpec(TensorSpec(shape=(), dtype=tf.int32, name=None), TensorShape([]))")
+    assert windows(Dataset.from_tensor_slices({"a": [1, 2, 3, 4]}).window(2).map(lambda w: w["a"])) == [
+        [1, 2], [3, 4]]
+
+
+def test_window_flat_map_batch_time_series_pattern():
+    # TF's docstring: window(3, shift=1, drop_remainder=True).flat_map(lambda x: x.batch(3))
+    ds = Dataset.range(7).window(3, shift=1, drop_remainder=True).flat_map(lambda w: w.batch(3))
+    assert values(ds) == [[0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 5], [4, 5, 6]]
+    # The time-series tutorial: windows of n + 1 values split into (inputs, label).
+    series = np.arange(10, dtype=np.float32) * 10
+    pairs = (Dataset.from_tensor_slices(series).window(4, shift=1, drop_remainder=True)
+             .flat_map(lambda w: w.batch(4)).map(lambda w: (w[:-1], w[-1])))
+    got = [(x.numpy().tolist(), float(y)) for x, y in pairs]
+    assert got[0] == ([0.0, 10.0, 20.0], 30.0) and got[-1] == ([60.0, 70.0, 80.0], 90.0) and len(got) == 7
+    # A tuple of windows: zip the batched components.
+    xy = Dataset.from_tensor_slices((np.arange(5), np.arange(5) * 10)).window(2, drop_remainder=True)
+    zipped = xy.flat_map(lambda x, y: Dataset.zip((x.batch(2), y.batch(2))))
+    assert [(values([a])[0], values([b])[0]) for a, b in zipped] == [([0, 1], [0, 10]), ([2, 3], [20, 30])]
+    # Elements that are not index-based (a generator) window the same way.
+    gen = Dataset.from_generator(lambda: iter(range(7)))
+    assert values(gen.window(3, shift=1, drop_remainder=True).flat_map(lambda w: w.batch(3))) == values(ds)
+    with pytest.raises(TypeError, match="flat_map"):
+        Dataset.range(4).window(2).batch(2).take(1).get_single_element()
+
+
+@pytest.mark.parametrize("size,shift,stride,drop", [
+    (1, None, 1, False), (2, None, 1, True), (3, 1, 1, False), (3, 1, 1, True), (3, 2, 2, False),
+    (3, 2, 2, True), (2, 4, 1, False), (2, 4, 1, True), (4, 1, 3, True), (12, 1, 1, True), (3, 5, 2, False)])
+def test_window_cardinality_matches_the_windows(size, shift, stride, drop):
+    for ds in (Dataset.range(10), Dataset.from_generator(lambda: iter(range(10))).take(10)):
+        out = ds.window(size, shift, stride, drop)
+        expected = []
+        step = size if shift is None else shift
+        for start in range(0, 10, step):
+            w = list(range(start, min(start + (size - 1) * stride + 1, 10), stride))
+            if drop and start + (size - 1) * stride >= 10:
+                break
+            expected.append(w)
+        assert windows(out) == expected
+        if ds._card >= 0:
+            assert int(out.cardinality()) == len(expected)
+        else:
+            assert int(out.cardinality()) == tf.data.UNKNOWN_CARDINALITY
+    assert int(Dataset.range(3).repeat().window(2).cardinality()) == tf.data.INFINITE_CARDINALITY
+    assert windows(Dataset.range(3).repeat().window(2, shift=3).take(2)) == [[0, 1], [0, 1]]
+
+
+def test_window_errors_name_the_argument():
+    with pytest.raises(ValueError, match="`size` must be a positive integer"):
+        Dataset.range(3).window(0)
+    with pytest.raises(ValueError, match="`shift` must be a positive integer"):
+        Dataset.range(3).window(2, shift=0)
+    with pytest.raises(ValueError, match="`stride` must be a positive integer"):
+        Dataset.range(3).window(2, stride=-1)
+
+
+def test_interleave_reproduces_tf_docstring_example():
+    ds = Dataset.range(1, 6).interleave(lambda x: Dataset.from_tensors(x).repeat(6),
+                                        cycle_length=2, block_length=4)
+    assert values(ds) == [1, 1, 1, 1,
+                          2, 2, 2, 2,
+                          1, 1,
+                          2, 2,
+                          3, 3, 3, 3,
+                          4, 4, 4, 4,
+                          3, 3,
+                          4, 4,
+                          5, 5, 5, 5,
+                          5, 5]
+    assert int(ds.cardinality()) == tf.data.UNKNOWN_CARDINALITY
+    assert values(ds) == values(ds)  # re-iterable, same order
+    # flat_map's docstring: interleave(cycle_length=1) is flat_map.
+    rows = Dataset.from_tensor_slices([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+    assert values(rows.flat_map(Dataset.from_tensor_slices)) == list(range(1, 10))
+    assert values(rows.interleave(Dataset.from_tensor_slices, cycle_length=1)) == list(range(1, 10))
+    assert values(rows.interleave(Dataset.from_tensor_slices, cycle_length=3)) == [1, 4, 7, 2, 5, 8, 3, 6, 9]
+
+
+def test_interleave_refills_exhausted_slots_in_tf_order():
+    # range(x) has x elements: slots empty at different times and are refilled in place.
+    ds = Dataset.range(1, 4).interleave(lambda x: Dataset.range(x), cycle_length=2)
+    assert values(ds) == [0, 0, 1, 0, 1, 2]
+    ds = Dataset.range(4).interleave(lambda x: Dataset.range(x), cycle_length=2, block_length=2)
+    assert values(ds) == [0, 0, 1, 0, 1, 2]
+    # num_parallel_calls / deterministic are accepted; the order stays deterministic.
+    par = Dataset.range(1, 6).interleave(lambda x: Dataset.from_tensors(x).repeat(3), cycle_length=2,
+                                         num_parallel_calls=tf.data.AUTOTUNE, deterministic=False)
+    assert values(par) == [1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4, 5, 5, 5]
+    # Windows are datasets: interleave(lambda w: w) flattens them like flat_map does.
+    assert values(Dataset.range(4).window(2).interleave(lambda w: w, cycle_length=1)) == [0, 1, 2, 3]
+
+
+def test_interleave_default_cycle_length_is_the_cpu_count(monkeypatch):
+    monkeypatch.setattr(tf.data.os, "cpu_count", lambda: 3)
+    make = lambda x: Dataset.from_tensors(x).repeat(2)  # noqa: E731
+    expected = values(Dataset.range(5).interleave(make, cycle_length=3))
+    assert values(Dataset.range(5).interleave(make)) == expected
+    assert values(Dataset.range(5).interleave(make, cycle_length=tf.data.AUTOTUNE)) == expected
+    assert expected == [0, 1, 2, 0, 1, 2, 3, 4, 3, 4]
+
+
+def test_interleave_and_flat_map_errors():
+    with pytest.raises(ValueError, match="`cycle_length` must be a positive integer"):
+        Dataset.range(3).interleave(Dataset.from_tensors, cycle_length=0)
+    with pytest.raises(ValueError, match="`block_length` must be a positive integer"):
+        Dataset.range(3).interleave(Dataset.from_tensors, block_length=0)
+    with pytest.raises(TypeError, match="must return a tf.data.Dataset.*from_tensor_slices"):
+        values(Dataset.range(3).interleave(lambda x: x * 2, cycle_length=2))
+    with pytest.raises(TypeError, match="flat_map: `map_func` must return a tf.data.Dataset"):
+        values(Dataset.range(3).flat_map(lambda x: x))
+
+
+def test_scan_reproduces_tf_docstring_example():
+    ds = Dataset.range(10).scan(initial_state=tf.constant(0), scan_func=lambda state, i: (state + i, state + i))
+    assert values(ds) == [0, 1, 3, 6, 10, 15, 21, 28, 36, 45]
+    assert values(ds) == values(ds)  # the state restarts on each iteration
+    assert int(ds.cardinality()) == 10
+    assert int(Dataset.range(2).repeat().scan(0, lambda s, x: (s, x)).cardinality()) == tf.data.INFINITE_CARDINALITY
+    # Nested state and tuple elements: scan_func(state, element) with the element as one tuple.
+    pairs = Dataset.from_tensor_slices((np.arange(4), np.arange(4) * 10))
+    out = pairs.scan((tf.constant(0), tf.constant(1)), lambda s, e: ((s[0] + e[1], s[1] * 2), s[0] + e[0]))
+    assert values(out) == [0, 1, 12, 33]
+
+
+def test_scan_errors():
+    with pytest.raises(TypeError, match=r"pair \(new_state, output_element\)"):
+        values(Dataset.range(3).scan(tf.constant(0), lambda s, x: s + x))
+    with pytest.raises(TypeError, match="changed the state's dtype.*tf.cast"):
+        values(Dataset.range(3).scan(tf.constant(0), lambda s, x: (tf.cast(s, tf.float32) + 0.5, x)))
+    with pytest.raises(TypeError, match="structure"):
+        values(Dataset.range(3).scan(tf.constant(0), lambda s, x: ((s, s), x)))
+
+
+def test_take_while_reproduces_tf_docstring_example():
+    ds = Dataset.range(10).take_while(lambda x: x < 5)
+    assert values(ds) == [0, 1, 2, 3, 4]
+    assert int(ds.cardinality()) == tf.data.UNKNOWN_CARDINALITY
+    assert values(Dataset.range(10).repeat().take_while(lambda x: x < 3)) == [0, 1, 2]
+    assert values(Dataset.from_tensor_slices(([1, 2, 9, 1], [0, 0, 0, 0])).take_while(lambda a, b: a < 5)
+                  .map(lambda a, b: a)) == [1, 2]
+    with pytest.raises(ValueError, match="scalar boolean.*reduce_all"):
+        values(Dataset.from_tensor_slices([[1, 2]]).take_while(lambda x: x > 0))
+
+
+def test_unique_reproduces_tf_docstring_example():
+    ds = Dataset.from_tensor_slices([1, 37, 2, 37, 2, 1]).unique()
+    assert sorted(values(ds)) == [1, 2, 37]
+    assert values(ds) == [1, 37, 2]  # first occurrences, in order
+    assert int(ds.cardinality()) == tf.data.UNKNOWN_CARDINALITY
+    words = Dataset.from_tensor_slices(np.array(["a", "b", "a", "c", "b"])).unique()
+    assert [str(w) for w in words] == ["a", "b", "c"]
+    rows = Dataset.from_tensor_slices(np.array([[1, 2], [1, 2], [2, 1]])).unique()
+    assert values(rows) == [[1, 2], [2, 1]]
+    with pytest.raises(TypeError, match="unique\\(\\) supports.*integer or string"):
+        Dataset.from_tensor_slices([1.0, 2.0]).unique()
+    with pytest.raises(TypeError, match="unique\\(\\) supports"):
+        Dataset.from_tensor_slices(([1], [2])).unique()
+    with pytest.raises(TypeError, match="unique\\(\\) supports"):
+        values(Dataset.range(3).map(lambda x: tf.cast(x, tf.float32)).unique())
+
+
+def test_rebatch_reproduces_tf_docstring_examples():
+    def batches(ds):
+        return [b.numpy().tolist() for b in ds]
+    assert batches(Dataset.range(6).batch(2).rebatch(3)) == [[0, 1, 2], [3, 4, 5]]
+    assert batches(Dataset.range(7).batch(4).rebatch(3)) == [[0, 1, 2], [3, 4, 5], [6]]
+    assert batches(Dataset.range(7).batch(2).rebatch(3, drop_remainder=True)) == [[0, 1, 2], [3, 4, 5]]
+    assert batches(Dataset.range(8).batch(4).rebatch([2, 1, 1])) == [[0, 1], [2], [3], [4, 5], [6], [7]]
+    # rebatch(N) is unbatch().batch(N), structures included.
+    xy = Dataset.from_tensor_slices((np.arange(10.0), np.arange(10))).batch(3)
+    for (a, b), (c, d) in zip(xy.rebatch(4), xy.unbatch().batch(4)):
+        np.testing.assert_array_equal(a.numpy(), c.numpy())
+        np.testing.assert_array_equal(b.numpy(), d.numpy())
+    assert xy.rebatch(4, drop_remainder=True).element_spec[0].shape.as_list() == [4]
+    assert xy.rebatch(4).element_spec[0].shape.as_list() == [None]
+    assert int(xy.rebatch(4).cardinality()) == tf.data.UNKNOWN_CARDINALITY
+    assert int(xy.repeat().rebatch(4).cardinality()) == tf.data.INFINITE_CARDINALITY
+
+
+def test_rebatch_errors():
+    with pytest.raises(ValueError, match="`batch_size` must be a positive integer"):
+        Dataset.range(4).batch(2).rebatch(0)
+    with pytest.raises(ValueError, match="`batch_size`"):
+        Dataset.range(4).batch(2).rebatch([2, -1])
+    with pytest.raises(ValueError, match="rank >= 1.*batch"):
+        values(Dataset.range(4).rebatch(2))
+
+
+def test_sample_from_datasets_is_deterministic_with_a_seed():
+    a, b = Dataset.range(0, 3), Dataset.range(100, 103)
+    make = lambda seed: Dataset.sample_from_datasets([a, b], weights=[0.5, 0.5], seed=seed)  # noqa: E731
+    first = values(make(42))
+    assert sorted(first) == [0, 1, 2, 100, 101, 102]
+    assert [x for x in first if x < 100] == [0, 1, 2]  # each dataset's order is kept
+    assert values(make(42)) == first                  # same seed, same draws
+    ds = make(42)
+    assert values(ds) == values(ds)                   # and every iteration repeats them
+    assert len({tuple(values(make(s))) for s in range(20)}) > 1
+    tf.random.set_seed(5)
+    g1 = values(Dataset.sample_from_datasets([a, b]))
+    tf.random.set_seed(5)
+    assert values(Dataset.sample_from_datasets([a, b])) == g1
+    re = Dataset.sample_from_datasets([Dataset.range(50), Dataset.range(50)], seed=1,
+                                      rerandomize_each_iteration=True)
+    assert values(re) != values(re)
+
+
+def test_sample_from_datasets_weights_and_cardinality():
+    zeros, ones = Dataset.from_tensors(0).repeat(), Dataset.from_tensors(1).repeat()
+    mix = Dataset.sample_from_datasets([zeros, ones], weights=[0.75, 0.25], seed=0)
+    draws = np.array(values(mix.take(4000)))
+    assert abs(draws.mean() - 0.25) < 0.03
+    assert int(mix.cardinality()) == tf.data.INFINITE_CARDINALITY
+    assert values(Dataset.sample_from_datasets([zeros.take(3), ones], weights=[1.0, 0.0], seed=0)) == [0, 0, 0]
+    finite = Dataset.sample_from_datasets([Dataset.range(3), Dataset.range(5)], seed=3)
+    assert int(finite.cardinality()) == 8 and len(values(finite)) == 8
+    stop = Dataset.sample_from_datasets([Dataset.range(3), Dataset.range(10, 50)], seed=3,
+                                        stop_on_empty_dataset=True)
+    assert int(stop.cardinality()) == tf.data.UNKNOWN_CARDINALITY
+    out = values(stop)
+    assert [x for x in out if x < 10] == [0, 1, 2] and len(out) < 43 and out[-1] >= 10
+    # weights as a dataset: one list of weights per draw
+    per_draw = Dataset.from_tensors(np.array([0.0, 1.0])).repeat(3).concatenate(
+        Dataset.from_tensors(np.array([1.0, 0.0])).repeat(2))
+    assert values(Dataset.sample_from_datasets([zeros, ones], weights=per_draw, seed=0)) == [1, 1, 1, 0, 0]
+
+
+def test_sample_from_datasets_errors():
+    with pytest.raises(ValueError, match="non-empty list"):
+        Dataset.sample_from_datasets([])
+    with pytest.raises(ValueError, match="one weight per dataset"):
+        Dataset.sample_from_datasets([Dataset.range(2), Dataset.range(2)], weights=[1.0])
+    with pytest.raises(ValueError, match="non-negative"):
+        Dataset.sample_from_datasets([Dataset.range(2), Dataset.range(2)], weights=[1.0, -1.0])
+    with pytest.raises(TypeError, match="from_tensor_slices"):
+        Dataset.sample_from_datasets([Dataset.range(2), np.arange(2)])
+    with pytest.raises(TypeError, match="different structures"):
+        Dataset.sample_from_datasets([Dataset.range(2), Dataset.zip(Dataset.range(2), Dataset.range(2))])
+
+
+def test_choose_from_datasets_reproduces_tf_docstring_example():
+    datasets = [Dataset.from_tensors("foo").repeat(),
+                Dataset.from_tensors("bar").repeat(),
+                Dataset.from_tensors("baz").repeat()]
+    choice_dataset = Dataset.range(3).repeat(3)
+    result = Dataset.choose_from_datasets(datasets, choice_dataset)
+    assert [str(x) for x in result] == ["foo", "bar", "baz", "foo", "bar", "baz", "foo", "bar", "baz"]
+    assert int(result.cardinality()) == 9
+    short = [Dataset.range(2), Dataset.range(10, 15)]
+    choices = Dataset.from_tensor_slices([0, 1, 0, 0, 1, 1])
+    stopping = Dataset.choose_from_datasets(short, choices)
+    assert values(stopping) == [0, 10, 1]             # dataset 0 ran out: stop (the default)
+    assert int(stopping.cardinality()) == tf.data.UNKNOWN_CARDINALITY
+    assert values(Dataset.choose_from_datasets(short, choices, stop_on_empty_dataset=False)) == [0, 10, 1, 11, 12]
+
+
+def test_choose_from_datasets_errors():
+    with pytest.raises(ValueError, match="non-empty list"):
+        Dataset.choose_from_datasets([], Dataset.range(2))
+    with pytest.raises(TypeError, match="must be a tf.data.Dataset of scalar integers"):
+        Dataset.choose_from_datasets([Dataset.range(2)], [0, 0])
+    with pytest.raises(TypeError, match="scalar integers"):
+        Dataset.choose_from_datasets([Dataset.range(2)], Dataset.from_tensor_slices([0.0, 1.0]))
+    with pytest.raises(ValueError, match="index 2.*valid indices 0..1"):
+        values(Dataset.choose_from_datasets([Dataset.range(2), Dataset.range(2)], Dataset.from_tensor_slices([0, 2])))
