@@ -21,4 +21,5 @@ from ._builtin import (  # noqa: F401
     MaxPool1D as MaxPool1D, AvgPool1D as AvgPool1D, UpSampling2D as UpSampling2D,
     ZeroPadding2D as ZeroPadding2D, SimpleRNN as SimpleRNN, LSTM as LSTM, GRU as GRU,
 )
+from ._wrappers import Bidirectional as Bidirectional, TimeDistributed as TimeDistributed
 from ._flax import FlaxLayer as FlaxLayer

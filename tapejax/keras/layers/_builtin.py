@@ -1178,6 +1178,26 @@ class _RNN(Layer):
                     **self._cell_options())
         return list(outs) if self.return_state else outs[0]
 
+    def get_config(self):
+        """Keras's RNN config; ``type(layer).from_config(config)`` makes a fresh copy (Bidirectional's)."""
+        return {**super().get_config(), "units": self.units,
+                "activation": _rnn_config_value(self.activation, _activations),
+                "recurrent_activation": _rnn_config_value(self.recurrent_activation, _activations),
+                "use_bias": self.use_bias,
+                "kernel_initializer": _rnn_config_value(self.kernel_initializer, _initializers),
+                "recurrent_initializer": _rnn_config_value(self.recurrent_initializer, _initializers),
+                "bias_initializer": _rnn_config_value(self.bias_initializer, _initializers),
+                "unit_forget_bias": self.unit_forget_bias, "return_sequences": self.return_sequences,
+                "return_state": self.return_state, "go_backwards": self.go_backwards}
+
+
+def _rnn_config_value(obj, module):
+    # An activation's Keras name / an initializer's {'class_name', 'config'}; other callables as they are.
+    if module is _activations:
+        name = _activations.serialize(obj)
+        return name if isinstance(name, str) and _activations._BY_NAME.get(name) is obj else obj
+    return _initializers.serialize(obj) if isinstance(obj, _initializers.Initializer) else obj
+
 
 class SimpleRNN(_RNN):
     """Fully connected recurrence ``h = tanh(x @ kernel + h @ recurrent_kernel + bias)``; one op.
@@ -1240,3 +1260,6 @@ class GRU(_RNN):
 
     def _cell_options(self):
         return {"reset_after": self.reset_after}
+
+    def get_config(self):
+        return {**super().get_config(), "reset_after": self.reset_after}
