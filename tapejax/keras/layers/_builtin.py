@@ -282,9 +282,16 @@ def _channels_last(data_format):
 class _Activated:
     """Shared by layers with an ``activation=`` argument: fuse it when it is a known op."""
 
-    def _set_activation(self, activation):
+    def _set_kernel_options(self, activation, use_bias, kernel_initializer, bias_initializer,
+                            kernel_regularizer, bias_regularizer):
+        """The options every kernel (+ bias) layer takes: Dense, Conv1D, Conv2D."""
         self.activation = _activations.get(activation)
         self._k_act = _activations.pure(self.activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = _initializers.get(kernel_initializer)
+        self.bias_initializer = _initializers.get(bias_initializer)
+        self.kernel_regularizer = kernel_regularizer
+        self.bias_regularizer = bias_regularizer
 
     def _post(self, y):
         return y if self._k_act is not None else self.activation(y)
@@ -322,12 +329,8 @@ class Dense(_Activated, Layer):
                  activity_regularizer=None, kernel_constraint=None, bias_constraint=None, **kwargs):
         super().__init__(**kwargs)
         self.units = int(units)
-        self._set_activation(activation)
-        self.use_bias = use_bias
-        self.kernel_initializer = _initializers.get(kernel_initializer)
-        self.bias_initializer = _initializers.get(bias_initializer)
-        self.kernel_regularizer = kernel_regularizer
-        self.bias_regularizer = bias_regularizer
+        self._set_kernel_options(activation, use_bias, kernel_initializer, bias_initializer,
+                                 kernel_regularizer, bias_regularizer)
 
     def build(self, input_shape):
         last = TensorShape(input_shape)[-1]
@@ -383,12 +386,8 @@ class Conv2D(_Activated, Layer):
         self.padding = _padding(padding)
         self.dilation_rate = _pair(dilation_rate, "dilation_rate")
         self.groups = int(groups)
-        self._set_activation(activation)
-        self.use_bias = use_bias
-        self.kernel_initializer = _initializers.get(kernel_initializer)
-        self.bias_initializer = _initializers.get(bias_initializer)
-        self.kernel_regularizer = kernel_regularizer
-        self.bias_regularizer = bias_regularizer
+        self._set_kernel_options(activation, use_bias, kernel_initializer, bias_initializer,
+                                 kernel_regularizer, bias_regularizer)
 
     def build(self, input_shape):
         channels = TensorShape(input_shape)[-1]
@@ -474,12 +473,8 @@ class Conv1D(_Activated, Layer):
         self.filters = int(filters)
         self.kernel_size, self.strides, self.dilation_rate = one(kernel_size), one(strides), one(dilation_rate)
         self.padding = _padding(padding)
-        self._set_activation(activation)
-        self.use_bias = use_bias
-        self.kernel_initializer = _initializers.get(kernel_initializer)
-        self.bias_initializer = _initializers.get(bias_initializer)
-        self.kernel_regularizer = kernel_regularizer
-        self.bias_regularizer = bias_regularizer
+        self._set_kernel_options(activation, use_bias, kernel_initializer, bias_initializer,
+                                 kernel_regularizer, bias_regularizer)
 
     def build(self, input_shape):
         channels = TensorShape(input_shape)[-1]
