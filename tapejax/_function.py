@@ -20,6 +20,7 @@ When a tape outside the call is recording, the whole call is one tape op. Its
 VJP re-runs the step under an internal GradientTape and runs tapejax's own
 backward pass, so custom gradients inside the function are honoured outside.
 """
+import abc
 import collections
 import contextlib
 import functools
@@ -199,7 +200,61 @@ def _arg_is_leaf(x):
     return isinstance(x, _TensorBase) or x is None
 
 
+class TracingContext:
+    """What ``__tf_tracing_type__(context)`` is given (TensorFlow's ``TracingContext``)."""
+
+
+class TraceType(abc.ABC):
+    """How a Python argument of a :func:`function` keys its traces (``tf.types.experimental.TraceType``).
+
+    An object with ``__tf_tracing_type__(context)`` returning a TraceType is keyed by it:
+    calls whose arguments have equal trace types reuse a trace, and the trace runs the
+    Python function with ``placeholder_value()`` in the argument's place.
+
+    Example:
+        >>> import tapejax as tf
+        >>> class Kind(tf.types.experimental.TraceType):
+        ...     def __init__(self, obj): self.cls, self.obj = type(obj), obj
+        ...     def is_subtype_of(self, other): return self == other
+        ...     def most_specific_common_supertype(self, others):
+        ...         return self if all(self == o for o in others) else None
+        ...     def placeholder_value(self, placeholder_context=None): return self.obj
+        ...     def __eq__(self, other): return isinstance(other, Kind) and self.cls is other.cls
+        ...     def __hash__(self): return hash(self.cls)
+        >>> class Scale:
+        ...     factor = 3.0
+        ...     def __tf_tracing_type__(self, context): return Kind(self)
+        >>> f = tf.function(lambda s, x: s.factor * x)
+        >>> _ = f(Scale(), tf.constant(1.0)); _ = f(Scale(), tf.constant(2.0))
+        >>> f.experimental_get_tracing_count()
+        1
+    """
+
+    @abc.abstractmethod
+    def is_subtype_of(self, other):
+        """Whether every value of this type is also one of ``other``."""
+
+    @abc.abstractmethod
+    def most_specific_common_supertype(self, others):
+        """The most specific type of which this and ``others`` are subtypes, or None."""
+
+    def placeholder_value(self, placeholder_context=None):
+        """The value the Python function is traced with."""
+        raise NotImplementedError(f"{type(self).__name__}.placeholder_value is not implemented: the "
+                                  "trace needs a value to run the Python function with.")
+
+    @abc.abstractmethod
+    def __eq__(self, other):
+        ...
+
+    @abc.abstractmethod
+    def __hash__(self):
+        ...
+
+
 def _static_key(x):
+    if hasattr(x, "__tf_tracing_type__"):
+        return ("trace_type", x.__tf_tracing_type__(TracingContext()))
     try:
         hash(x)
     except TypeError:
@@ -260,6 +315,8 @@ def _slots(leaves, shapes=None):
             x = _Slot(TensorSpec(next(shapes, v.shape), v.dtype))
         elif isinstance(x, _variable.Variable):
             x = _VarSlot
+        elif hasattr(x, "__tf_tracing_type__"):
+            x = x.__tf_tracing_type__(TracingContext()).placeholder_value(None)
         out.append(x)
     return out
 

@@ -776,7 +776,6 @@ PLAN = {
 }
 
 XFAIL = {
-    15: 'tf.types.experimental.TraceType (the tracing protocol, __tf_tracing_type__) is missing',
     21: "ConcreteFunction's Output Type for an input of unknown rank: TensorFlow prints shape=<unknown>; tapejax traces an unknown rank at rank 0 (JAX has no unknown ranks)",
 }
 
