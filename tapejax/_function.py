@@ -1398,19 +1398,25 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None, 
     Args:
         func: the function; omitted when used as ``@tf.function(...)``.
         input_signature: optional list of :class:`TensorSpec` that arguments must
-            match (``None`` dimensions accept any size; each size is traced once).
+            match. ``None`` dimensions accept any size: the Python function is
+            traced once with them unknown (``x.shape`` shows None, ``tf.shape(x)``
+            gives their values) and the program is compiled once per size. A body
+            that needs the sizes, or runs host callbacks (``tf.print``), is traced
+            once per shape instead.
         autograph: convert Python ``if``/``while``/``for`` on tensors into staged
             control flow (``tf.cond`` / ``jax.lax.while_loop``), as TensorFlow's
             AutoGraph does (see ``tapejax._autograph``); ``False`` traces the
             Python code as written.
-        jit_compile, reduce_retracing: accepted for compatibility (everything
-            is compiled by XLA; each new shape is its own trace).
+        reduce_retracing: as in TensorFlow, a call with other sizes than the
+            first traces once more with the dimensions that differ unknown, and
+            that trace serves every later size.
+        jit_compile: accepted for compatibility (everything is compiled by XLA).
 
     Returns:
         A callable :class:`Function`.
 
     Raises:
-        TypeError / ValueError: arguments that do not match ``input_signature``.
+        TypeError: arguments that do not match ``input_signature``.
         ValueError: a call other than the first creates Variables, or the first
             creates new ones every time it is traced (TensorFlow's errors).
 
