@@ -23,6 +23,7 @@ backward pass, so custom gradients inside the function are honoured outside.
 import abc
 import collections
 import contextlib
+import types
 import functools
 import inspect
 import logging
@@ -1161,11 +1162,14 @@ class Function:
         not told to donate is thrown away and traced again knowing them."""
         first = self._trace_count == 0
         created_any = False
+        # TensorFlow traces the body once when its Variables already exist: know the ones it can
+        # reach up front (and those of the Python objects it is given), so no second trace
+        # repeats its Python side effects.
+        objs = [x for x in leaves if not isinstance(x, (_TensorBase, jax.Array, np.ndarray))]
         if first:
-            # TensorFlow traces the body once when its Variables already exist: know the ones it
-            # can reach up front, so no second trace repeats its Python side effects.
-            for v in _reachable_variables(self):
-                self._variables.setdefault(v._id, v)
+            objs += _function_objects(self)
+        for v in _variables_in(objs):
+            self._variables.setdefault(v._id, v)
         for _ in range(_MAX_TRACES):
             conc = ConcreteFunction(self, leaves, tree, var_args, self._variables.values(), self._assigned,
                                     shapes)
@@ -1321,10 +1325,9 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gr
     return out
 
 
-def _reachable_variables(function):
-    """The Variables a function's body can reach without being given them: those of the
-    instance of a method, and those in its closure and the globals its code names (Variables,
-    Modules, Keras layers and models, and lists, tuples and dicts of them)."""
+def _function_objects(function):
+    """What a function's body can reach without being given it: the instance of a method, its
+    closure and the globals its code names."""
     fn = function._python_function
     objs = []
     if function._bound_to is not None:
@@ -1336,6 +1339,12 @@ def _reachable_variables(function):
         objs += [c.cell_contents for c in (fn.__closure__ or ()) if _cell_set(c)]
         g = getattr(fn, "__globals__", {})
         objs += [g[n] for n in code.co_names if n in g]
+    return objs
+
+
+def _variables_in(objs):
+    """The Variables in ``objs``: Variables, Modules, Keras layers and models, lists, tuples and
+    dicts of them, and the attributes of other objects (a ``tf.random.Generator``)."""
     out, seen = [], set()
 
     def visit(x, depth=0):
@@ -1351,6 +1360,10 @@ def _reachable_variables(function):
                 visit(e, depth + 1)
         elif isinstance(x, dict) and depth < 2:
             for e in x.values():
+                visit(e, depth + 1)
+        elif depth == 0 and hasattr(x, "__dict__") and not isinstance(
+                x, (type, types.ModuleType, types.FunctionType, types.MethodType, functools.partial)):
+            for e in vars(x).values():
                 visit(e, depth + 1)
 
     for x in objs:
