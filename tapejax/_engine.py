@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes, _state
+from . import _dtypes, _state, errors
 from ._tensor import Tensor, _TensorBase, to_array, _contains_tensor, is_jax_autodiff, _python_default_dtype
 
 
@@ -56,12 +56,13 @@ class Op:
     """
 
     __slots__ = ("name", "fn", "vjp", "static", "n_args", "variadic", "_jfn", "same_dtype", "host",
-                 "__weakref__")
+                 "explain", "__weakref__")
 
     def __init__(self, fn, vjp=None, name=None, static=(), jit=True):
         self.name = name or getattr(fn, "__name__", "op")
         self.same_dtype = False  # inputs share one dtype (TF's type attr T): see _converted_like
         self.host = None         # a NumPy version folding known values while tracing (see _fold)
+        self.explain = None      # (shapes, static) -> TensorFlow's message for bad arguments (_op_error)
         self.fn = fn
         self.vjp = vjp
         self.static = tuple(static)
@@ -200,6 +201,8 @@ def apply(op, args, static):
         out = op._jfn(*vals, **static)
     except jax.errors.UnexpectedTracerError:
         raise _out_of_scope(ins) from None
+    except (TypeError, ValueError) as e:
+        raise _op_error(op, vals, static, e) from None
     if jax_autodiff and not recorders:
         # A jax array that jax.grad/vjp/jvp is differentiating came in: a jax array goes out, as
         # JAX needs of the function it differentiates (a scalar output, a cotangent of the
@@ -221,6 +224,30 @@ def apply(op, args, static):
         keep = op.vjp is not None and type(result) is Tensor
         _record(recorders, op, static, ins, outs, ans=result if keep else None)
     return result
+
+
+def _op_error(op, vals, static, error):
+    """TensorFlow's exception for arguments an op cannot compute with (incompatible shapes):
+    ``InvalidArgumentError`` when running, ``ValueError`` while tracing (TF's shape inference),
+    with TensorFlow's message where the op gives one (``op.explain``), else JAX's."""
+    if isinstance(error, _JAX_TRACE_ERRORS):
+        return error
+    tracing = _state._local.tracing or any(isinstance(v, jax.core.Tracer) for v in vals)
+    if tracing:   # TensorFlow's shape inference raises ValueError while tracing
+        return ValueError(f"{op.name}: {error}")
+    message = None
+    if op.explain is not None:
+        try:
+            message = op.explain([tuple(np.shape(v)) for v in vals], static)
+        except Exception:   # the explanation must never hide the error
+            message = None
+    message = message or f"{op.name}: {error}"
+    return errors.InvalidArgumentError(None, None, message)
+
+
+_JAX_TRACE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
+                     jax.errors.TracerIntegerConversionError, jax.errors.TracerBoolConversionError,
+                     jax.errors.NonConcreteBooleanIndexError)
 
 
 _FOLD_SIZE = 64   # values larger than this are not folded

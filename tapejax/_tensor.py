@@ -113,7 +113,12 @@ class TensorShape(tuple):
 
 def _python_default_dtype(x):
     """TensorFlow's dtype for Python data: float32 for floats, int32 for ints that fit (else int64)."""
-    arr = np.asarray(x)
+    try:
+        arr = np.asarray(x)
+    except ValueError as e:
+        if "inhomogeneous" in str(e):
+            raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
+        raise
     if arr.dtype == np.float64:
         return arr.astype(np.float32)
     if arr.dtype == np.int64:
