@@ -238,11 +238,20 @@ def _host_value(a):
     return np.asarray(to_array(a))
 
 
+def _is_text(a):
+    if isinstance(a, _TensorBase):
+        return a._value.dtype == object
+    if isinstance(a, np.ndarray):
+        return a.dtype.kind in "OUS"
+    if isinstance(a, (list, tuple)):
+        return any(_is_text(e) for e in a)
+    return isinstance(a, (str, bytes))
+
+
 def _host_apply(op, args, static):
     """An op on string tensors (NumPy object arrays of bytes on the host): the op's NumPy
     implementation ``op.host``. Never recorded: strings carry no gradients, as in TensorFlow."""
-    if not any(isinstance(a, _TensorBase) and a._value.dtype == object or isinstance(a, (str, bytes))
-               or isinstance(a, (list, tuple, np.ndarray)) and np.asarray(a).dtype.kind in "OUS" for a in args):
+    if not any(_is_text(a) for a in args):
         return NotImplemented
     vals = [_host_value(a) for a in args]
     if op.same_dtype:

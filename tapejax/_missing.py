@@ -27,13 +27,6 @@ MISSING = {
                      "Model.compile/fit, or a custom loop with tf.GradientTape.",
         "lite": "tf.lite (TensorFlow Lite conversion) " + _NOT_PROVIDED + ": export with tf.saved_model.save "
                 "or jax.export.",
-        "sparse": "tf.sparse " + _NOT_PROVIDED + ": use dense tensors, or jax.experimental.sparse on jax arrays.",
-        "SparseTensor": "tf.SparseTensor " + _NOT_PROVIDED + ": use dense tensors, or jax.experimental.sparse.BCOO.",
-        "ragged": "tf.ragged " + _NOT_PROVIDED + ": pad to a dense tensor and carry a mask or the lengths.",
-        "RaggedTensor": "tf.RaggedTensor " + _NOT_PROVIDED + ": pad to a dense tensor and carry a mask or the "
-                        "lengths.",
-        "strings": "tf.strings " + _NOT_PROVIDED + ": tapejax tensors hold numbers; process text in Python "
-                   "(or tokenize with your tokenizer) before making tensors.",
         "image": "tf.image " + _NOT_PROVIDED + ": use jax.image.resize / jax.image.scale_and_translate, or "
                  "dm-pix (import dm_pix) for augmentations, on jax arrays.",
         "io": "tf.io " + _NOT_PROVIDED + ": read files with Python or NumPy (np.load, PIL), then "

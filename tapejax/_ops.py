@@ -718,8 +718,8 @@ def constant(value, dtype=None, shape=None, name=None):
 
 
 def is_tensor(x):
-    """Whether ``x`` is a Tensor or Variable."""
-    return isinstance(x, _TensorBase)
+    """Whether ``x`` is a Tensor or Variable (or a RaggedTensor / SparseTensor, TensorFlow's composite tensors)."""
+    return isinstance(x, _TensorBase) or getattr(type(x), "_tf_composite", False)
 
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):

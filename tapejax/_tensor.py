@@ -117,8 +117,7 @@ def _python_default_dtype(x):
     try:
         arr = np.asarray(x)
     except ValueError:  # rows of different lengths
-        raise ValueError("Can't convert non-rectangular Python sequence to Tensor: its rows differ in length. "
-                         "Use tf.ragged.constant for rows of different lengths.") from None
+        raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
     if arr.dtype == np.float64:
         return arr.astype(np.float32)
     if arr.dtype == np.int64:
@@ -145,14 +144,11 @@ def string_array(x):
     bad = next((e for e in flat if not isinstance(e, bytes)), None)
     if bad is not None:
         if isinstance(bad, (list, tuple)):
-            raise ValueError("Can't convert non-rectangular Python sequence to Tensor: its rows differ in "
-                             "length. Use tf.ragged.constant for rows of different lengths.")
+            raise ValueError("Can't convert non-rectangular Python sequence to Tensor.")
         if isinstance(x, np.ndarray):
             raise ValueError(f"Failed to convert a NumPy array to a Tensor (Unsupported object type "
                              f"{type(bad).__name__}).")
-        raise ValueError("Can't convert Python sequence with mixed types to Tensor: strings and numbers "
-                         "cannot share one tensor. Convert the numbers with str() or the strings with "
-                         "tf.strings.to_number.")
+        raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
     out = np.empty(objs.shape, object)
     out.reshape(-1)[:] = flat if flat else []
     out.flags.writeable = False  # a tensor is immutable; .numpy() gives this array, as for numbers
