@@ -163,6 +163,19 @@ class RaggedTensor:
         mask = np.arange(m)[None, :] < lens[:, None]
         return cls.from_row_lengths(_ops.boolean_mask(t, mask), lens)
 
+    @classmethod
+    def from_sparse(cls, st_input, name=None, row_splits_dtype=None):
+        """The rows of a 2-D ``tf.sparse.SparseTensor`` whose entries fill each row from its start
+        (as ``to_sparse`` makes them)."""
+        idx = np.asarray(st_input.indices).reshape(-1, 2)
+        n = int(np.asarray(st_input.dense_shape)[0])
+        lengths = np.bincount(idx[:, 0], minlength=n)
+        expected = np.arange(len(idx)) - np.concatenate([[0], np.cumsum(lengths)])[idx[:, 0]]
+        if idx.size and (np.any(np.diff(idx[:, 0]) < 0) or np.any(idx[:, 1] != expected)):
+            raise errors.InvalidArgumentError(None, None, "from_sparse needs row-major entries that fill each "
+                                              "row from column 0: call tf.sparse.reorder, or pad with to_dense.")
+        return cls.from_row_lengths(st_input.values, lengths)
+
     # ------------------------------------------------------------------ structure
     @property
     def values(self):
