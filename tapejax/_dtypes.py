@@ -149,9 +149,13 @@ def np_dtype(value):
     return None if value is None else as_dtype(value)._np
 
 
-def is_string(np_dt):
-    """Whether values of this numpy dtype are strings (a host NumPy object array)."""
-    return np_dt == np.object_
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def c_name(dtype):
+    """The dtype's name in TensorFlow's kernel messages ('float' for float32, 'double', 'half')."""
+    name = as_dtype(dtype).name
+    return _C_NAMES.get(name, name)
 
 
 def is_float(np_dt):

@@ -422,9 +422,9 @@ def cast(x, dtype, name=None):
     if dt == object or (v is not None and v.dtype == object):
         if v is not None and v.dtype == dt:
             return identity(x)
-        frm = (x.dtype if v is not None else Tensor(to_array(x)).dtype).name
+        frm = _dtypes.c_name(x.dtype if v is not None else Tensor(to_array(x)).dtype)
         raise errors.UnimplementedError(None, None, (
-            f"Cast {frm} to {_dtypes.as_dtype(dt).name} is not supported [Op:Cast]: "
+            f"Cast {frm} to {_dtypes.c_name(dt)} is not supported [Op:Cast]: "
             + ("parse strings with tf.strings.to_number." if frm == "string" else
                "format numbers as strings with tf.strings.as_string.")))
     return _cast(x, dtype=dt)

@@ -143,6 +143,9 @@ def string_array(x):
     flat = [e.encode("utf-8") if isinstance(e, str) else e for e in objs.reshape(-1)]
     bad = next((e for e in flat if not isinstance(e, bytes)), None)
     if bad is not None:
+        if not isinstance(x, (list, tuple, np.ndarray)):
+            raise ValueError(f"Attempt to convert a value ({x!r}) with an unsupported type ({type(x)}) to a "
+                             "Tensor.")
         if isinstance(bad, (list, tuple)):
             raise ValueError("Can't convert non-rectangular Python sequence to Tensor.")
         if isinstance(x, np.ndarray):
@@ -156,7 +159,7 @@ def string_array(x):
 
 
 def _cannot_convert(x, dtype):
-    return TypeError(f"Cannot convert {x!r} to EagerTensor of dtype {_dtypes.as_dtype(dtype).name}")
+    return TypeError(f"Cannot convert {x!r} to EagerTensor of dtype {_dtypes.c_name(dtype)}")
 
 
 _WIDE = {np.dtype(np.int64): np.int32, np.dtype(np.uint64): np.uint32, np.dtype(np.float64): np.float32,

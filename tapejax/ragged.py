@@ -730,4 +730,12 @@ RaggedTensor.__abs__ = lambda self: _dispatch(_ops.abs, (self,), {})
 RaggedTensor.__invert__ = lambda self: _dispatch(_ops.logical_not, (self,), {})
 
 
+
+
+# A RaggedTensor is a JAX pytree: its values are the leaf, its row partition static data, so
+# jax.tree functions and a compiled tf.function see the values (a new partition traces again).
+jax.tree_util.register_pytree_node(
+    RaggedTensor, lambda rt: ((rt._values,), tuple(rt._splits.tolist())),
+    lambda splits, children: RaggedTensor(children[0], np.asarray(splits, np.int64), internal=True))
+
 __all__ = ["RaggedTensor", "constant", "map_flat_values", "range", "stack"]

@@ -439,5 +439,19 @@ def eye(num_rows, num_columns=None, dtype=_dtypes.float32, name=None):
     return SparseTensor(np.stack([np.arange(k)] * 2, axis=1), _ops.ones([k], dtype), [n, m])
 
 
+# A SparseTensor is a JAX pytree: its values are the leaf, its coordinates and shape static data.
+def _unflatten(static, children):
+    sp = object.__new__(SparseTensor)
+    sp._values = children[0]
+    sp._indices = np.asarray(static[0], np.int64).reshape(-1, len(static[1]))
+    sp._shape = np.asarray(static[1], np.int64)
+    return sp
+
+
+jax.tree_util.register_pytree_node(
+    SparseTensor, lambda sp: ((sp._values,), (tuple(sp._indices.reshape(-1).tolist()), tuple(sp._shape.tolist()))),
+    _unflatten)
+
+
 __all__ = ["SparseTensor", "to_dense", "from_dense", "reorder", "add", "sparse_dense_matmul", "reduce_sum",
            "reduce_max", "map_values", "transpose", "concat", "slice", "retain", "eye"]
