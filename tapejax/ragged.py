@@ -317,12 +317,19 @@ class RaggedTensor:
         return [inner[s:e] for s, e in zip(self._splits[:-1], self._splits[1:])]
 
     def numpy(self):
-        """An object array of the rows as NumPy arrays, as TensorFlow gives."""
-        inner = self._values.numpy() if isinstance(self._values, RaggedTensor) else self._values.numpy()
-        out = np.empty(len(self._splits) - 1, object)
-        for i, (s, e) in enumerate(zip(self._splits[:-1], self._splits[1:])):
-            out[i] = inner[s:e]
-        return out
+        """The rows as NumPy, as TensorFlow gives them: an object array of row arrays, or one
+        array when the rows happen to have one length."""
+        values = self._values.numpy()
+        rows = [values[s:e] for s, e in zip(self._splits[:-1], self._splits[1:])]
+        if not rows:
+            return np.zeros((0, 0) + values.shape[1:], dtype=values.dtype)
+        if any(len(r) != len(rows[0]) for r in rows):
+            out = np.empty(len(rows), object)
+            out[:] = [None] * len(rows)
+            for i, r in enumerate(rows):
+                out[i] = r
+            return out
+        return np.array(rows)
 
     def to_sparse(self, name=None):
         """A ``tf.sparse.SparseTensor`` of the values at their (row, column) positions."""
@@ -396,6 +403,14 @@ class RaggedTensor:
     def __iter__(self):
         for i in builtins.range(len(self._splits) - 1):
             yield self._row(i)
+
+    def _map_rows(self, fn, signature=None):
+        """``tf.map_fn(fn, rt)``: ``fn`` of each row; the rows of the result form a RaggedTensor,
+        or, with a ``fn_output_signature`` dtype, are stacked as a dense tensor."""
+        rows = [fn(r) for r in self]
+        if signature is not None:
+            return _ops.stack([_tensor(r, signature) for r in rows])
+        return stack(rows)
 
     # ------------------------------------------------------------------ printing
     def __repr__(self):
