@@ -265,6 +265,9 @@ def add(a, b, threshold=0, name=None):
     sums below ``threshold`` in magnitude are dropped), or a SparseTensor and a dense tensor
     (a dense tensor) (``tf.sparse.add``). Differentiable in the values.
 
+    Like TensorFlow's, it expects entries in row-major order (``tf.sparse.reorder``): for
+    unordered inputs TensorFlow's merge keeps their order, this sorts them.
+
     Example:
         >>> import tapejax as tf
         >>> a = tf.sparse.SparseTensor(indices=[[0, 2], [3, 4]], values=[31, 2], dense_shape=[4, 10])
