@@ -1036,8 +1036,8 @@ class Dataset:
             ...             tf.data.Dataset.from_tensors("baz").repeat()]
             >>> choice_dataset = tf.data.Dataset.range(3).repeat(3)
             >>> result = tf.data.Dataset.choose_from_datasets(datasets, choice_dataset)
-            >>> [str(x) for x in result]
-            ['foo', 'bar', 'baz', 'foo', 'bar', 'baz', 'foo', 'bar', 'baz']
+            >>> [x.numpy() for x in result]
+            [b'foo', b'bar', b'baz', b'foo', b'bar', b'baz', b'foo', b'bar', b'baz']
         """
         datasets = _check_datasets(datasets, "choose_from_datasets")
         n = len(datasets)
