@@ -27,19 +27,7 @@ from . import _dtypes, _engine, _ops, errors
 from ._tensor import Tensor, TensorShape, _TensorBase, _Ref
 from ._ops import _INDEX
 from .extend import defop
-
-
-def _tensor(x, dtype=None):
-    if type(x) is Tensor and (dtype is None or x.dtype == dtype):
-        return x
-    return _ops.convert_to_tensor(x, dtype=dtype)
-
-
-def _np_index(x):
-    a = np.asarray(x._value if isinstance(x, _TensorBase) else x)
-    if a.dtype.kind not in "iu":
-        raise TypeError(f"Row partitions must be integers, got dtype {a.dtype}.")
-    return a.astype(np.int64).reshape(-1)
+from .sparse import SparseTensor, _host_index, _index_tensor, _tensor
 
 
 def _invalid(x, y):
@@ -78,7 +66,7 @@ class RaggedTensor:
     def from_row_splits(cls, values, row_splits, name=None, validate=True):
         """Rows ``values[row_splits[i]:row_splits[i + 1]]``."""
         values = values if isinstance(values, RaggedTensor) else _tensor(values)
-        splits = _np_index(row_splits)
+        splits = _host_index(row_splits).reshape(-1)
         if validate:
             n = _nrows_of(values)
             if splits.size == 0 or splits[0] != 0:
@@ -94,13 +82,13 @@ class RaggedTensor:
     @classmethod
     def from_row_lengths(cls, values, row_lengths, name=None, validate=True):
         """Rows of ``row_lengths[i]`` values each."""
-        lengths = _np_index(row_lengths)
+        lengths = _host_index(row_lengths).reshape(-1)
         return cls.from_row_splits(values, np.concatenate([[0], np.cumsum(lengths)]), validate=validate)
 
     @classmethod
     def from_value_rowids(cls, values, value_rowids, nrows=None, name=None, validate=True):
         """Value ``j`` goes to row ``value_rowids[j]`` (sorted); ``nrows`` adds empty rows at the end."""
-        ids = _np_index(value_rowids)
+        ids = _host_index(value_rowids).reshape(-1)
         if ids.size and np.any(np.diff(ids) < 0):
             raise errors.InvalidArgumentError(None, None, "value_rowids must be sorted in ascending order.")
         n = (int(ids[-1]) + 1 if ids.size else 0) if nrows is None else int(nrows)
@@ -111,12 +99,12 @@ class RaggedTensor:
     def from_row_starts(cls, values, row_starts, name=None, validate=True):
         """Row ``i`` starts at ``row_starts[i]``; the last ends at the end of ``values``."""
         values = values if isinstance(values, RaggedTensor) else _tensor(values)
-        return cls.from_row_splits(values, np.append(_np_index(row_starts), _nrows_of(values)), validate=validate)
+        return cls.from_row_splits(values, np.append(_host_index(row_starts).reshape(-1), _nrows_of(values)), validate=validate)
 
     @classmethod
     def from_row_limits(cls, values, row_limits, name=None, validate=True):
         """Row ``i`` ends at ``row_limits[i]``."""
-        return cls.from_row_splits(values, np.concatenate([[0], _np_index(row_limits)]), validate=validate)
+        return cls.from_row_splits(values, np.concatenate([[0], _host_index(row_limits).reshape(-1)]), validate=validate)
 
     @classmethod
     def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None, validate=True):
@@ -151,7 +139,7 @@ class RaggedTensor:
             raise ValueError(f"from_tensor needs a tensor of rank >= 2, got shape {tuple(t.shape)}.")
         n, m = t.shape[0], t.shape[1]
         if lengths is not None:
-            lens = np.minimum(_np_index(lengths), m)
+            lens = np.minimum(_host_index(lengths).reshape(-1), m)
         elif padding is not None:
             pad = np.asarray(t) == np.asarray(_tensor(padding, t.dtype))
             pad = pad.reshape(n, m, -1).all(axis=2)
@@ -333,7 +321,6 @@ class RaggedTensor:
 
     def to_sparse(self, name=None):
         """A ``tf.sparse.SparseTensor`` of the values at their (row, column) positions."""
-        from .sparse import SparseTensor
         if isinstance(self._values, RaggedTensor) or self._values.ndim != 1:
             raise ValueError("tapejax's to_sparse converts 2-D ragged tensors; call to_tensor first.")
         cols = np.arange(len(self._rowids())) - self._splits[:-1][self._rowids()]
@@ -438,14 +425,10 @@ def _nrows_of(values):
     return len(values._splits) - 1 if isinstance(values, RaggedTensor) else int(values.shape[0])
 
 
-def _index_tensor(a):
-    return Tensor(jnp.asarray(np.asarray(a, np.int64).astype(_INDEX)))
-
-
 def _take_values(values, idx):
     if isinstance(values, RaggedTensor):
         return values._take(idx)
-    return _ops.gather(values, Tensor(jnp.asarray(np.asarray(idx, np.int64).astype(_INDEX))))
+    return _ops.gather(values, _index_tensor(idx))
 
 
 # ---------------------------------------------------------------------- tf.ragged functions

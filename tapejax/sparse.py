@@ -32,9 +32,10 @@ def _tensor(x, dtype=None):
 
 
 def _host_index(x):
+    """Coordinates, shapes or row partitions as host int64 NumPy (they are concrete)."""
     a = np.asarray(x._value if isinstance(x, _TensorBase) else x)
     if a.size and a.dtype.kind not in "iu":
-        raise TypeError(f"SparseTensor indices and dense_shape must be integers, got dtype {a.dtype}.")
+        raise TypeError(f"Indices, shapes and row partitions must be integers, got dtype {a.dtype}.")
     return a.astype(np.int64)
 
 
