@@ -63,6 +63,17 @@ MISSING = {
         "export": "tf.keras.export " + _NOT_PROVIDED + ": use tf.saved_model.save(model, path).",
         "dtensor": "tf.keras.dtensor " + _NOT_PROVIDED + ": shard with tf.distribute or jax.sharding.",
     },
+    "tapejax.strings": {
+        "to_hash_bucket_fast": "tf.strings.to_hash_bucket_fast (TensorFlow's FarmHash Fingerprint64 buckets) "
+                               + _NOT_PROVIDED + ": map tokens to ids with a vocabulary (a Python dict), or "
+                               "hash them in Python (hashlib); bucket numbers would differ from TensorFlow's.",
+        "to_hash_bucket_strong": "tf.strings.to_hash_bucket_strong (keyed SipHash) " + _NOT_PROVIDED + ": map "
+                                 "tokens to ids with a vocabulary, or hash them in Python (hashlib.blake2b with a key).",
+        "to_hash_bucket": "tf.strings.to_hash_bucket " + _NOT_PROVIDED + ": map tokens to ids with a vocabulary "
+                          "(a Python dict), or hash them in Python (hashlib).",
+        "unicode_script": "tf.strings.unicode_script (ICU script codes) " + _NOT_PROVIDED + ": use "
+                          "unicodedata.name(chr(c)) in Python, or the regex module's \\p{Script=...} classes.",
+    },
     "tapejax.data": {
         "TFRecordDataset": "tf.data.TFRecordDataset " + _NOT_PROVIDED + ": read the records in Python and "
                            "use tf.data.Dataset.from_generator.",

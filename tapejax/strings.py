@@ -474,3 +474,6 @@ def unicode_transcode(input, input_encoding, output_encoding, errors="replace", 
 __all__ = ["length", "lower", "upper", "strip", "substr", "regex_replace", "regex_full_match", "join",
            "reduce_join", "format", "to_number", "as_string", "split", "bytes_split", "unicode_split",
            "unicode_decode", "unicode_decode_with_offsets", "unicode_encode", "unicode_transcode"]
+
+from ._missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr(__name__)

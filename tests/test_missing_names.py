@@ -20,6 +20,7 @@ COMMON = [
     ("tapejax.keras", "preprocessing", "tf.data.Dataset"), ("tapejax.keras", "applications", "flax"),
     ("tapejax.keras", "datasets", "np.load"), ("tapejax.data", "TFRecordDataset", "from_generator"),
     ("tapejax.data", "TextLineDataset", "from_tensor_slices"),
+    ("tapejax.strings", "to_hash_bucket_fast", "vocabulary"), ("tapejax.strings", "unicode_script", "unicodedata"),
 ]
 
 
