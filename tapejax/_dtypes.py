@@ -36,7 +36,7 @@ class DType:
 
     @property
     def name(self):
-        return self._np.name
+        return "string" if self._np.kind == "O" else self._np.name
 
     @property
     def as_numpy_dtype(self):
@@ -118,6 +118,7 @@ uint64 = _make("uint64", np.uint64)
 bool = _make("bool", np.bool_)  # noqa: A001  (TF's name)
 complex64 = _make("complex64", np.complex64)
 complex128 = _make("complex128", np.complex128)
+# String tensors hold NumPy object arrays of bytes on the host (JAX arrays hold numbers).
 string = _make("string", np.object_)
 
 
@@ -138,12 +139,23 @@ def as_dtype(value):
     except TypeError:
         raise TypeError(f"Cannot convert {value!r} to a dtype. Use a tf dtype such as tf.float32, "
                         "a numpy dtype, or a name such as 'float32'.") from None
+    if np_dtype.kind in "OUS":  # object, str and bytes NumPy data are TensorFlow's strings
+        return string
     return _BY_NAME.get(np_dtype.name) or DType(np_dtype)
 
 
 def np_dtype(value):
     """numpy dtype of a DType-like value (None stays None)."""
     return None if value is None else as_dtype(value)._np
+
+
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def c_name(dtype):
+    """The dtype's name in TensorFlow's kernel messages ('float' for float32, 'double', 'half')."""
+    name = as_dtype(dtype).name
+    return _C_NAMES.get(name, name)
 
 
 def is_float(np_dt):

@@ -61,7 +61,9 @@ class Op:
     def __init__(self, fn, vjp=None, name=None, static=(), jit=True):
         self.name = name or getattr(fn, "__name__", "op")
         self.same_dtype = False  # inputs share one dtype (TF's type attr T): see _converted_like
-        self.host = None         # a NumPy version folding known values while tracing (see _fold)
+        # The op on NumPy arrays: for string tensors (which JAX cannot hold, see _host_apply), and
+        # to fold shape arithmetic while tracing (see _fold).
+        self.host = None
         self.explain = None      # (shapes, static) -> TensorFlow's message for bad arguments (_op_error)
         self.fn = fn
         self.vjp = vjp
@@ -184,24 +186,33 @@ def apply(op, args, static):
     ins = []
     vals = []
     jax_autodiff = False
-    for a in args:
-        if type(a) is Tensor:  # the common case, inline: this loop runs for every eager op
-            ins.append(a)
-            vals.append(a._value)
-        else:
-            if op.same_dtype:
-                a = _converted_like(a, args)
-            t, v = _arg(a, recorders)
-            ins.append(t)
-            vals.append(v)
-            jax_autodiff = jax_autodiff or is_jax_autodiff(v)
-    if static:
-        static = {k: freeze(v) for k, v in static.items()}
+    given = static
     try:
+        for a in args:
+            if type(a) is Tensor:  # the common case, inline: this loop runs for every eager op
+                ins.append(a)
+                vals.append(a._value)
+            else:
+                if op.same_dtype:
+                    a = _converted_like(a, args)
+                t, v = _arg(a, recorders)
+                ins.append(t)
+                vals.append(v)
+                jax_autodiff = jax_autodiff or is_jax_autodiff(v)
+        if static:
+            static = {k: freeze(v) for k, v in static.items()}
         out = op._jfn(*vals, **static)
     except jax.errors.UnexpectedTracerError:
         raise _out_of_scope(ins) from None
     except (TypeError, ValueError) as e:
+        # Values JAX does not take (string tensors, RaggedTensor, SparseTensor): their own
+        # implementation of the op, if one claims them. The numeric path never comes here.
+        for d in dispatchers:
+            result = d(op, args, given)
+            if result is not NotImplemented:
+                return result
+        if len(vals) < len(args):
+            raise           # an argument that does not convert: its own error
         raise _op_error(op, vals, static, e) from None
     if jax_autodiff and not recorders:
         # A jax array that jax.grad/vjp/jvp is differentiating came in: a jax array goes out, as
@@ -274,6 +285,69 @@ def _fold(op, args, static, out):
         return
     if value.dtype == object or value.dtype.kind in "iub":
         _state.set_known(out, value)
+
+
+def _host_value(a):
+    """An op argument as NumPy, for an op run on the host."""
+    if isinstance(a, _TensorBase):
+        return np.asarray(a._value)
+    return np.asarray(to_array(a))
+
+
+def _is_text(a):
+    if isinstance(a, _TensorBase):
+        return a._value.dtype == object
+    if isinstance(a, np.ndarray):
+        return a.dtype.kind in "OUS"
+    if isinstance(a, (list, tuple)):
+        return any(_is_text(e) for e in a)
+    return isinstance(a, (str, bytes))
+
+
+def _host_apply(op, args, static):
+    """An op on string tensors (NumPy object arrays of bytes on the host): the op's NumPy
+    implementation ``op.host``. Never recorded: strings carry no gradients, as in TensorFlow."""
+    if not any(_is_text(a) for a in args):
+        return NotImplemented
+    vals = [_host_value(a) for a in args]
+    if op.same_dtype:
+        for i, (a, v) in enumerate(zip(args, vals)):
+            if v.dtype != object:
+                if not isinstance(a, _TensorBase):
+                    raise TypeError(f"Cannot convert {a!r} to EagerTensor of dtype string")
+                raise errors.InvalidArgumentError(None, None, (
+                    f"cannot compute {op.name} as input #{i}(zero-based) was expected to be a string tensor "
+                    f"but is a {a.dtype.name} tensor [Op:{op.name}]"))
+    try:
+        if op.host is None:
+            raise TypeError(op.name)
+        out = op.host(*vals, **static)
+    except TypeError:   # an op on numbers (its NumPy version, if any, refuses bytes too)
+        raise errors.InvalidArgumentError(None, None, (
+            f"Value for attr 'T' of string is not in the list of allowed values of {op.name}: it computes "
+            "on numbers. Parse the strings first with tf.strings.to_number (or tf.strings.length, "
+            "tf.strings.unicode_decode) [Op:" + op.name + "]")) from None
+    if isinstance(out, (tuple, list)):
+        return type(out)(_host_out(o) for o in out)
+    return _host_out(out)
+
+
+def _host_out(o):
+    if isinstance(o, bytes):
+        a = np.empty((), object)
+        a[()] = o
+        o = a
+    o = np.asarray(o)
+    if o.dtype == object:
+        o.flags.writeable = False
+        return Tensor(o)
+    return Tensor(jnp.asarray(o))
+
+
+# What ``apply`` tries when JAX refuses an op's arguments: ``d(op, args, static)`` returns
+# the result, or NotImplemented for arguments it does not handle (tapejax.ragged and
+# tapejax.sparse add theirs).
+dispatchers = [_host_apply]
 
 
 def _out_of_scope(ins):

@@ -263,6 +263,14 @@ def _static_key(x):
     return (type(x), x)
 
 
+_STRINGS_IN_FUNCTION = (
+    "A tapejax.function {what}: a compiled function is one XLA program, and XLA computes "
+    "on numbers, while string tensors are NumPy arrays processed eagerly on the host. Run the "
+    "tf.strings ops outside the function (before calling it, or in the tf.data pipeline) and pass "
+    "numbers in and out (token ids, tf.strings.to_number), or run it eagerly with "
+    "tf.config.run_functions_eagerly(True).")
+
+
 def _split_args(args, kwargs):
     """(tensor values, tensors, Variable arguments, leaves, tree, cache key) of a call.
 
@@ -521,6 +529,8 @@ class ConcreteFunction:
         with ctx:
             outputs, scope = self._body(arg_vals, state, given)
         arrays = list(outputs.arrays)
+        if any(isinstance(a, np.ndarray) and a.dtype == object for a in arrays):
+            raise TypeError(_STRINGS_IN_FUNCTION.format(what="returned a string tensor"))
         outputs.forget_values()
         self._outputs, self._scope = outputs, scope
         self._updated = self._donate + tuple(i for i in self._keep if state[i]._id in scope.written)
@@ -1160,6 +1170,8 @@ class Function:
         """Traces a new signature. The state the body touches is found by tracing: a trace that
         captures Variables it was not given, creates Variables, or assigns Variables it was
         not told to donate is thrown away and traced again knowing them."""
+        if any(v.dtype == object for v in vals):
+            raise TypeError(_STRINGS_IN_FUNCTION.format(what="was given a string tensor"))
         first = self._trace_count == 0
         created_any = False
         # TensorFlow traces the body once when its Variables already exist: know the ones it can

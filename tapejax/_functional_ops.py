@@ -266,6 +266,8 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         array([3, 8], dtype=int32)
     """
     sig = fn_output_signature if fn_output_signature is not None else dtype
+    if hasattr(elems, "_map_rows"):  # a RaggedTensor: fn gets each row (see tapejax.ragged)
+        return elems._map_rows(fn, sig)
     x_leaves, x_tree, n = _elems(elems, ("tf.map_fn", fn))
 
     def call(x):

@@ -27,13 +27,6 @@ MISSING = {
                      "Model.compile/fit, or a custom loop with tf.GradientTape.",
         "lite": "tf.lite (TensorFlow Lite conversion) " + _NOT_PROVIDED + ": export with tf.saved_model.save "
                 "or jax.export.",
-        "sparse": "tf.sparse " + _NOT_PROVIDED + ": use dense tensors, or jax.experimental.sparse on jax arrays.",
-        "SparseTensor": "tf.SparseTensor " + _NOT_PROVIDED + ": use dense tensors, or jax.experimental.sparse.BCOO.",
-        "ragged": "tf.ragged " + _NOT_PROVIDED + ": pad to a dense tensor and carry a mask or the lengths.",
-        "RaggedTensor": "tf.RaggedTensor " + _NOT_PROVIDED + ": pad to a dense tensor and carry a mask or the "
-                        "lengths.",
-        "strings": "tf.strings " + _NOT_PROVIDED + ": tapejax tensors hold numbers; process text in Python "
-                   "(or tokenize with your tokenizer) before making tensors.",
         "image": "tf.image " + _NOT_PROVIDED + ": use jax.image.resize / jax.image.scale_and_translate, or "
                  "dm-pix (import dm_pix) for augmentations, on jax arrays.",
         "io": "tf.io " + _NOT_PROVIDED + ": read files with Python or NumPy (np.load, PIL), then "
@@ -69,6 +62,17 @@ MISSING = {
                         "tf.keras.optimizers.schedules.",
         "export": "tf.keras.export " + _NOT_PROVIDED + ": use tf.saved_model.save(model, path).",
         "dtensor": "tf.keras.dtensor " + _NOT_PROVIDED + ": shard with tf.distribute or jax.sharding.",
+    },
+    "tapejax.strings": {
+        "to_hash_bucket_fast": "tf.strings.to_hash_bucket_fast (TensorFlow's FarmHash Fingerprint64 buckets) "
+                               + _NOT_PROVIDED + ": map tokens to ids with a vocabulary (a Python dict), or "
+                               "hash them in Python (hashlib); bucket numbers would differ from TensorFlow's.",
+        "to_hash_bucket_strong": "tf.strings.to_hash_bucket_strong (keyed SipHash) " + _NOT_PROVIDED + ": map "
+                                 "tokens to ids with a vocabulary, or hash them in Python (hashlib.blake2b with a key).",
+        "to_hash_bucket": "tf.strings.to_hash_bucket " + _NOT_PROVIDED + ": map tokens to ids with a vocabulary "
+                          "(a Python dict), or hash them in Python (hashlib).",
+        "unicode_script": "tf.strings.unicode_script (ICU script codes) " + _NOT_PROVIDED + ": use "
+                          "unicodedata.name(chr(c)) in Python, or the regex module's \\p{Script=...} classes.",
     },
     "tapejax.data": {
         "TFRecordDataset": "tf.data.TFRecordDataset " + _NOT_PROVIDED + ": read the records in Python and "

@@ -12,9 +12,9 @@ import numpy as np
 
 from . import _dtypes, _state, errors
 from ._engine import freeze
-from ._tensor import Tensor, _TensorBase, to_array, is_tracer, from_numpy, _python_default_dtype
+from ._tensor import Tensor, _TensorBase, to_array, is_tracer, from_numpy, _python_default_dtype, string_array
 from .extend import defop
-from ._engine import note_barrier
+from ._engine import note_barrier, stack_op
 
 _f32 = np.float32
 # TensorFlow's index dtype (argmax, where, count_nonzero): int64, when JAX can hold it.
@@ -188,6 +188,39 @@ _moments = defop(lambda x, axes, keepdims=False: (jnp.mean(x, axis=axes, keepdim
 _allclose = defop(lambda a, b, rtol=1e-5, atol=1e-8, equal_nan=False: jnp.allclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan), name="allclose", static=("rtol", "atol", "equal_nan"))
 
 
+# ---------------------------------------------------------------- the ops on NumPy
+# A string tensor holds a NumPy object array of bytes (JAX arrays hold numbers): these ops run
+# on the host for it, through the engine's fallback (see _engine._host_apply). While tracing,
+# they also fold shape arithmetic (tf.zeros(tf.shape(x)[0] * 2): see _engine._fold).
+for _op, _host in [
+        (subtract, np.subtract), (multiply, np.multiply), (floordiv, np.floor_divide),
+        (floormod, np.mod), (negative, np.negative), (maximum, np.maximum), (minimum, np.minimum),
+        (_cast, lambda x, dtype: x.astype(dtype)),   # tf.cast refuses strings before this op
+        (reduce_prod, lambda x, axis=None, keepdims=False: np.prod(x, axis=axis, keepdims=keepdims)),
+        (identity, lambda x: x),
+        (add, np.add),  # string concatenation, as tf.add does
+        (equal, lambda x, y: np.asarray(x == y, bool)),
+        (not_equal, lambda x, y: np.asarray(x != y, bool)),
+        (where_op, np.where),
+        (reshape, lambda x, shape: np.reshape(x, shape)),
+        (_transpose, lambda x, perm=None: np.transpose(x, perm)),
+        (squeeze, lambda x, axis=None: np.squeeze(x, axis=axis)),
+        (expand_dims, lambda x, axis: np.expand_dims(x, axis)),
+        (tile, lambda x, multiples: np.tile(x, multiples)),
+        (broadcast_to, lambda x, shape: np.broadcast_to(x, shape)),
+        (_concat, lambda *xs, axis: np.concatenate(xs, axis=axis)),
+        (_stack, lambda *xs, axis=0: np.stack(xs, axis=axis)),
+        (stack_op, lambda *xs: np.stack(xs)),
+        (_unstack, lambda x, axis=0: tuple(np.moveaxis(x, axis, 0))),
+        (_split, lambda x, sections, axis=0: tuple(np.split(x, sections, axis=axis))),
+        (_getitem, lambda x, *idx, spec: x[_decode_index(spec, idx)]),
+        (_reverse, lambda x, axis: np.flip(x, axis)),
+        (_roll, lambda x, shift, axis: np.roll(x, shift, axis)),
+        (_gather, lambda p, i, axis=0, batch_dims=0: _gather_fn(p, i, axis, batch_dims, np)),
+        (_gather_nd, lambda p, i: p[tuple(np.moveaxis(i, -1, 0))])]:
+    _op.host = _host
+
+
 # ---------------------------------------------------------------- helpers of the table
 def _cum(f, x, axis, exclusive, reverse, unit):
     if reverse:
@@ -237,9 +270,11 @@ def _pad_fn(x, c, paddings, mode):
     return jnp.pad(x, paddings, mode={"REFLECT": "reflect", "SYMMETRIC": "symmetric"}[mode])
 
 
-def _gather_fn(p, i, axis, batch_dims):
+def _gather_fn(p, i, axis, batch_dims, xp=jnp):
     if batch_dims == 0:
-        return jnp.take(p, i, axis=axis)
+        return xp.take(p, i, axis=axis)
+    if xp is np:  # strings, on the host: one batch row at a time
+        return np.stack([_gather_fn(pp, ii, axis - 1, batch_dims - 1, np) for pp, ii in zip(p, i)])
     f = lambda pp, ii: _gather_fn(pp, ii, axis - 1, batch_dims - 1)
     return jax.vmap(f)(p, i)
 
@@ -403,8 +438,22 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
 
 
 def cast(x, dtype, name=None):
-    """Casts to ``dtype``; casting to an integer type cuts the gradient (``None``), as in TF."""
-    return _cast(x, dtype=_dtypes.np_dtype(dtype))
+    """Casts to ``dtype``; casting to an integer type cuts the gradient (``None``), as in TF.
+
+    Strings do not cast (TensorFlow's ``UnimplementedError``): parse them with
+    ``tf.strings.to_number``, format numbers with ``tf.strings.as_string``.
+    """
+    dt = _dtypes.np_dtype(dtype)
+    v = x._value if isinstance(x, _TensorBase) else None
+    if dt == object or (v is not None and v.dtype == object):
+        if v is not None and v.dtype == dt:
+            return identity(x)
+        frm = _dtypes.c_name(x.dtype if v is not None else Tensor(to_array(x)).dtype)
+        raise errors.UnimplementedError(None, None, (
+            f"Cast {frm} to {_dtypes.c_name(dt)} is not supported [Op:Cast]: "
+            + ("parse strings with tf.strings.to_number." if frm == "string" else
+               "format numbers as strings with tf.strings.as_string.")))
+    return _cast(x, dtype=dt)
 
 
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
@@ -440,6 +489,7 @@ def _masked_fn(x, idx, axis, k):
 
 
 _masked = defop(_masked_fn, name="boolean_mask", static=("axis", "k"))
+_masked.host = lambda x, idx, axis, k: np.take(x.reshape(x.shape[:axis] + (-1,) + x.shape[axis + k:]), idx, axis=axis)
 
 
 def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
@@ -689,13 +739,13 @@ def constant(value, dtype=None, shape=None, name=None):
     v = to_array(value, dtype)
     if shape is not None:
         shape = _static_shape(shape)
-        v = jnp.broadcast_to(v, shape) if v.size == 1 else v.reshape(shape)
+        v = (np if v.dtype == object else jnp).broadcast_to(v, shape) if v.size == 1 else v.reshape(shape)
     return Tensor(v)
 
 
 def is_tensor(x):
-    """Whether ``x`` is a Tensor or Variable."""
-    return isinstance(x, _TensorBase)
+    """Whether ``x`` is a Tensor or Variable (or a RaggedTensor / SparseTensor, TensorFlow's composite tensors)."""
+    return isinstance(x, _TensorBase) or getattr(type(x), "_tf_composite", False)
 
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
@@ -707,13 +757,23 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     if isinstance(value, _TensorBase):
         return identity(value) if dtype is None else cast(value, dtype)
     if dtype is None and dtype_hint is not None and not isinstance(value, (np.ndarray, jax.Array)):
-        dtype = dtype_hint
+        try:
+            return Tensor(to_array(value, dtype_hint))
+        except (TypeError, ValueError):
+            pass  # a hint only: the value's own dtype (text stays a string tensor)
     return Tensor(to_array(value, dtype))
 
 
+def _empty_strings(shape):
+    return Tensor(string_array(np.full(shape, b"", object)))
+
+
 def zeros(shape, dtype=_dtypes.float32, name=None):
-    """A tensor of zeros (float32 by default)."""
-    return Tensor(jnp.zeros(_static_shape(shape), _dtypes.np_dtype(dtype)))
+    """A tensor of zeros (float32 by default; empty strings for ``tf.string``)."""
+    dt = _dtypes.np_dtype(dtype)
+    if dt == object:
+        return _empty_strings(_static_shape(shape))
+    return Tensor(jnp.zeros(_static_shape(shape), dt))
 
 
 def ones(shape, dtype=_dtypes.float32, name=None):
@@ -722,18 +782,27 @@ def ones(shape, dtype=_dtypes.float32, name=None):
 
 
 def zeros_like(input, dtype=None, name=None):
-    """Zeros with the shape (and dtype, unless given) of ``input``."""
-    return Tensor(jnp.zeros_like(to_array(input), dtype=_dtypes.np_dtype(dtype)))
+    """Zeros with the shape (and dtype, unless given) of ``input`` (empty strings for strings)."""
+    v = to_array(input)
+    if (v.dtype if dtype is None else _dtypes.np_dtype(dtype)) == object:
+        return _empty_strings(v.shape)
+    return Tensor(jnp.zeros_like(v, dtype=_dtypes.np_dtype(dtype)))
 
 
 def ones_like(input, dtype=None, name=None):
     """Ones with the shape (and dtype, unless given) of ``input``."""
-    return Tensor(jnp.ones_like(to_array(input), dtype=_dtypes.np_dtype(dtype)))
+    v = to_array(input)
+    if (v.dtype if dtype is None else _dtypes.np_dtype(dtype)) == object:
+        raise errors.InvalidArgumentError(None, None, "Value for attr 'T' of string is not in the list of "
+                                          "allowed values of OnesLike: strings have no one [Op:OnesLike]")
+    return Tensor(jnp.ones_like(v, dtype=_dtypes.np_dtype(dtype)))
 
 
 def fill(dims, value, name=None):
-    """A tensor of shape ``dims`` filled with ``value``."""
+    """A tensor of shape ``dims`` filled with ``value`` (a number or a string)."""
     v = to_array(value)
+    if v.dtype == object:
+        return Tensor(string_array(np.full(_static_shape(dims), v[()], object)))
     return Tensor(jnp.full(_static_shape(dims), v, v.dtype))
 
 
@@ -836,17 +905,6 @@ def _reduction(op):
     return reduce
 
 
-# ---------------------------------------------------------------- constant folding of shape arithmetic
-# NumPy versions of the integer ops shape computations use (see _engine._fold).
-for _op, _host in [(add, np.add), (subtract, np.subtract), (multiply, np.multiply),
-                   (floordiv, np.floor_divide), (floormod, np.mod), (negative, np.negative),
-                   (maximum, np.maximum), (minimum, np.minimum),
-                   (_getitem, lambda x, *idx, spec: x[_decode_index(spec, idx)]),
-                   (_stack, lambda *xs, axis=0: np.stack(xs, axis=axis)),
-                   (_concat, lambda *xs, axis: np.concatenate(xs, axis=axis)),
-                   (_cast, lambda x, dtype: x.astype(dtype)),
-                   (reduce_prod, lambda x, axis=None, keepdims=False: np.prod(x, axis=axis, keepdims=keepdims))]:
-    _op.host = _host
 
 
 # ---------------------------------------------------------------- TensorFlow's messages for bad arguments
@@ -935,13 +993,15 @@ def _install_operators(cls):
     cls.__le__ = _binary(less_equal)
     cls.__gt__ = _binary(greater)
     cls.__ge__ = _binary(greater_equal)
-    cls.__eq__ = lambda self, other: equal(self, other) if _comparable(other) else False
-    cls.__ne__ = lambda self, other: not_equal(self, other) if _comparable(other) else True
+    cls.__eq__ = lambda self, other: equal(self, other) if _comparable(self, other) else False
+    cls.__ne__ = lambda self, other: not_equal(self, other) if _comparable(self, other) else True
     cls.__getitem__ = getitem
 
 
-def _comparable(other):
-    return other is not None and not isinstance(other, (str, type))
+def _comparable(self, other):
+    if isinstance(other, (str, bytes)):
+        return self._value.dtype == object  # a string tensor compares with text
+    return other is not None and not isinstance(other, type)
 
 
 _install_operators(_TensorBase)
@@ -954,6 +1014,7 @@ from ._indexed_slices import IndexedSlices, register_sparse_gradient, to_dense  
 register_sparse_gradient(_gather, when=lambda s: s["axis"] == 0 and s["batch_dims"] == 0)
 _densify = defop(lambda values, indices, shape: to_dense(values, indices, shape), name="indexed_slices_to_dense", static=("shape",))
 _repeat = defop(lambda x, repeats, axis: jnp.repeat(x, np.asarray(repeats), axis=axis), name="repeat", static=("repeats", "axis"))
+_repeat.host = lambda x, repeats, axis: np.repeat(x, np.asarray(repeats), axis=axis)
 _meshgrid = defop(lambda *xs, indexing: tuple(jnp.meshgrid(*[x.reshape(-1) for x in xs], indexing=indexing)), name="meshgrid", static=("indexing",))
 
 

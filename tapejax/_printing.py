@@ -51,4 +51,9 @@ def _fmt_array(a, summarize):
     full = summarize is None or summarize < 0
     return np.array2string(a, threshold=sys.maxsize if full else 2 * summarize,
                            edgeitems=3 if full else summarize, separator=" ",
-                           formatter={"float_kind": lambda v: f"{v:g}"})
+                           formatter={"float_kind": lambda v: f"{v:g}", "object": _quoted})
+
+
+def _quoted(b):
+    """A string element as tf.print shows it: in double quotes, without Python's b prefix."""
+    return '"' + (b.decode("utf-8", "backslashreplace") if isinstance(b, bytes) else str(b)) + '"'

@@ -6,7 +6,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _engine
+from . import _dtypes, _engine
 from ._engine import state, plan, run_backward
 from ._indexed_slices import gradient_with_indexed_slices
 from ._tensor import Tensor, _TensorBase, to_array
@@ -509,6 +509,9 @@ _WHY = {
             "recorded. Create it with tf.GradientTape(persistent=True) to call gradient() again.",
     "integer_source": "the source has dtype {dtype}; only floating-point values have gradients. "
                       "Compute with a float (tf.cast(x, tf.float32)) before the tape.",
+    "string_source": "the source is a string tensor: strings carry no gradients (TensorFlow ignores "
+                     "tape.watch of one). Differentiate w.r.t. the numbers made from the text instead "
+                     "(tf.strings.to_number, or the embeddings of its token ids).",
     "non_trainable": "the source is a Variable created with trainable=False; tapes watch only trainable "
                      "Variables automatically. Call tape.watch(v) inside the block.",
     "variable_unwatched": "the source is a Variable this tape does not watch (watch_accessed_variables="
@@ -546,7 +549,7 @@ def _explain(tape, target, source):
     if tape._nodes is None:
         return no("used")
     if not _engine._is_float_dtype(source._value.dtype):
-        return no("integer_source", dtype=source.dtype.name)
+        return no("string_source" if source.dtype == _dtypes.string else "integer_source", dtype=source.dtype.name)
     tid, sid = tape._id_of(target), tape._id_of(source)
     p = plan(tape._nodes, [tid], [sid])
     if p.nodes or tid == sid:

@@ -115,10 +115,8 @@ def _python_default_dtype(x):
     """TensorFlow's dtype for Python data: float32 for floats, int32 for ints that fit (else int64)."""
     try:
         arr = np.asarray(x)
-    except ValueError as e:
-        if "inhomogeneous" in str(e):
-            raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
-        raise
+    except ValueError:  # rows of different lengths
+        raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
     if arr.dtype == np.float64:
         return arr.astype(np.float32)
     if arr.dtype == np.int64:
@@ -128,9 +126,39 @@ def _python_default_dtype(x):
     if arr.dtype == np.complex128:
         return arr.astype(np.complex64)
     if arr.dtype.kind in "OUS":
-        raise TypeError(f"Cannot convert {x!r} to a Tensor: tapejax tensors hold numbers. "
-                        "Pass numbers, a numpy array or a jax array.")
+        return string_array(x)
     return arr
+
+
+def string_array(x):
+    """Text as a string tensor holds it: a read-only NumPy object array of ``bytes``
+    (``str`` encoded as UTF-8), as TensorFlow's ``.numpy()`` gives it.
+
+    Raises TensorFlow's errors for data that is not all text: ``ValueError`` for a Python
+    list mixing strings and numbers (or a NumPy object array holding numbers), and for a
+    list whose rows differ in length.
+    """
+    objs = x if isinstance(x, np.ndarray) and x.dtype == object else np.asarray(x, dtype=object)
+    flat = [e.encode("utf-8") if isinstance(e, str) else e for e in objs.reshape(-1)]
+    bad = next((e for e in flat if not isinstance(e, bytes)), None)
+    if bad is not None:
+        if not isinstance(x, (list, tuple, np.ndarray)):
+            raise ValueError(f"Attempt to convert a value ({x!r}) with an unsupported type ({type(x)}) to a "
+                             "Tensor.")
+        if isinstance(bad, (list, tuple)):
+            raise ValueError("Can't convert non-rectangular Python sequence to Tensor.")
+        if isinstance(x, np.ndarray):
+            raise ValueError(f"Failed to convert a NumPy array to a Tensor (Unsupported object type "
+                             f"{type(bad).__name__}).")
+        raise ValueError("Can't convert Python sequence with mixed types to Tensor.")
+    out = np.empty(objs.shape, object)
+    out.reshape(-1)[:] = flat if flat else []
+    out.flags.writeable = False  # a tensor is immutable; .numpy() gives this array, as for numbers
+    return out
+
+
+def _cannot_convert(x, dtype):
+    return TypeError(f"Cannot convert {x!r} to EagerTensor of dtype {_dtypes.c_name(dtype)}")
 
 
 _WIDE = {np.dtype(np.int64): np.int32, np.dtype(np.uint64): np.uint32, np.dtype(np.float64): np.float32,
@@ -168,18 +196,26 @@ def to_array(x, dtype=None):
         v = x
     else:
         if isinstance(x, (list, tuple)) and any(_contains_tensor(e) for e in x):
-            v = jnp.stack([to_array(e) for e in x])
+            vs = [to_array(e) for e in x]
+            v = string_array(np.stack(vs)) if any(e.dtype == object for e in vs) else jnp.stack(vs)
         elif hasattr(x, "__jax_array__"):
             v = jnp.asarray(x)
         else:
             a = np.asarray(x) if isinstance(x, (np.ndarray, np.generic)) else _python_default_dtype(x)
-            if dtype is not None and a.dtype.kind not in "OUS":
+            text = a.dtype.kind in "OUS"
+            if text or (dtype is not None and _dtypes.as_dtype(dtype) is _dtypes.string):
+                if dtype is not None and not (text and _dtypes.as_dtype(dtype) is _dtypes.string):
+                    raise _cannot_convert(x, dtype)
+                return string_array(a)  # strings stay on the host, as NumPy
+            if dtype is not None:
                 # Straight to the requested dtype: 0.1 through float32 is not float64's 0.1.
                 a = np.asarray(x, _dtypes.np_dtype(dtype))
             v = from_numpy(a)
     if dtype is not None:
         dt = _dtypes.np_dtype(dtype)
         if v.dtype != dt:
+            if v.dtype == object or dt == object:  # NumPy would parse or format silently
+                raise _cannot_convert(x.numpy() if isinstance(x, _TensorBase) else x, dt)
             v = v.astype(dt)
     return v
 
@@ -213,6 +249,8 @@ class _TensorBase:
     @property
     def device(self):
         v = self._value
+        if isinstance(v, np.ndarray):  # a string tensor: host memory
+            return str(jax.devices("cpu")[0])
         return "" if is_tracer(v) else str(next(iter(v.devices())))
 
     def get_shape(self):

@@ -22,7 +22,7 @@ import random as _pyrandom
 import jax
 import numpy as np
 
-from ._tensor import Tensor, _TensorBase, _python_default_dtype, TensorShape, from_numpy
+from ._tensor import Tensor, _TensorBase, _python_default_dtype, TensorShape, from_numpy, string_array
 from . import _dtypes, _state, errors
 from ._variable import Variable
 
@@ -67,15 +67,18 @@ def _to_array(x):
         dt = jax.dtypes.canonicalize_dtype(a.dtype)
         if a.dtype != dt:
             a = a.astype(dt)
+    elif a.dtype.kind in "US":
+        a = string_array(a)  # text as string tensors hold it: bytes
     return a
 
 
 def _tensor(a):
     if isinstance(a, Dataset):
         return a
-    if isinstance(a, (np.ndarray, np.generic)) and a.dtype.kind in "OUS":
-        return np.asarray(a)  # strings stay numpy: tapejax tensors hold numbers
-    return Tensor(from_numpy(np.asarray(a)))
+    a = np.asarray(a)
+    if a.dtype.kind in "OUS":
+        return Tensor(string_array(a))  # a string tensor (host NumPy bytes)
+    return Tensor(from_numpy(a))
 
 
 def _to_tensors(e):
@@ -1033,8 +1036,8 @@ class Dataset:
             ...             tf.data.Dataset.from_tensors("baz").repeat()]
             >>> choice_dataset = tf.data.Dataset.range(3).repeat(3)
             >>> result = tf.data.Dataset.choose_from_datasets(datasets, choice_dataset)
-            >>> [str(x) for x in result]
-            ['foo', 'bar', 'baz', 'foo', 'bar', 'baz', 'foo', 'bar', 'baz']
+            >>> [x.numpy() for x in result]
+            [b'foo', b'bar', b'baz', b'foo', b'bar', b'baz', b'foo', b'bar', b'baz']
         """
         datasets = _check_datasets(datasets, "choose_from_datasets")
         n = len(datasets)

@@ -376,7 +376,7 @@ def test_unique_reproduces_tf_docstring_example():
     assert values(ds) == [1, 37, 2]  # first occurrences, in order
     assert int(ds.cardinality()) == tf.data.UNKNOWN_CARDINALITY
     words = Dataset.from_tensor_slices(np.array(["a", "b", "a", "c", "b"])).unique()
-    assert [str(w) for w in words] == ["a", "b", "c"]
+    assert [w.numpy() for w in words] == [b"a", b"b", b"c"]  # string tensors
     rows = Dataset.from_tensor_slices(np.array([[1, 2], [1, 2], [2, 1]])).unique()
     assert values(rows) == [[1, 2], [2, 1]]
     with pytest.raises(TypeError, match="unique\\(\\) supports.*integer or string"):
@@ -472,7 +472,7 @@ def test_choose_from_datasets_reproduces_tf_docstring_example():
                 Dataset.from_tensors("baz").repeat()]
     choice_dataset = Dataset.range(3).repeat(3)
     result = Dataset.choose_from_datasets(datasets, choice_dataset)
-    assert [str(x) for x in result] == ["foo", "bar", "baz", "foo", "bar", "baz", "foo", "bar", "baz"]
+    assert [x.numpy() for x in result] == [b"foo", b"bar", b"baz"] * 3  # string tensors, as TF
     assert int(result.cardinality()) == 9
     short = [Dataset.range(2), Dataset.range(10, 15)]
     choices = Dataset.from_tensor_slices([0, 1, 0, 0, 1, 1])

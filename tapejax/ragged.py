@@ -1,0 +1,739 @@
+"""tf.RaggedTensor and tf.ragged: tensors whose rows have different lengths.
+
+A RaggedTensor is ``values`` (a Tensor, or a RaggedTensor for more ragged dimensions) cut into
+rows by ``row_splits`` (int64: row ``i`` is ``values[row_splits[i]:row_splits[i + 1]]``), as in
+TensorFlow. The partition is concrete (NumPy on the host), so ragged tensors are eager values:
+inside a compiled ``tf.function`` pad them (``to_tensor``) and carry the lengths. Numeric values
+are tapejax Tensors, so ops on them are recorded and differentiable.
+
+Ops of the op table take RaggedTensors where TensorFlow's do (elementwise math, reductions,
+``tf.concat``, ``tf.tile``): ``apply`` hands them to :func:`_dispatch` when JAX refuses them.
+
+Example:
+    >>> import tapejax as tf
+    >>> digits = tf.ragged.constant([[3, 1, 4, 1], [], [5, 9, 2], [6], []])
+    >>> digits + 3
+    <tf.RaggedTensor [[6, 4, 7, 4], [], [8, 12, 5], [9], []]>
+    >>> tf.reduce_sum(digits, axis=1).numpy()
+    array([ 9,  0, 16,  6,  0], dtype=int32)
+"""
+import builtins
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import _dtypes, _engine, _ops, errors
+from ._tensor import Tensor, TensorShape, _TensorBase, _Ref
+from ._ops import _INDEX
+from .extend import defop
+from .sparse import SparseTensor, _host_index, _index_tensor, _tensor
+
+
+def _invalid(x, y):
+    return errors.InvalidArgumentError(None, None, (
+        "Arguments to _from_row_partition do not form a valid RaggedTensor\nCondition x == y did not hold.\n"
+        f"First 1 elements of x:\n[{x}]\nFirst 1 elements of y:\n[{y}]"))
+
+
+class RaggedTensor:
+    """A tensor with rows of different lengths (``tf.RaggedTensor``).
+
+    Build one with :func:`constant` or the ``from_*`` factories; ``values`` and ``row_splits``
+    describe it, ``to_tensor`` pads it, ``to_list`` gives Python lists.
+
+    Example:
+        >>> import tapejax as tf
+        >>> rt = tf.RaggedTensor.from_row_lengths([3, 1, 4, 1, 5, 9, 2], row_lengths=[4, 0, 2, 1])
+        >>> rt
+        <tf.RaggedTensor [[3, 1, 4, 1], [], [5, 9], [2]]>
+        >>> rt.shape, rt[2].numpy().tolist(), rt.to_tensor().shape
+        (TensorShape([4, None]), [5, 9], TensorShape([4, 4]))
+    """
+
+    __slots__ = ("_values", "_splits", "__weakref__")
+    _tf_composite = True  # tf.is_tensor is True, as for TensorFlow's composite tensors
+
+    def __init__(self, values, row_splits, internal=False):
+        if not internal:
+            raise ValueError("RaggedTensor constructor is private; please use one of the factory methods "
+                             "instead (e.g., RaggedTensor.from_row_lengths())")
+        self._values = values
+        self._splits = row_splits  # NumPy int64, concrete
+
+    # ------------------------------------------------------------------ factories
+    @classmethod
+    def from_row_splits(cls, values, row_splits, name=None, validate=True):
+        """Rows ``values[row_splits[i]:row_splits[i + 1]]``."""
+        values = values if isinstance(values, RaggedTensor) else _tensor(values)
+        splits = _host_index(row_splits).reshape(-1)
+        if validate:
+            n = _nrows_of(values)
+            if splits.size == 0 or splits[0] != 0:
+                raise errors.InvalidArgumentError(None, None, "row_splits must start with 0 "
+                                                  f"(got {splits.tolist()}).")
+            if np.any(np.diff(splits) < 0):
+                raise errors.InvalidArgumentError(None, None, "row_splits must be sorted in ascending order "
+                                                  f"(got {splits.tolist()}).")
+            if splits[-1] != n:
+                raise _invalid(splits[-1], n)
+        return cls(values, splits, internal=True)
+
+    @classmethod
+    def from_row_lengths(cls, values, row_lengths, name=None, validate=True):
+        """Rows of ``row_lengths[i]`` values each."""
+        lengths = _host_index(row_lengths).reshape(-1)
+        return cls.from_row_splits(values, np.concatenate([[0], np.cumsum(lengths)]), validate=validate)
+
+    @classmethod
+    def from_value_rowids(cls, values, value_rowids, nrows=None, name=None, validate=True):
+        """Value ``j`` goes to row ``value_rowids[j]`` (sorted); ``nrows`` adds empty rows at the end."""
+        ids = _host_index(value_rowids).reshape(-1)
+        if ids.size and np.any(np.diff(ids) < 0):
+            raise errors.InvalidArgumentError(None, None, "value_rowids must be sorted in ascending order.")
+        n = (int(ids[-1]) + 1 if ids.size else 0) if nrows is None else int(nrows)
+        return cls.from_row_lengths(values, np.bincount(ids, minlength=n)[:n] if n else np.zeros(0, np.int64),
+                                    validate=validate)
+
+    @classmethod
+    def from_row_starts(cls, values, row_starts, name=None, validate=True):
+        """Row ``i`` starts at ``row_starts[i]``; the last ends at the end of ``values``."""
+        values = values if isinstance(values, RaggedTensor) else _tensor(values)
+        return cls.from_row_splits(values, np.append(_host_index(row_starts).reshape(-1), _nrows_of(values)), validate=validate)
+
+    @classmethod
+    def from_row_limits(cls, values, row_limits, name=None, validate=True):
+        """Row ``i`` ends at ``row_limits[i]``."""
+        return cls.from_row_splits(values, np.concatenate([[0], _host_index(row_limits).reshape(-1)]), validate=validate)
+
+    @classmethod
+    def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None, validate=True):
+        """Several ragged dimensions: ``nested_row_splits`` outermost first."""
+        result = flat_values
+        for splits in reversed(list(nested_row_splits)):
+            result = cls.from_row_splits(result, splits, validate=validate)
+        return result
+
+    @classmethod
+    def from_nested_row_lengths(cls, flat_values, nested_row_lengths, name=None, validate=True):
+        """Several ragged dimensions: ``nested_row_lengths`` outermost first."""
+        result = flat_values
+        for lengths in reversed(list(nested_row_lengths)):
+            result = cls.from_row_lengths(result, lengths, validate=validate)
+        return result
+
+    @classmethod
+    def from_tensor(cls, tensor, lengths=None, padding=None, ragged_rank=1, name=None, row_splits_dtype=None):
+        """The rows of a dense tensor, cut to ``lengths``, or with trailing ``padding`` removed.
+
+        Example:
+            >>> import tapejax as tf
+            >>> tf.RaggedTensor.from_tensor([[1, 0, 0], [2, 3, 0]], padding=0)
+            <tf.RaggedTensor [[1], [2, 3]]>
+        """
+        if ragged_rank != 1:
+            raise ValueError("tapejax's RaggedTensor.from_tensor makes one ragged dimension (ragged_rank=1); "
+                             "nest from_row_lengths for more.")
+        t = _tensor(tensor)
+        if t.ndim < 2:
+            raise ValueError(f"from_tensor needs a tensor of rank >= 2, got shape {tuple(t.shape)}.")
+        n, m = t.shape[0], t.shape[1]
+        if lengths is not None:
+            lens = np.minimum(_host_index(lengths).reshape(-1), m)
+        elif padding is not None:
+            pad = np.asarray(t) == np.asarray(_tensor(padding, t.dtype))
+            pad = pad.reshape(n, m, -1).all(axis=2)
+            keep = ~pad
+            # A row keeps everything up to its last non-padding value (TensorFlow strips trailing padding).
+            lens = np.where(keep.any(axis=1), m - np.argmax(keep[:, ::-1], axis=1), 0)
+        else:
+            lens = np.full(n, m, np.int64)
+        mask = np.arange(m)[None, :] < lens[:, None]
+        return cls.from_row_lengths(_ops.boolean_mask(t, mask), lens)
+
+    @classmethod
+    def from_sparse(cls, st_input, name=None, row_splits_dtype=None):
+        """The rows of a 2-D ``tf.sparse.SparseTensor`` whose entries fill each row from its start
+        (as ``to_sparse`` makes them)."""
+        idx = np.asarray(st_input.indices).reshape(-1, 2)
+        n = int(np.asarray(st_input.dense_shape)[0])
+        lengths = np.bincount(idx[:, 0], minlength=n)
+        expected = np.arange(len(idx)) - np.concatenate([[0], np.cumsum(lengths)])[idx[:, 0]]
+        if idx.size and (np.any(np.diff(idx[:, 0]) < 0) or np.any(idx[:, 1] != expected)):
+            raise errors.InvalidArgumentError(None, None, "from_sparse needs row-major entries that fill each "
+                                              "row from column 0: call tf.sparse.reorder, or pad with to_dense.")
+        return cls.from_row_lengths(st_input.values, lengths)
+
+    # ------------------------------------------------------------------ structure
+    @property
+    def values(self):
+        """The concatenated rows (a Tensor, or a RaggedTensor for nested ragged dimensions)."""
+        return self._values
+
+    @property
+    def row_splits(self):
+        """Where each row starts and ends in ``values`` (int64, ``nrows + 1`` entries)."""
+        return _index_tensor(self._splits)
+
+    @property
+    def flat_values(self):
+        """The innermost values: a Tensor."""
+        v = self._values
+        while isinstance(v, RaggedTensor):
+            v = v._values
+        return v
+
+    @property
+    def nested_row_splits(self):
+        """The ``row_splits`` of every ragged dimension, outermost first."""
+        out, rt = [], self
+        while isinstance(rt, RaggedTensor):
+            out.append(rt.row_splits)
+            rt = rt._values
+        return tuple(out)
+
+    @property
+    def ragged_rank(self):
+        """How many dimensions are ragged."""
+        return 1 + (self._values.ragged_rank if isinstance(self._values, RaggedTensor) else 0)
+
+    @property
+    def dtype(self):
+        return self.flat_values.dtype
+
+    @property
+    def shape(self):
+        """``[nrows, None, ...]``: ``None`` for each ragged dimension."""
+        inner = self._values.shape[1:]
+        return TensorShape([len(self._splits) - 1, None] + list(inner))
+
+    def get_shape(self):
+        return self.shape
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    def nrows(self, out_type=None, name=None):
+        """The number of rows (an int64 scalar tensor)."""
+        return Tensor(jnp.asarray(len(self._splits) - 1, _dtypes.np_dtype(out_type) or _INDEX))
+
+    def _lengths(self):
+        return np.diff(self._splits)
+
+    def row_lengths(self, axis=1, name=None):
+        """The length of each row (int64)."""
+        if axis != 1:
+            raise ValueError("tapejax's row_lengths takes axis=1; use .values.row_lengths() for inner dimensions.")
+        return _index_tensor(self._lengths())
+
+    def value_rowids(self, name=None):
+        """The row of each value (int64)."""
+        return _index_tensor(self._rowids())
+
+    def _rowids(self):
+        return np.repeat(np.arange(len(self._splits) - 1), self._lengths())
+
+    def row_starts(self, name=None):
+        return _index_tensor(self._splits[:-1])
+
+    def row_limits(self, name=None):
+        return _index_tensor(self._splits[1:])
+
+    def bounding_shape(self, axis=None, name=None, out_type=None):
+        """The shape of the smallest dense tensor holding it (int64)."""
+        dims = self._bounding()
+        return _index_tensor(dims if axis is None else np.asarray(dims)[axis])
+
+    def _bounding(self):
+        lengths = self._lengths()
+        inner = self._values._bounding()[1:] if isinstance(self._values, RaggedTensor) else list(self._values.shape[1:])
+        return [len(lengths), int(lengths.max()) if lengths.size else 0] + inner
+
+    def with_values(self, new_values):
+        """The same rows over new ``values`` (same number of values)."""
+        new_values = new_values if isinstance(new_values, RaggedTensor) else _tensor(new_values)
+        return RaggedTensor.from_row_splits(new_values, self._splits)
+
+    def with_flat_values(self, new_values):
+        """The same ragged partitions over new innermost values."""
+        if isinstance(self._values, RaggedTensor):
+            return RaggedTensor(self._values.with_flat_values(new_values), self._splits, internal=True)
+        return self.with_values(new_values)
+
+    def _partitions(self):
+        out, rt = [], self
+        while isinstance(rt, RaggedTensor):
+            out.append(rt._splits)
+            rt = rt._values
+        return out
+
+    # ------------------------------------------------------------------ conversion
+    def to_tensor(self, default_value=None, name=None, shape=None):
+        """The dense tensor, rows padded with ``default_value`` (zero / empty string) to the
+        longest row, or cut and padded to ``shape``. Differentiable in the values.
+
+        Example:
+            >>> import tapejax as tf
+            >>> tf.ragged.constant([[1, 2], [3]]).to_tensor(default_value=-1).numpy().tolist()
+            [[1, 2], [3, -1]]
+        """
+        shape = None if shape is None else [None if d is None or d == -1 else int(d) for d in shape]
+        values = self._values
+        if isinstance(values, RaggedTensor):
+            values = values.to_tensor(default_value, shape=None if shape is None else [None] + shape[2:])
+        elif shape is not None and any(d is not None for d in shape[2:]):
+            raise ValueError("tapejax's to_tensor(shape=...) shapes the ragged dimensions only; "
+                             "slice the result for inner dimensions.")
+        lengths = self._lengths()
+        n = len(lengths) if shape is None or shape[0] is None else shape[0]
+        m = (int(lengths.max()) if lengths.size else 0) if shape is None or shape[1] is None else shape[1]
+        inner = list(values.shape[1:])
+        fill = (_ops.zeros([1] + inner, values.dtype) if default_value is None
+                else _ops.broadcast_to_op(_tensor(default_value, values.dtype), [1] + inner))
+        pad_at = int(values.shape[0])
+        rows = np.arange(n)[:, None]
+        cols = np.arange(m)[None, :]
+        ok = (rows < len(lengths)) & (cols < np.append(lengths, 0)[np.minimum(rows, len(lengths))])
+        start = np.append(self._splits[:-1], 0)[np.minimum(rows, len(lengths))]
+        idx = np.where(ok, start + cols, pad_at).astype(np.int32)
+        return _ops.gather(_ops.concat([values, fill], axis=0), Tensor(jnp.asarray(idx)))
+
+    def to_list(self):
+        """The value as nested Python lists (bytes for strings)."""
+        inner = self._values.to_list() if isinstance(self._values, RaggedTensor) else np.asarray(self._values).tolist()
+        return [inner[s:e] for s, e in zip(self._splits[:-1], self._splits[1:])]
+
+    def numpy(self):
+        """The rows as NumPy, as TensorFlow gives them: an object array of row arrays, or one
+        array when the rows happen to have one length."""
+        values = self._values.numpy()
+        rows = [values[s:e] for s, e in zip(self._splits[:-1], self._splits[1:])]
+        if not rows:
+            return np.zeros((0, 0) + values.shape[1:], dtype=values.dtype)
+        if any(len(r) != len(rows[0]) for r in rows):
+            out = np.empty(len(rows), object)
+            out[:] = [None] * len(rows)
+            for i, r in enumerate(rows):
+                out[i] = r
+            return out
+        return np.array(rows)
+
+    def to_sparse(self, name=None):
+        """A ``tf.sparse.SparseTensor`` of the values at their (row, column) positions."""
+        if isinstance(self._values, RaggedTensor) or self._values.ndim != 1:
+            raise ValueError("tapejax's to_sparse converts 2-D ragged tensors; call to_tensor first.")
+        cols = np.arange(len(self._rowids())) - self._splits[:-1][self._rowids()]
+        indices = np.stack([self._rowids(), cols], axis=1).reshape(-1, 2)
+        return SparseTensor(indices, self._values, self._bounding())
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("A tf.RaggedTensor has rows of different lengths: it does not convert to a dense "
+                        "array. Use .to_tensor() (padded), .to_list(), or .numpy() (an object array of rows).")
+
+    # ------------------------------------------------------------------ indexing
+    def _row(self, i):
+        n = len(self._splits) - 1
+        if not -n <= i < n:
+            raise errors.InvalidArgumentError(None, None, f"slice index {i} of dimension 0 out of bounds.")
+        i %= n
+        return self._values[int(self._splits[i]):int(self._splits[i + 1])]
+
+    def _take(self, rows):
+        """The rows at the given positions, as a RaggedTensor."""
+        rows = np.asarray(rows, np.int64)
+        lengths = self._lengths()[rows]
+        idx = np.concatenate([np.arange(self._splits[r], self._splits[r + 1]) for r in rows] + [np.zeros(0, np.int64)])
+        return RaggedTensor.from_row_lengths(_take_values(self._values, idx), lengths)
+
+    def __getitem__(self, key):
+        """Rows (``rt[0]``, ``rt[1:3]``), values (``rt[2, 1]``) and per-row slices (``rt[:, :2]``)."""
+        key = key if isinstance(key, tuple) else (key,)
+        if not key:
+            return self
+        first, rest = key[0], key[1:]
+        if isinstance(first, _TensorBase):
+            first = int(first)
+        if isinstance(first, (int, np.integer)):
+            row = self._row(int(first))
+            return row[rest] if rest else row
+        if not isinstance(first, slice):
+            raise TypeError(f"RaggedTensor indices must be ints or slices, got {first!r}. Use tf.gather for "
+                            "index tensors.")
+        rows = self._take(builtins.range(*first.indices(len(self._splits) - 1)))
+        return rows._per_row(rest) if rest else rows
+
+    def _per_row(self, key):
+        """``rt[:, key...]``: ``key[0]`` indexes within each row."""
+        k, rest = key[0], key[1:]
+        lengths = self._lengths()
+        if isinstance(k, _TensorBase):
+            k = int(k)
+        if isinstance(k, (int, np.integer)):
+            k = int(k)
+            bad = np.flatnonzero((k >= lengths) | (k < -lengths))
+            if bad.size:
+                raise errors.InvalidArgumentError(None, None, f"slice index {k} of dimension 1 out of bounds "
+                                                  f"in row {int(bad[0])} (length {int(lengths[bad[0]])}).")
+            idx = self._splits[:-1] + np.where(k < 0, lengths + k, k)
+            out = _take_values(self._values, idx)
+            return out[(slice(None),) + rest] if rest else out
+        if not isinstance(k, slice):
+            raise TypeError(f"RaggedTensor indices must be ints or slices, got {k!r}.")
+        parts = [np.arange(s, e)[k] for s, e in zip(self._splits[:-1], self._splits[1:])]
+        idx = np.concatenate(parts + [np.zeros(0, np.int64)])
+        values = _take_values(self._values, idx)
+        if rest:
+            values = values[(slice(None),) + rest]
+        return RaggedTensor.from_row_lengths(values, [len(p) for p in parts])
+
+    def __iter__(self):
+        for i in builtins.range(len(self._splits) - 1):
+            yield self._row(i)
+
+    def _map_rows(self, fn, signature=None):
+        """``tf.map_fn(fn, rt)``: ``fn`` of each row; the rows of the result form a RaggedTensor,
+        or, with a ``fn_output_signature`` dtype, are stacked as a dense tensor."""
+        rows = [fn(r) for r in self]
+        if signature is not None:
+            return _ops.stack([_tensor(r, signature) for r in rows])
+        return stack(rows)
+
+    # ------------------------------------------------------------------ printing
+    def __repr__(self):
+        with np.printoptions(formatter={"all": _formatter}):
+            text = _formatter(self.numpy())
+        return f"<tf.RaggedTensor {text}>"
+
+    __str__ = __repr__
+
+    def __hash__(self):
+        raise TypeError("RaggedTensor is unhashable. Instead, use tensor.ref() as the key.")
+
+    def ref(self):
+        return _Ref(self)
+
+
+def _formatter(x):
+    """TensorFlow's ragged printing: NumPy's layout with comma separators; empty rows as []."""
+    if isinstance(x, np.ndarray):
+        return np.array2string(x, separator=", ") if x.size else repr(x.tolist())
+    return str(x)
+
+
+def _nrows_of(values):
+    return len(values._splits) - 1 if isinstance(values, RaggedTensor) else int(values.shape[0])
+
+
+def _take_values(values, idx):
+    if isinstance(values, RaggedTensor):
+        return values._take(idx)
+    return _ops.gather(values, _index_tensor(idx))
+
+
+# ---------------------------------------------------------------------- tf.ragged functions
+def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, row_splits_dtype=None):
+    """A RaggedTensor from nested Python lists (``tf.ragged.constant``).
+
+    Every scalar must sit at the same depth; by default each list level but the innermost
+    values' is ragged (``ragged_rank`` = depth - 1). Text becomes a string ragged tensor.
+
+    Example:
+        >>> import tapejax as tf
+        >>> rt = tf.ragged.constant([["Hi"], ["How", "are", "you"]])
+        >>> rt.shape, rt.dtype
+        (TensorShape([2, None]), tf.string)
+    """
+    depth = _depth(pylist)
+    if depth is None:
+        raise ValueError("all scalar values must have the same nesting depth")
+    depth = depth[0]
+    if inner_shape is not None:
+        inner = len(inner_shape)
+    else:
+        inner = 0 if ragged_rank is None else max(0, depth - 1 - ragged_rank)
+    rank = depth - 1 - inner if ragged_rank is None else ragged_rank
+    if rank <= 0:
+        return _ops.constant(pylist, dtype=dtype)
+    partitions = []
+    level = pylist
+    for _ in builtins.range(rank):
+        lengths = [len(r) for r in level]
+        partitions.append(lengths)
+        level = [e for r in level for e in r]
+    if not level and dtype is None:
+        dtype = _dtypes.float32
+    values = _ops.constant(level, dtype=dtype) if level else _ops.zeros([0] + [0] * inner, dtype)
+    if level and values.ndim != 1 + inner:
+        raise ValueError(f"Ragged rows of the innermost {inner} dimensions must be uniform for "
+                         f"ragged_rank={rank}: got values of shape {tuple(values.shape)}.")
+    return RaggedTensor.from_nested_row_lengths(values, partitions)
+
+
+def _depth(x):
+    """(nesting depth of the scalars of a nested list, whether only empty lists fixed it), or None
+    if scalars sit at different depths. An empty list fits any depth from its own."""
+    if not isinstance(x, (list, tuple)):
+        return 0, False
+    children = [_depth(e) for e in x]
+    if None in children:
+        return None
+    fixed = {d for d, flexible in children if not flexible}
+    loose = max([d for d, flexible in children if flexible], default=0)
+    if len(fixed) > 1 or (fixed and loose > min(fixed)):
+        return None
+    return (1 + fixed.pop(), False) if fixed else (1 + loose, True)
+
+
+def map_flat_values(op, *args, **kwargs):
+    """Applies ``op`` to the flat values of the ragged arguments (which must share their row
+    partitions); the result has the same rows (``tf.ragged.map_flat_values``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.ragged.map_flat_values(lambda x: x * 2 + 1, tf.ragged.constant([[1, 2], [3]]))
+        <tf.RaggedTensor [[3, 5], [7]]>
+    """
+    found = []
+
+    def flat(x):
+        if isinstance(x, RaggedTensor):
+            found.append(x)
+            return x.flat_values
+        if isinstance(x, (list, tuple)):
+            return type(x)(flat(e) for e in x)
+        if isinstance(x, dict):
+            return {k: flat(v) for k, v in x.items()}
+        return x
+
+    args, kwargs = flat(list(args)), flat(kwargs)
+    if not found:
+        return op(*args, **kwargs)
+    _check_same_rows(found)
+    out = op(*args, **kwargs)
+    return found[0].with_flat_values(out)
+
+
+def _check_same_rows(rts):
+    first = rts[0]._partitions()
+    for rt in rts[1:]:
+        p = rt._partitions()
+        if len(p) != len(first) or any(a.shape != b.shape or np.any(a != b) for a, b in zip(p, first)):
+            raise errors.InvalidArgumentError(None, None, (
+                "Inputs must have identical ragged splits: these ragged tensors have rows of different "
+                "lengths. Pad them with .to_tensor(), or build them with the same row_splits."))
+
+
+def range(starts, limits=None, deltas=1, dtype=None, name=None, row_splits_dtype=None):  # noqa: A001
+    """Row ``i`` is ``tf.range(starts[i], limits[i], deltas[i])`` (``tf.ragged.range``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.ragged.range([3, 0, 2])
+        <tf.RaggedTensor [[0, 1, 2], [], [0, 1]]>
+    """
+    if limits is None:
+        starts, limits = 0, starts
+    s, l, d = np.broadcast_arrays(*(np.asarray(_tensor(v)) for v in (starts, limits, deltas)))
+    rows = [np.arange(a, b, c) for a, b, c in zip(s.reshape(-1), l.reshape(-1), d.reshape(-1))]
+    values = _ops.constant(np.concatenate(rows + [np.zeros(0)]).astype(np.result_type(s, l, d)), dtype=dtype)
+    return RaggedTensor.from_row_lengths(values, [len(r) for r in rows])
+
+
+def stack(values, axis=0, name=None):
+    """Stacks tensors of different lengths (or ragged tensors) as the rows of a RaggedTensor
+    (``tf.ragged.stack``, axis 0).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.ragged.stack([tf.constant([1, 2]), tf.constant([3])])
+        <tf.RaggedTensor [[1, 2], [3]]>
+    """
+    if axis != 0:
+        raise ValueError("tapejax's tf.ragged.stack stacks along axis 0.")
+    parts = [v if isinstance(v, RaggedTensor) else _tensor(v) for v in values]
+    if any(isinstance(p, RaggedTensor) for p in parts):
+        return RaggedTensor.from_row_lengths(_concat_rows(parts), [_nrows_of(p) for p in parts])
+    return RaggedTensor.from_row_lengths(_ops.concat(parts, axis=0), [int(p.shape[0]) for p in parts])
+
+
+# ---------------------------------------------------------------------- ops of the table on ragged tensors
+_ELEMENTWISE = frozenset(getattr(_ops, n) for n in (
+    "negative abs sign exp expm1 log log1p sqrt rsqrt square reciprocal floor ceil round sin cos tan asin "
+    "acos atan sinh cosh tanh asinh acosh atanh sigmoid softplus softsign log_sigmoid erf erfc lgamma digamma "
+    "is_nan is_inf is_finite logical_not identity relu relu6 elu selu silu gelu leaky_relu add subtract "
+    "multiply truediv floordiv floormod pow atan2 squared_difference divide_no_nan multiply_no_nan xlogy "
+    "maximum minimum equal not_equal less less_equal greater greater_equal logical_and logical_or "
+    "logical_xor bitwise_and bitwise_or bitwise_xor invert where_op clip_by_value _cast").split())
+
+
+def _segment_fn(data, ids, count, kind, n, mean_dtype):
+    if kind == "sum":
+        return jax.ops.segment_sum(data, ids, n)
+    if kind == "prod":
+        return jax.ops.segment_prod(data, ids, n)
+    if kind == "mean":
+        total = jax.ops.segment_sum(data.astype(mean_dtype), ids, n)
+        return total / count.reshape(count.shape + (1,) * (data.ndim - 1)).astype(mean_dtype)
+    if kind == "any":
+        return jax.ops.segment_sum(data.astype(np.int32), ids, n) > 0
+    if kind == "all":
+        return jax.ops.segment_sum(1 - data.astype(np.int32), ids, n) == 0
+    f = jax.ops.segment_max if kind == "max" else jax.ops.segment_min
+    r = f(data, ids, n)
+    if data.dtype.kind == "f":  # TensorFlow fills empty rows with the lowest / highest finite value
+        lim = jnp.finfo(data.dtype).min if kind == "max" else jnp.finfo(data.dtype).max
+        empty = count.reshape(count.shape + (1,) * (data.ndim - 1)) == 0
+        r = jnp.where(empty, lim, r)
+    return r
+
+
+_segment = defop(_segment_fn, name="ragged_reduce", static=("kind", "n", "mean_dtype"))
+
+_REDUCTIONS = {_ops.reduce_sum: "sum", _ops.reduce_mean: "mean", _ops.reduce_max: "max",
+               _ops.reduce_min: "min", _ops.reduce_prod: "prod", _ops.reduce_any: "any", _ops.reduce_all: "all"}
+
+
+def _reduce(op, rt, axis=None, keepdims=False):
+    if axis is None:
+        return op(rt.flat_values, keepdims=keepdims)
+    axis = axis[0] if isinstance(axis, (list, tuple)) and len(axis) == 1 else axis
+    if not isinstance(axis, (int, np.integer)):
+        raise ValueError(f"tapejax reduces a RaggedTensor along one axis at a time, got axis={axis!r}.")
+    ndim = rt.ndim
+    axis = int(axis) + ndim if axis < 0 else int(axis)
+    if rt.ragged_rank != 1 or axis not in (0, 1):
+        raise ValueError(f"tapejax reduces ragged tensors with one ragged dimension along axis 0 or 1; got "
+                         f"ragged_rank={rt.ragged_rank}, axis={axis}. Call .to_tensor() first.")
+    if axis == 1:
+        ids, n = rt._rowids(), len(rt._splits) - 1
+    else:
+        ids = np.arange(len(rt._rowids())) - rt._splits[:-1][rt._rowids()]
+        n = int(rt._lengths().max()) if rt._lengths().size else 0
+    count = np.bincount(ids, minlength=n).astype(np.int32)
+    values = rt._values
+    kind = _REDUCTIONS[op]
+    mean_dtype = None
+    if kind == "mean":
+        mean_dtype = np.dtype(values.dtype._np if values.dtype.is_floating else np.float64)
+    out = _segment(values, Tensor(jnp.asarray(ids.astype(np.int32))), Tensor(jnp.asarray(count)),
+                   kind=kind, n=n, mean_dtype=mean_dtype)
+    return _ops.expand_dims(out, axis) if keepdims else out
+
+
+def _as_ragged(x, like):
+    if isinstance(x, RaggedTensor):
+        return x
+    return RaggedTensor.from_tensor(_tensor(x, like.dtype))
+
+
+def _concat_rows(parts):
+    """Values of the rows of ``parts`` one after another (axis 0)."""
+    if all(isinstance(p, RaggedTensor) for p in parts):
+        values = _concat_rows([p._values for p in parts])
+        return RaggedTensor.from_row_lengths(values, np.concatenate([p._lengths() for p in parts]))
+    return _ops.concat(parts, axis=0)
+
+
+def _concat(parts, axis):
+    rts = [p for p in parts if isinstance(p, RaggedTensor)]
+    parts = [_as_ragged(p, rts[0]) for p in parts]
+    ndim = parts[0].ndim
+    axis = axis + ndim if axis < 0 else axis
+    if axis == 0:
+        return _concat_rows(parts)
+    if axis != 1 or any(p.ragged_rank != parts[0].ragged_rank for p in parts):
+        raise ValueError(f"tapejax concatenates ragged tensors of one ragged rank along axis 0 or 1, got axis={axis}.")
+    n = {len(p._splits) - 1 for p in parts}
+    if len(n) > 1:
+        raise errors.InvalidArgumentError(None, None, "Input tensors at index 0 and 1 have incompatible shapes: "
+                                          f"their numbers of rows differ ({sorted(n)}).")
+    offsets = np.cumsum([0] + [_nrows_of(p._values) for p in parts])
+    idx, lengths = [], []
+    for i in builtins.range(n.pop()):
+        row = [np.arange(p._splits[i], p._splits[i + 1]) + o for p, o in zip(parts, offsets)]
+        idx.extend(row)
+        lengths.append(sum(len(r) for r in row))
+    values = _take_values(_concat_rows([p._values for p in parts]), np.concatenate(idx + [np.zeros(0, np.int64)]))
+    return RaggedTensor.from_row_lengths(values, lengths)
+
+
+def _tile(rt, multiples):
+    multiples = [int(m) for m in multiples]
+    if rt.ragged_rank != 1 or len(multiples) != rt.ndim or rt.ndim != 2:
+        raise ValueError("tapejax tiles 2-D ragged tensors (multiples of length 2).")
+    rows = [np.tile(np.arange(s, e), multiples[1]) for s, e in zip(rt._splits[:-1], rt._splits[1:])] * multiples[0]
+    values = _take_values(rt._values, np.concatenate(rows + [np.zeros(0, np.int64)]))
+    return RaggedTensor.from_row_lengths(values, [len(r) for r in rows])
+
+
+def _elementwise(op, args, static):
+    rts = [a for a in args if isinstance(a, RaggedTensor)]
+    _check_same_rows(rts)
+    flat = []
+    for a in args:
+        if isinstance(a, RaggedTensor):
+            flat.append(a.flat_values)
+            continue
+        t = a if isinstance(a, _TensorBase) else _tensor(a)
+        if t.ndim == 0:
+            flat.append(t)
+        elif rts[0].ragged_rank == 1 and t.ndim == rts[0].ndim and t.shape[0] == len(rts[0]._splits) - 1 \
+                and t.shape[1] == 1:
+            flat.append(_ops.gather(t[:, 0], _index_tensor(rts[0]._rowids())))  # one value per row
+        else:
+            raise ValueError(f"{op.name}: tapejax broadcasts a dense tensor against a RaggedTensor when it is a "
+                             f"scalar or has one value per row (shape [nrows, 1]); got shape {tuple(t.shape)}. "
+                             "Use tf.ragged.map_flat_values, or .to_tensor() first.")
+    return rts[0].with_flat_values(op(*flat, **static))
+
+
+def _dispatch(op, args, static):
+    """The op-table ops TensorFlow's ragged dispatch covers, for RaggedTensor arguments."""
+    if not any(isinstance(a, RaggedTensor) for a in args):
+        return NotImplemented
+    if op in _ELEMENTWISE:
+        return _elementwise(op, args, static)
+    if op in _REDUCTIONS:
+        return _reduce(op, args[0], **static)
+    if op is _ops._concat:
+        return _concat(list(args), static["axis"])
+    if op is _ops.tile:
+        return _tile(args[0], static["multiples"])
+    if op is _ops.identity:
+        return args[0]
+    raise TypeError(f"{op.name} does not take a tf.RaggedTensor in tapejax. Apply it to the values with "
+                    "tf.ragged.map_flat_values(op, rt), or pad first with rt.to_tensor().")
+
+
+_engine.dispatchers.insert(0, _dispatch)
+
+
+def _binary(op, reverse=False):
+    if reverse:
+        return lambda self, other: _dispatch(op, (other, self), {})
+    return lambda self, other: _dispatch(op, (self, other), {})
+
+
+for _name, _op in [("add", _ops.add), ("sub", _ops.subtract), ("mul", _ops.multiply), ("truediv", _ops.truediv),
+                   ("floordiv", _ops.floordiv), ("mod", _ops.floormod), ("pow", _ops.pow),
+                   ("and", _ops.logical_and), ("or", _ops.logical_or), ("xor", _ops.logical_xor)]:
+    setattr(RaggedTensor, f"__{_name}__", _binary(_op))
+    setattr(RaggedTensor, f"__r{_name}__", _binary(_op, reverse=True))
+for _name, _op in [("lt", _ops.less), ("le", _ops.less_equal), ("gt", _ops.greater), ("ge", _ops.greater_equal),
+                   ("eq", _ops.equal), ("ne", _ops.not_equal)]:
+    setattr(RaggedTensor, f"__{_name}__", _binary(_op))
+RaggedTensor.__neg__ = lambda self: _dispatch(_ops.negative, (self,), {})
+RaggedTensor.__abs__ = lambda self: _dispatch(_ops.abs, (self,), {})
+RaggedTensor.__invert__ = lambda self: _dispatch(_ops.logical_not, (self,), {})
+
+
+
+
+# A RaggedTensor is a JAX pytree: its values are the leaf, its row partition static data, so
+# jax.tree functions and a compiled tf.function see the values (a new partition traces again).
+jax.tree_util.register_pytree_node(
+    RaggedTensor, lambda rt: ((rt._values,), tuple(rt._splits.tolist())),
+    lambda splits, children: RaggedTensor(children[0], np.asarray(splits, np.int64), internal=True))
+
+__all__ = ["RaggedTensor", "constant", "map_flat_values", "range", "stack"]

@@ -1,0 +1,413 @@
+"""tf.RaggedTensor and tf.ragged, against TensorFlow 2.21.
+
+The cells named ``raggedNN`` are the first sections of the guide "Ragged tensors"
+(tensorflow/docs site/en/guide/ragged_tensor.ipynb, code cell NN), ``tensorNN`` the ragged cells
+of "Introduction to Tensors" (site/en/guide/tensor.ipynb), unchanged; the other cells are one call
+each on the guide's ``digits`` and ``words``. Each runs with ``tf`` bound to tapejax and must print
+what TensorFlow printed (``TF_OUTPUT``, recorded by scripts/record_text_tests.py; see
+guide_harness).
+
+Cells not run, and why:
+
+- ragged39, ragged52-57: ``tf.strings.to_hash_bucket_fast`` (TensorFlow's FarmHash fingerprint)
+  is not provided
+- ragged59-75: ``tf.io.parse_example`` and ragged ``tf.data`` batching are not provided
+- ragged77-88: ragged tensors as ``tf.function`` / SavedModel signatures (``tf.RaggedTensorSpec``)
+  are not provided
+"""
+import numpy as np
+import pytest
+
+import tapejax as tf
+from guide_harness import assert_same_output, run_cells
+
+SETUP = '''digits = tf.ragged.constant([[3, 1, 4, 1], [], [5, 9, 2], [6], []])
+words = tf.ragged.constant([["So", "long"], ["thanks", "for", "all", "the", "fish"]])
+f = tf.ragged.constant([[1.5, 2.0], [], [3.25]])'''
+
+CELLS = {
+    "setup": SETUP,
+    "ragged08": 'digits = tf.ragged.constant([[3, 1, 4, 1], [], [5, 9, 2], [6], []])\nwords = tf.ragged.constant([["So", "long"], ["thanks", "for", "all", "the", "fish"]])\nprint(tf.add(digits, 3))\nprint(tf.reduce_mean(digits, axis=1))\nprint(tf.concat([digits, [[5, 3]]], axis=0))\nprint(tf.tile(digits, [1, 2]))\nprint(tf.strings.substr(words, 0, 2))\nprint(tf.map_fn(tf.math.square, digits))',
+    "ragged12": 'print(digits[0])       # First row',
+    "ragged13": 'print(digits[:, :2])   # First two values in each row.',
+    "ragged14": 'print(digits[:, -2:])  # Last two values in each row.',
+    "ragged16": 'print(digits + 3)',
+    "ragged17": 'print(digits + tf.ragged.constant([[1, 2, 3, 4], [], [5, 6, 7], [8], []]))',
+    "ragged19": 'times_two_plus_one = lambda x: x * 2 + 1\nprint(tf.ragged.map_flat_values(times_two_plus_one, digits))',
+    "ragged21": 'digits.to_list()',
+    "ragged22": 'digits.numpy()',
+    "ragged24": 'sentences = tf.ragged.constant([\n    ["Let\'s", "build", "some", "ragged", "tensors", "!"],\n    ["We", "can", "use", "tf.ragged.constant", "."]])\nprint(sentences)',
+    "ragged25": 'paragraphs = tf.ragged.constant([\n    [[\'I\', \'have\', \'a\', \'cat\'], [\'His\', \'name\', \'is\', \'Mat\']],\n    [[\'Do\', \'you\', \'want\', \'to\', \'come\', \'visit\'], ["I\'m", \'free\', \'tomorrow\']],\n])\nprint(paragraphs)',
+    "ragged27": 'print(tf.RaggedTensor.from_value_rowids(\n    values=[3, 1, 4, 1, 5, 9, 2],\n    value_rowids=[0, 0, 0, 0, 2, 2, 3]))',
+    "ragged29": 'print(tf.RaggedTensor.from_row_lengths(\n    values=[3, 1, 4, 1, 5, 9, 2],\n    row_lengths=[4, 0, 2, 1]))',
+    "ragged31": 'print(tf.RaggedTensor.from_row_splits(\n    values=[3, 1, 4, 1, 5, 9, 2],\n    row_splits=[0, 4, 4, 6, 7]))',
+    "ragged34": 'print(tf.ragged.constant([["Hi"], ["How", "are", "you"]]))  # ok: type=string, rank=2',
+    "ragged35": 'print(tf.ragged.constant([[[1, 2], [3]], [[4, 5]]]))        # ok: type=int32, rank=3',
+    "ragged36": 'try:\n  tf.ragged.constant([["one", "two"], [3, 4]])              # bad: multiple types\nexcept ValueError as exception:\n  print(exception)',
+    "ragged37": 'try:\n  tf.ragged.constant(["A", ["B", "C"]])                     # bad: multiple nesting depths\nexcept ValueError as exception:\n  print(exception)',
+    "ragged42": 'tf.ragged.constant([["Hi"], ["How", "are", "you"]]).shape',
+    "ragged44": 'print(tf.ragged.constant([["Hi"], ["How", "are", "you"]]).bounding_shape())',
+    "ragged46": 'ragged_x = tf.ragged.constant([["John"], ["a", "big", "dog"], ["my", "cat"]])\nragged_y = tf.ragged.constant([["fell", "asleep"], ["barked"], ["is", "fuzzy"]])\nprint(tf.concat([ragged_x, ragged_y], axis=1))',
+    "ragged48": "sparse_x = ragged_x.to_sparse()\nsparse_y = ragged_y.to_sparse()\nsparse_result = tf.sparse.concat(sp_inputs=[sparse_x, sparse_y], axis=1)\nprint(tf.sparse.to_dense(sparse_result, ''))",
+    "tensor92": 'ragged_list = [\n    [0, 1, 2, 3],\n    [4, 5],\n    [6, 7, 8],\n    [9]]',
+    "tensor93": 'try:\n  tensor = tf.constant(ragged_list)\nexcept Exception as e:\n  print(f"{type(e).__name__}: {e}")',
+    "tensor95": 'ragged_tensor = tf.ragged.constant(ragged_list)\nprint(ragged_tensor)',
+    "tensor97": 'print(ragged_tensor.shape)',
+    'digits': 'digits',
+    'str_digits': 'str(digits)',
+    'words': 'words',
+    'f': 'f',
+    'tf_add_digits_3': 'tf.add(digits, 3)',
+    'tf_reduce_mean_digits_axis_1': 'tf.reduce_mean(digits, axis=1)',
+    'tf_reduce_sum_digits_axis_1': 'tf.reduce_sum(digits, axis=1)',
+    'tf_reduce_max_digits_axis_1': 'tf.reduce_max(digits, axis=1)',
+    'tf_reduce_min_digits_axis_1': 'tf.reduce_min(digits, axis=-1)',
+    'tf_reduce_sum_digits_axis_0': 'tf.reduce_sum(digits, axis=0)',
+    'tf_reduce_mean_f_axis_1': 'tf.reduce_mean(f, axis=1)',
+    'tf_reduce_max_f_axis_1': 'tf.reduce_max(f, axis=1)',
+    'tf_reduce_sum_digits': 'tf.reduce_sum(digits)',
+    'tf_reduce_mean_f': 'tf.reduce_mean(f)',
+    'tf_concat_digits_5_3_axis_0': 'tf.concat([digits, [[5, 3]]], axis=0)',
+    'tf_tile_digits_1_2': 'tf.tile(digits, [1, 2])',
+    'tf_strings_substr_words_0_2': 'tf.strings.substr(words, 0, 2)',
+    'digits_0': 'digits[0]',
+    'digits_2': 'digits[:, :2]',
+    'digits_2_2': 'digits[:, -2:]',
+    'digits_1_3': 'digits[1:3]',
+    'digits_2_1': 'digits[2, 1]',
+    'digits_3': 'digits + 3',
+    'digits_2_3': 'digits * 2',
+    'digits_4': '-digits',
+    'digits_tf_ragged_constant_1_2_3_4_5_6_7_': 'digits + tf.ragged.constant([[1, 2, 3, 4], [], [5, 6, 7], [8], []])',
+    'tf_ragged_map_flat_values_lambda_x_x_2_1': 'tf.ragged.map_flat_values(lambda x: x * 2 + 1, digits)',
+    'digits_to_list': 'digits.to_list()',
+    'digits_numpy': 'digits.numpy()',
+    'words_numpy': 'words.numpy()',
+    'tf_ragged_constant_1_2_3_4_5': 'tf.ragged.constant([[[1, 2], [3]], [[4, 5]]])',
+    'tf_ragged_constant_1_2_3_4_5_shape': 'tf.ragged.constant([[[1, 2], [3]], [[4, 5]]]).shape',
+    'tf_ragged_constant_1_2_3_4_5_ragged_rank': 'tf.ragged.constant([[[1, 2], [3]], [[4, 5]]]).ragged_rank',
+    'tf_ragged_constant_1_2_3_4_5_values': 'tf.ragged.constant([[[1, 2], [3]], [[4, 5]]]).values',
+    'tf_ragged_constant_1_2_3_4_5_flat_values': 'tf.ragged.constant([[[1, 2], [3]], [[4, 5]]]).flat_values',
+    'tf_ragged_constant_1_2_3_4_5_nested_row_': 'tf.ragged.constant([[[1, 2], [3]], [[4, 5]]]).nested_row_splits',
+    'tf_ragged_constant_1_2_3_4_5_to_tensor': 'tf.ragged.constant([[[1, 2], [3]], [[4, 5]]]).to_tensor()',
+    'tf_ragged_constant_1_2_3_ragged_rank_1_d': 'tf.ragged.constant([[1, 2], [3]], ragged_rank=1, dtype=tf.float32)',
+    'tf_ragged_constant_1_2_3_4_5_6_ragged_ra': 'tf.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1)',
+    'tf_ragged_constant_1_2_3_4_5_6_ragged_ra_2': 'tf.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1).shape',
+    'tf_ragged_constant_1_2_3_4_5_6_ragged_ra_3': 'tf.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1).to_tensor()',
+    'tf_ragged_constant': 'tf.ragged.constant([[], []])',
+    'tf_ragged_constant_2': 'tf.ragged.constant([])',
+    'digits_shape': 'digits.shape',
+    'digits_dtype': 'digits.dtype',
+    'words_dtype': 'words.dtype',
+    'digits_values': 'digits.values',
+    'digits_row_splits': 'digits.row_splits',
+    'digits_row_lengths': 'digits.row_lengths()',
+    'digits_value_rowids': 'digits.value_rowids()',
+    'digits_nrows': 'digits.nrows()',
+    'digits_row_starts': 'digits.row_starts()',
+    'digits_row_limits': 'digits.row_limits()',
+    'digits_bounding_shape': 'digits.bounding_shape()',
+    'digits_to_tensor': 'digits.to_tensor()',
+    'digits_to_tensor_default_value_1': 'digits.to_tensor(default_value=-1)',
+    'words_to_tensor': 'words.to_tensor()',
+    'digits_to_tensor_shape_3_2': 'digits.to_tensor(shape=[3, 2])',
+    'digits_to_sparse': 'digits.to_sparse()',
+    'digits_ragged_rank': 'digits.ragged_rank',
+    'digits_flat_values': 'digits.flat_values',
+    'tf_raggedtensor_from_value_rowids_values': 'tf.RaggedTensor.from_value_rowids(values=[3, 1, 4, 1, 5, 9, 2], value_rowids=[0, 0, 0, 0, 2, 2, 3])',
+    'tf_raggedtensor_from_value_rowids_values_2': 'tf.RaggedTensor.from_value_rowids(values=[3, 1, 4, 1, 5, 9, 2], value_rowids=[0, 0, 0, 0, 2, 2, 3], nrows=6)',
+    'tf_raggedtensor_from_row_lengths_values_': 'tf.RaggedTensor.from_row_lengths(values=[3, 1, 4, 1, 5, 9, 2], row_lengths=[4, 0, 2, 1])',
+    'tf_raggedtensor_from_row_splits_values_3': 'tf.RaggedTensor.from_row_splits(values=[3, 1, 4, 1, 5, 9, 2], row_splits=[0, 4, 4, 6, 7])',
+    'tf_raggedtensor_from_tensor_1_0_0_2_3_0_': 'tf.RaggedTensor.from_tensor([[1, 0, 0], [2, 3, 0]], padding=0)',
+    'tf_raggedtensor_from_tensor_1_0_0_2_3_0__2': 'tf.RaggedTensor.from_tensor([[1, 0, 0], [2, 3, 0]], lengths=[1, 3])',
+    'tf_raggedtensor_from_row_lengths_values__3': 'tf.RaggedTensor.from_row_lengths(values=tf.constant([1.0, 2.0, 3.0]), row_lengths=[1, 2]).row_splits',
+    'tf_concat_tf_ragged_constant_john_a_big_': 'tf.concat([tf.ragged.constant([["John"], ["a", "big", "dog"], ["my", "cat"]]), tf.ragged.constant([["fell", "asleep"], ["barked"], ["is", "fuzzy"]])], axis=1)',
+    'tf_concat_digits_digits_axis_1': 'tf.concat([digits, digits], axis=1)',
+    'tf_ragged_constant_hi_how_are_you_shape': 'tf.ragged.constant([["Hi"], ["How", "are", "you"]]).shape',
+    'tf_ragged_constant_hi_how_are_you_boundi': 'tf.ragged.constant([["Hi"], ["How", "are", "you"]]).bounding_shape()',
+    'isinstance_digits_tf_raggedtensor': 'isinstance(digits, tf.RaggedTensor)',
+    'tf_is_tensor_digits': 'tf.is_tensor(digits)',
+    'list_digits': 'list(digits)',
+    'tf_ragged_constant_1_5_2_0_3_25_dtype_tf': 'tf.ragged.constant([[1.5, 2.0], [], [3.25]], dtype=tf.float64)',
+    'tf_ragged_range_3_0_2': 'tf.ragged.range([3, 0, 2])',
+    'tf_ragged_range_1_2_4_3': 'tf.ragged.range([1, 2], [4, 3])',
+    'tf_ragged_constant_1_2_3_tf_ragged_const': 'tf.ragged.constant([[1,2],[3]]) == tf.ragged.constant([[1,2],[3]])',
+    'digits_with_flat_values_digits_flat_valu': 'digits.with_flat_values(digits.flat_values * 10)',
+    'digits_with_values_digits_values_10': 'digits.with_values(digits.values * 10)',
+    'tf_ragged_constant_true_false': 'tf.ragged.constant([[True, False], []])',
+    'tf_ragged_stack_tf_constant_1_2_tf_const': 'tf.ragged.stack([tf.constant([1, 2]), tf.constant([3])])',
+    'tf_map_fn_tf_math_square_digits': 'tf.map_fn(tf.math.square, digits)',
+}
+
+# cell: (cells run before it, ignore numbers)
+PLAN = {name: ([], False) if name.startswith("tensor") or name == "ragged08" else
+        (["ragged08"], False) if name.startswith("ragged") else (["setup"], False)
+        for name in CELLS if name != "setup"}
+PLAN["tensor95"] = (["tensor92"], False)
+PLAN["tensor97"] = (["tensor92", "tensor95"], False)
+PLAN["ragged48"] = (["ragged46"], False)
+
+# TF_OUTPUT: recorded with TensorFlow 2.21 by scripts/record_text_tests.py (do not edit by hand)
+TF_OUTPUT = {'ragged08': '<tf.RaggedTensor [[6, 4, 7, 4], [], [8, 12, 5], [9], []]>\n'
+             'tf.Tensor([2.25              nan 5.33333333 6.                nan], shape=(5,), '
+             'dtype=float64)\n'
+             '<tf.RaggedTensor [[3, 1, 4, 1], [], [5, 9, 2], [6], [], [5, 3]]>\n'
+             '<tf.RaggedTensor [[3, 1, 4, 1, 3, 1, 4, 1], [], [5, 9, 2, 5, 9, 2], [6, 6], []]>\n'
+             "<tf.RaggedTensor [[b'So', b'lo'], [b'th', b'fo', b'al', b'th', b'fi']]>\n"
+             '<tf.RaggedTensor [[9, 1, 16, 1], [], [25, 81, 4], [36], []]>\n',
+ 'ragged12': 'tf.Tensor([3 1 4 1], shape=(4,), dtype=int32)\n',
+ 'ragged13': '<tf.RaggedTensor [[3, 1], [], [5, 9], [6], []]>\n',
+ 'ragged14': '<tf.RaggedTensor [[4, 1], [], [9, 2], [6], []]>\n',
+ 'ragged16': '<tf.RaggedTensor [[6, 4, 7, 4], [], [8, 12, 5], [9], []]>\n',
+ 'ragged17': '<tf.RaggedTensor [[4, 3, 7, 5], [], [10, 15, 9], [14], []]>\n',
+ 'ragged19': '<tf.RaggedTensor [[7, 3, 9, 3], [], [11, 19, 5], [13], []]>\n',
+ 'ragged21': '[[3, 1, 4, 1], [], [5, 9, 2], [6], []]\n',
+ 'ragged22': 'array([array([3, 1, 4, 1], dtype=int32), array([], dtype=int32),\n'
+             '       array([5, 9, 2], dtype=int32), array([6], dtype=int32),\n'
+             '       array([], dtype=int32)], dtype=object)\n',
+ 'ragged24': '<tf.RaggedTensor [[b"Let\'s", b\'build\', b\'some\', b\'ragged\', b\'tensors\', b\'!\'],\n'
+             " [b'We', b'can', b'use', b'tf.ragged.constant', b'.']]>\n",
+ 'ragged25': "<tf.RaggedTensor [[[b'I', b'have', b'a', b'cat'], [b'His', b'name', b'is', b'Mat']],\n"
+             " [[b'Do', b'you', b'want', b'to', b'come', b'visit'],\n"
+             '  [b"I\'m", b\'free\', b\'tomorrow\']]]>\n',
+ 'ragged27': '<tf.RaggedTensor [[3, 1, 4, 1], [], [5, 9], [2]]>\n',
+ 'ragged29': '<tf.RaggedTensor [[3, 1, 4, 1], [], [5, 9], [2]]>\n',
+ 'ragged31': '<tf.RaggedTensor [[3, 1, 4, 1], [], [5, 9], [2]]>\n',
+ 'ragged34': "<tf.RaggedTensor [[b'Hi'], [b'How', b'are', b'you']]>\n",
+ 'ragged35': '<tf.RaggedTensor [[[1, 2], [3]], [[4, 5]]]>\n',
+ 'ragged36': "Can't convert Python sequence with mixed types to Tensor.\n",
+ 'ragged37': 'all scalar values must have the same nesting depth\n',
+ 'ragged42': 'TensorShape([2, None])\n',
+ 'ragged44': 'tf.Tensor([2 3], shape=(2,), dtype=int64)\n',
+ 'ragged46': "<tf.RaggedTensor [[b'John', b'fell', b'asleep'], [b'a', b'big', b'dog', b'barked'],\n"
+             " [b'my', b'cat', b'is', b'fuzzy']]>\n",
+ 'ragged48': 'tf.Tensor(\n'
+             "[[b'John' b'' b'' b'fell' b'asleep']\n"
+             " [b'a' b'big' b'dog' b'barked' b'']\n"
+             " [b'my' b'cat' b'' b'is' b'fuzzy']], shape=(3, 5), dtype=string)\n",
+ 'tensor92': '',
+ 'tensor93': "NameError: name 'ragged_list' is not defined\n",
+ 'tensor95': '<tf.RaggedTensor [[0, 1, 2, 3], [4, 5], [6, 7, 8], [9]]>\n',
+ 'tensor97': '(4, None)\n',
+ 'digits': '<tf.RaggedTensor [[3, 1, 4, 1], [], [5, 9, 2], [6], []]>\n',
+ 'str_digits': "'<tf.RaggedTensor [[3, 1, 4, 1], [], [5, 9, 2], [6], []]>'\n",
+ 'words': "<tf.RaggedTensor [[b'So', b'long'], [b'thanks', b'for', b'all', b'the', b'fish']]>\n",
+ 'f': '<tf.RaggedTensor [[1.5, 2.0], [], [3.25]]>\n',
+ 'tf_add_digits_3': '<tf.RaggedTensor [[6, 4, 7, 4], [], [8, 12, 5], [9], []]>\n',
+ 'tf_reduce_mean_digits_axis_1': '<tf.Tensor: shape=(5,), dtype=float64, numpy=array([2.25      ,        '
+                                 'nan, 5.33333333, 6.        ,        nan])>\n',
+ 'tf_reduce_sum_digits_axis_1': '<tf.Tensor: shape=(5,), dtype=int32, numpy=array([ 9,  0, 16,  6,  0], '
+                                'dtype=int32)>\n',
+ 'tf_reduce_max_digits_axis_1': '<tf.Tensor: shape=(5,), dtype=int32, numpy=\n'
+                                'array([          4, -2147483648,           9,           6, -2147483648],\n'
+                                '      dtype=int32)>\n',
+ 'tf_reduce_min_digits_axis_1': '<tf.Tensor: shape=(5,), dtype=int32, numpy=\n'
+                                'array([         1, 2147483647,          2,          6, 2147483647],\n'
+                                '      dtype=int32)>\n',
+ 'tf_reduce_sum_digits_axis_0': '<tf.Tensor: shape=(4,), dtype=int32, numpy=array([14, 10,  6,  1], '
+                                'dtype=int32)>\n',
+ 'tf_reduce_mean_f_axis_1': '<tf.Tensor: shape=(3,), dtype=float32, numpy=array([1.75,  nan, 3.25], '
+                            'dtype=float32)>\n',
+ 'tf_reduce_max_f_axis_1': '<tf.Tensor: shape=(3,), dtype=float32, numpy=array([ 2.0000000e+00, '
+                           '-3.4028235e+38,  3.2500000e+00], dtype=float32)>\n',
+ 'tf_reduce_sum_digits': '<tf.Tensor: shape=(), dtype=int32, numpy=31>\n',
+ 'tf_reduce_mean_f': '<tf.Tensor: shape=(), dtype=float32, numpy=2.25>\n',
+ 'tf_concat_digits_5_3_axis_0': '<tf.RaggedTensor [[3, 1, 4, 1], [], [5, 9, 2], [6], [], [5, 3]]>\n',
+ 'tf_tile_digits_1_2': '<tf.RaggedTensor [[3, 1, 4, 1, 3, 1, 4, 1], [], [5, 9, 2, 5, 9, 2], [6, 6], []]>\n',
+ 'tf_strings_substr_words_0_2': "<tf.RaggedTensor [[b'So', b'lo'], [b'th', b'fo', b'al', b'th', b'fi']]>\n",
+ 'digits_0': '<tf.Tensor: shape=(4,), dtype=int32, numpy=array([3, 1, 4, 1], dtype=int32)>\n',
+ 'digits_2': '<tf.RaggedTensor [[3, 1], [], [5, 9], [6], []]>\n',
+ 'digits_2_2': '<tf.RaggedTensor [[4, 1], [], [9, 2], [6], []]>\n',
+ 'digits_1_3': '<tf.RaggedTensor [[], [5, 9, 2]]>\n',
+ 'digits_2_1': '<tf.Tensor: shape=(), dtype=int32, numpy=9>\n',
+ 'digits_3': '<tf.RaggedTensor [[6, 4, 7, 4], [], [8, 12, 5], [9], []]>\n',
+ 'digits_2_3': '<tf.RaggedTensor [[6, 2, 8, 2], [], [10, 18, 4], [12], []]>\n',
+ 'digits_4': '<tf.RaggedTensor [[-3, -1, -4, -1], [], [-5, -9, -2], [-6], []]>\n',
+ 'digits_tf_ragged_constant_1_2_3_4_5_6_7_': '<tf.RaggedTensor [[4, 3, 7, 5], [], [10, 15, 9], [14], []]>\n',
+ 'tf_ragged_map_flat_values_lambda_x_x_2_1': '<tf.RaggedTensor [[7, 3, 9, 3], [], [11, 19, 5], [13], []]>\n',
+ 'digits_to_list': '[[3, 1, 4, 1], [], [5, 9, 2], [6], []]\n',
+ 'digits_numpy': 'array([array([3, 1, 4, 1], dtype=int32), array([], dtype=int32),\n'
+                 '       array([5, 9, 2], dtype=int32), array([6], dtype=int32),\n'
+                 '       array([], dtype=int32)], dtype=object)\n',
+ 'words_numpy': "array([array([b'So', b'long'], dtype=object),\n"
+                "       array([b'thanks', b'for', b'all', b'the', b'fish'], dtype=object)],\n"
+                '      dtype=object)\n',
+ 'tf_ragged_constant_1_2_3_4_5': '<tf.RaggedTensor [[[1, 2], [3]], [[4, 5]]]>\n',
+ 'tf_ragged_constant_1_2_3_4_5_shape': 'TensorShape([2, None, None])\n',
+ 'tf_ragged_constant_1_2_3_4_5_ragged_rank': '2\n',
+ 'tf_ragged_constant_1_2_3_4_5_values': '<tf.RaggedTensor [[1, 2], [3], [4, 5]]>\n',
+ 'tf_ragged_constant_1_2_3_4_5_flat_values': '<tf.Tensor: shape=(5,), dtype=int32, numpy=array([1, 2, 3, 4, '
+                                             '5], dtype=int32)>\n',
+ 'tf_ragged_constant_1_2_3_4_5_nested_row_': '(<tf.Tensor: shape=(3,), dtype=int64, numpy=array([0, 2, 3])>, '
+                                             '<tf.Tensor: shape=(4,), dtype=int64, numpy=array([0, 2, 3, '
+                                             '5])>)\n',
+ 'tf_ragged_constant_1_2_3_4_5_to_tensor': '<tf.Tensor: shape=(2, 2, 2), dtype=int32, numpy=\n'
+                                           'array([[[1, 2],\n'
+                                           '        [3, 0]],\n'
+                                           '\n'
+                                           '       [[4, 5],\n'
+                                           '        [0, 0]]], dtype=int32)>\n',
+ 'tf_ragged_constant_1_2_3_ragged_rank_1_d': '<tf.RaggedTensor [[1.0, 2.0], [3.0]]>\n',
+ 'tf_ragged_constant_1_2_3_4_5_6_ragged_ra': '<tf.RaggedTensor [[[1, 2],\n  [3, 4]], [[5, 6]]]>\n',
+ 'tf_ragged_constant_1_2_3_4_5_6_ragged_ra_2': 'TensorShape([2, None, 2])\n',
+ 'tf_ragged_constant_1_2_3_4_5_6_ragged_ra_3': '<tf.Tensor: shape=(2, 2, 2), dtype=int32, numpy=\n'
+                                               'array([[[1, 2],\n'
+                                               '        [3, 4]],\n'
+                                               '\n'
+                                               '       [[5, 6],\n'
+                                               '        [0, 0]]], dtype=int32)>\n',
+ 'tf_ragged_constant': '<tf.RaggedTensor [[], []]>\n',
+ 'tf_ragged_constant_2': '<tf.Tensor: shape=(0,), dtype=float32, numpy=array([], dtype=float32)>\n',
+ 'digits_shape': 'TensorShape([5, None])\n',
+ 'digits_dtype': 'tf.int32\n',
+ 'words_dtype': 'tf.string\n',
+ 'digits_values': '<tf.Tensor: shape=(8,), dtype=int32, numpy=array([3, 1, 4, 1, 5, 9, 2, 6], '
+                  'dtype=int32)>\n',
+ 'digits_row_splits': '<tf.Tensor: shape=(6,), dtype=int64, numpy=array([0, 4, 4, 7, 8, 8])>\n',
+ 'digits_row_lengths': '<tf.Tensor: shape=(5,), dtype=int64, numpy=array([4, 0, 3, 1, 0])>\n',
+ 'digits_value_rowids': '<tf.Tensor: shape=(8,), dtype=int64, numpy=array([0, 0, 0, 0, 2, 2, 2, 3])>\n',
+ 'digits_nrows': '<tf.Tensor: shape=(), dtype=int64, numpy=5>\n',
+ 'digits_row_starts': '<tf.Tensor: shape=(5,), dtype=int64, numpy=array([0, 4, 4, 7, 8])>\n',
+ 'digits_row_limits': '<tf.Tensor: shape=(5,), dtype=int64, numpy=array([4, 4, 7, 8, 8])>\n',
+ 'digits_bounding_shape': '<tf.Tensor: shape=(2,), dtype=int64, numpy=array([5, 4])>\n',
+ 'digits_to_tensor': '<tf.Tensor: shape=(5, 4), dtype=int32, numpy=\n'
+                     'array([[3, 1, 4, 1],\n'
+                     '       [0, 0, 0, 0],\n'
+                     '       [5, 9, 2, 0],\n'
+                     '       [6, 0, 0, 0],\n'
+                     '       [0, 0, 0, 0]], dtype=int32)>\n',
+ 'digits_to_tensor_default_value_1': '<tf.Tensor: shape=(5, 4), dtype=int32, numpy=\n'
+                                     'array([[ 3,  1,  4,  1],\n'
+                                     '       [-1, -1, -1, -1],\n'
+                                     '       [ 5,  9,  2, -1],\n'
+                                     '       [ 6, -1, -1, -1],\n'
+                                     '       [-1, -1, -1, -1]], dtype=int32)>\n',
+ 'words_to_tensor': '<tf.Tensor: shape=(2, 5), dtype=string, numpy=\n'
+                    "array([[b'So', b'long', b'', b'', b''],\n"
+                    "       [b'thanks', b'for', b'all', b'the', b'fish']], dtype=object)>\n",
+ 'digits_to_tensor_shape_3_2': '<tf.Tensor: shape=(3, 2), dtype=int32, numpy=\n'
+                               'array([[3, 1],\n'
+                               '       [0, 0],\n'
+                               '       [5, 9]], dtype=int32)>\n',
+ 'digits_to_sparse': 'SparseTensor(indices=tf.Tensor(\n'
+                     '[[0 0]\n'
+                     ' [0 1]\n'
+                     ' [0 2]\n'
+                     ' [0 3]\n'
+                     ' [2 0]\n'
+                     ' [2 1]\n'
+                     ' [2 2]\n'
+                     ' [3 0]], shape=(8, 2), dtype=int64), values=tf.Tensor([3 1 4 1 5 9 2 6], shape=(8,), '
+                     'dtype=int32), dense_shape=tf.Tensor([5 4], shape=(2,), dtype=int64))\n',
+ 'digits_ragged_rank': '1\n',
+ 'digits_flat_values': '<tf.Tensor: shape=(8,), dtype=int32, numpy=array([3, 1, 4, 1, 5, 9, 2, 6], '
+                       'dtype=int32)>\n',
+ 'tf_raggedtensor_from_value_rowids_values': '<tf.RaggedTensor [[3, 1, 4, 1], [], [5, 9], [2]]>\n',
+ 'tf_raggedtensor_from_value_rowids_values_2': '<tf.RaggedTensor [[3, 1, 4, 1], [], [5, 9], [2], [], []]>\n',
+ 'tf_raggedtensor_from_row_lengths_values_': '<tf.RaggedTensor [[3, 1, 4, 1], [], [5, 9], [2]]>\n',
+ 'tf_raggedtensor_from_row_splits_values_3': '<tf.RaggedTensor [[3, 1, 4, 1], [], [5, 9], [2]]>\n',
+ 'tf_raggedtensor_from_tensor_1_0_0_2_3_0_': '<tf.RaggedTensor [[1], [2, 3]]>\n',
+ 'tf_raggedtensor_from_tensor_1_0_0_2_3_0__2': '<tf.RaggedTensor [[1], [2, 3, 0]]>\n',
+ 'tf_raggedtensor_from_row_lengths_values__3': '<tf.Tensor: shape=(3,), dtype=int64, numpy=array([0, 1, '
+                                               '3])>\n',
+ 'tf_concat_tf_ragged_constant_john_a_big_': "<tf.RaggedTensor [[b'John', b'fell', b'asleep'], [b'a', "
+                                             "b'big', b'dog', b'barked'],\n"
+                                             " [b'my', b'cat', b'is', b'fuzzy']]>\n",
+ 'tf_concat_digits_digits_axis_1': '<tf.RaggedTensor [[3, 1, 4, 1, 3, 1, 4, 1], [], [5, 9, 2, 5, 9, 2], [6, '
+                                   '6], []]>\n',
+ 'tf_ragged_constant_hi_how_are_you_shape': 'TensorShape([2, None])\n',
+ 'tf_ragged_constant_hi_how_are_you_boundi': '<tf.Tensor: shape=(2,), dtype=int64, numpy=array([2, 3])>\n',
+ 'isinstance_digits_tf_raggedtensor': 'True\n',
+ 'tf_is_tensor_digits': 'True\n',
+ 'list_digits': '[<tf.Tensor: shape=(4,), dtype=int32, numpy=array([3, 1, 4, 1], dtype=int32)>, <tf.Tensor: '
+                'shape=(0,), dtype=int32, numpy=array([], dtype=int32)>, <tf.Tensor: shape=(3,), '
+                'dtype=int32, numpy=array([5, 9, 2], dtype=int32)>, <tf.Tensor: shape=(1,), dtype=int32, '
+                'numpy=array([6], dtype=int32)>, <tf.Tensor: shape=(0,), dtype=int32, numpy=array([], '
+                'dtype=int32)>]\n',
+ 'tf_ragged_constant_1_5_2_0_3_25_dtype_tf': '<tf.RaggedTensor [[1.5, 2.0], [], [3.25]]>\n',
+ 'tf_ragged_range_3_0_2': '<tf.RaggedTensor [[0, 1, 2], [], [0, 1]]>\n',
+ 'tf_ragged_range_1_2_4_3': '<tf.RaggedTensor [[1, 2, 3], [2]]>\n',
+ 'tf_ragged_constant_1_2_3_tf_ragged_const': '<tf.RaggedTensor [[True, True], [True]]>\n',
+ 'digits_with_flat_values_digits_flat_valu': '<tf.RaggedTensor [[30, 10, 40, 10], [], [50, 90, 20], [60], '
+                                             '[]]>\n',
+ 'digits_with_values_digits_values_10': '<tf.RaggedTensor [[30, 10, 40, 10], [], [50, 90, 20], [60], []]>\n',
+ 'tf_ragged_constant_true_false': '<tf.RaggedTensor [[True, False], []]>\n',
+ 'tf_ragged_stack_tf_constant_1_2_tf_const': '<tf.RaggedTensor [[1, 2], [3]]>\n',
+ 'tf_map_fn_tf_math_square_digits': '<tf.RaggedTensor [[9, 1, 16, 1], [], [25, 81, 4], [36], []]>\n'}
+# end TF_OUTPUT
+
+
+@pytest.mark.parametrize("cell", list(PLAN))
+def test_cell(cell):
+    before, mask_numbers = PLAN[cell]
+    printed = run_cells(CELLS, before + [cell], cell)
+    assert_same_output(printed, TF_OUTPUT[cell], mask_numbers=mask_numbers)
+
+
+@pytest.mark.parametrize("fn, error, message", [
+    (lambda: tf.ragged.constant([["one", "two"], [3, 4]]), ValueError,
+     "Can't convert Python sequence with mixed types to Tensor."),
+    (lambda: tf.ragged.constant(["A", ["B", "C"]]), ValueError, "all scalar values must have the same nesting depth"),
+    (lambda: tf.RaggedTensor.from_row_splits(values=[3, 1, 4], row_splits=[0, 4]), tf.errors.InvalidArgumentError,
+     "Arguments to _from_row_partition do not form a valid RaggedTensor"),
+    (lambda: tf.RaggedTensor.from_row_lengths(values=[3, 1, 4], row_lengths=[1, 1]), tf.errors.InvalidArgumentError,
+     "Arguments to _from_row_partition do not form a valid RaggedTensor"),
+    (lambda: len(tf.ragged.constant([[1], []])), TypeError, "has no len()"),
+    (lambda: tf.constant([[1], [2, 3]]), ValueError, "Can't convert non-rectangular Python sequence to Tensor."),
+    (lambda: tf.ragged.constant([[1], [2, 3]]) + tf.ragged.constant([[1, 2], [3]]), tf.errors.InvalidArgumentError,
+     "Inputs must have identical ragged splits"),
+    (lambda: tf.RaggedTensor([1], [0, 1]), ValueError, "RaggedTensor constructor is private"),
+])
+def test_errors_as_tensorflow(fn, error, message):
+    with pytest.raises(error) as info:
+        fn()
+    assert message in str(info.value)
+
+
+def test_ops_without_ragged_support_say_what_to_do():
+    digits = tf.ragged.constant([[3, 1], [4]])
+    with pytest.raises(TypeError, match="map_flat_values"):
+        tf.matmul(digits, digits)
+    with pytest.raises(TypeError, match="to_tensor"):
+        tf.convert_to_tensor(digits)
+
+
+# Gradients through ragged tensors (TF 2.21's values; TF returns the second as IndexedSlices).
+def test_gradient_through_row_reductions():
+    x = tf.Variable([1.0, 2.0, 3.0])
+    with tf.GradientTape() as tape:
+        r = tf.RaggedTensor.from_row_lengths(x * 2.0, [2, 1])
+        y = tf.reduce_sum(tf.reduce_mean(r * r, axis=1))
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), [4.0, 8.0, 24.0])
+
+
+def test_gradient_through_to_tensor():
+    x = tf.Variable([1.0, 2.0, 3.0])
+    with tf.GradientTape() as tape:
+        r = tf.RaggedTensor.from_row_lengths(x, [2, 0, 1])
+        y = tf.reduce_sum(r.to_tensor(default_value=0.0) * tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))
+    np.testing.assert_allclose(tf.convert_to_tensor(tape.gradient(y, x)).numpy(), [1.0, 2.0, 5.0])
+
+
+def test_gradient_through_max_and_column_sums():
+    x = tf.Variable([1.0, 2.0, 3.0])
+    with tf.GradientTape() as tape:
+        r = tf.RaggedTensor.from_row_lengths(x, [2, 0, 1])
+        y = tf.reduce_sum(tf.reduce_max(r, axis=1) * 1.0) + tf.reduce_sum(
+            tf.reduce_sum(r, axis=0) * tf.constant([1.0, 10.0]))
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), [1.0, 11.0, 2.0])
+
+
+def test_ragged_arguments_of_a_compiled_function():
+    # A RaggedTensor is a pytree: the values are traced, the row partition is static.
+    f = tf.function(lambda rt: (rt * 2 + 1, tf.reduce_sum(rt, axis=1)))
+    out, sums = f(tf.ragged.constant([[1, 2], [3]]))
+    assert out.to_list() == [[3, 5], [7]] and sums.numpy().tolist() == [3, 3]
+    out, sums = f(tf.ragged.constant([[1], [3, 4, 5]]))
+    assert out.to_list() == [[3], [7, 9, 11]] and sums.numpy().tolist() == [1, 12]
+
+
+def test_map_fn_with_a_dense_signature():
+    digits = tf.ragged.constant([[3, 1, 4, 1], [], [5, 9, 2], [6], []])
+    out = tf.map_fn(lambda r: tf.reduce_sum(r), digits, fn_output_signature=tf.int32)
+    assert out.numpy().tolist() == [9, 0, 16, 6, 0]  # TF 2.21's output
