@@ -15,9 +15,13 @@ Example:
     [2. 3.] [2 3]
 """
 import bisect
+import collections
+import concurrent.futures
 import itertools
 import os
+import queue
 import random as _pyrandom
+import threading
 
 import jax
 import numpy as np
@@ -132,6 +136,8 @@ class _VectorizedMap:
         self.ok = True
         self.out_tree = None
         self.jitted = jax.jit(self._batched)
+        self.traced = set()              # the chunk shapes traced so far
+        self.lock = threading.Lock()     # one trace at a time (a parallel map calls from threads)
 
     def _batched(self, chunk):
         def one(elem):
@@ -147,10 +153,19 @@ class _VectorizedMap:
         if any(np.asarray(l).dtype.kind in "OUS" for l in leaves):
             self.ok = False
             return None
+        key = tuple((np.shape(l), np.asarray(l).dtype) for l in leaves)
         try:
             # A strict scope refuses Variables: a map function that reads one runs eagerly.
             with _state.Scope(strict=True):
-                out = self.jitted(chunk)
+                if key in self.traced:
+                    out = self.jitted(chunk)
+                else:
+                    # Tracing runs Python (which may swap sys.stdout to mute prints): not concurrently.
+                    with self.lock:
+                        if not self.ok:
+                            return None
+                        out = self.jitted(chunk)
+                        self.traced.add(key)
         except Exception:  # noqa: BLE001 - not traceable: run eagerly, as written
             self.ok = False
             return None
@@ -344,6 +359,126 @@ def _directed_interleave(datasets, choices, stop_on_empty_dataset):
         if stop_on_empty_dataset or not any(alive):
             return
 
+# ---------------------------------------------------------------------------
+# Background work: prefetch threads and map / interleave worker pools
+# ---------------------------------------------------------------------------
+
+_PREFETCH_AUTOTUNE = 2  # prefetch(AUTOTUNE) buffers this many elements ahead of the consumer
+_POLL_S = 0.05          # how often a blocked producer checks whether its consumer is gone
+
+
+def _parallelism(num_parallel_calls, method):
+    """The number of worker threads for ``num_parallel_calls`` (None: run inline, no threads)."""
+    if num_parallel_calls is None:
+        return None
+    n = int(num_parallel_calls)
+    if n == AUTOTUNE:
+        return os.cpu_count() or 1
+    if n <= 0:
+        raise ValueError(f"{method}: `num_parallel_calls` must be a positive integer or tf.data.AUTOTUNE, "
+                         f"got {num_parallel_calls}.")
+    return n
+
+
+class _Prefetch:
+    """An iterator over ``elements`` that a background thread fills, ``size`` elements ahead.
+
+    The thread starts when the iterator is made. An exception raised while producing is
+    re-raised by the consumer's ``next`` (the same exception object, with its traceback).
+    When the consumer is done (``close()``, or the iterator is garbage-collected) the
+    thread stops: after the element it is producing, or within ``_POLL_S`` when it waits
+    on a full queue. The thread refers to the queue, not to this object, so dropping
+    the iterator is enough.
+    """
+
+    def __init__(self, elements, size):
+        self._q = q = queue.Queue(size)
+        self._stop = stop = threading.Event()
+        self._done = False
+
+        def put(item):
+            while not stop.is_set():
+                try:
+                    q.put(item, timeout=_POLL_S)
+                    return True
+                except queue.Full:
+                    pass
+            return False
+
+        def produce():
+            try:
+                for e in elements:
+                    if not put((True, e)):
+                        return
+                put((False, None))
+            except BaseException as ex:  # noqa: BLE001 - handed to the consumer
+                put((False, ex))
+            finally:
+                close = getattr(elements, "close", None)
+                if close is not None:
+                    close()
+
+        threading.Thread(target=produce, name="tf.data.prefetch", daemon=True).start()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._done:
+            raise StopIteration
+        ok, e = self._q.get()
+        if ok:
+            return e
+        self.close()
+        if e is None:
+            raise StopIteration
+        raise e
+
+    def close(self):
+        self._done = True
+        self._stop.set()
+
+    __del__ = close
+
+
+def _pooled(items, work, workers, deterministic):
+    """``work(item)`` (a list of elements) for each item, on ``workers`` threads, flattened.
+
+    Up to ``workers`` items are in flight. Results come in input order when
+    ``deterministic``, else in the order they complete. A worker's exception is raised by
+    the consumer's ``next``; closing the consumer cancels pending work and lets the
+    threads exit.
+    """
+    pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="tf.data.map")
+    pending = collections.deque()
+    items = iter(items)
+    live = True
+    try:
+        while True:
+            while live and len(pending) < workers:
+                item = next(items, _END)
+                if item is _END:
+                    live = False
+                else:
+                    pending.append(pool.submit(work, item))
+            if not pending:
+                return
+            if deterministic:
+                done = pending.popleft()
+            else:
+                done = next(iter(concurrent.futures.wait(
+                    pending, return_when=concurrent.futures.FIRST_COMPLETED)[0]))
+                pending.remove(done)
+            yield from done.result()
+    finally:
+        for f in pending:
+            f.cancel()
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+_END = object()
+
+
 class Dataset:
     """A re-iterable pipeline of elements; iterating yields Tensors.
 
@@ -357,6 +492,7 @@ class Dataset:
         self._card = int(cardinality)
         self._spec_fn = spec         # () -> structure of TensorSpec, or None to peek
         self._index = index          # (source, () -> iterator of ints) when index-based
+        self._options = Options()
 
     # -- iteration -----------------------------------------------------------
 
@@ -413,7 +549,9 @@ class Dataset:
         return f"<Dataset element_spec={spec}>"
 
     def _derive(self, make, cardinality, spec=None, index=None):
-        return Dataset(make, cardinality, spec, index)
+        out = Dataset(make, cardinality, spec, index)
+        out._options = self._options
+        return out
 
     # -- sources ---------------------------------------------------------------
 
@@ -620,47 +758,68 @@ class Dataset:
         Like TensorFlow, which traces ``map_func`` into a graph, the function is traced
         once (``jax.vmap`` over chunks of elements, compiled) when it is a pure function
         of its inputs: Python side effects then run at trace time only. Functions that
-        read Variables (random ops included) or need concrete values run eagerly,
-        element by element.
+        read Variables (random ops included), call ``tf.py_function`` /
+        ``tf.numpy_function`` or need concrete values run eagerly, element by element.
+
+        ``num_parallel_calls`` (an int, or ``tf.data.AUTOTUNE`` for the number of CPU
+        cores) runs ``map_func`` on that many threads, a few elements per task: a speed-up
+        where the function spends its time outside Python's GIL (I/O, ``time.sleep``,
+        NumPy / JAX kernels). The output order is the input order unless
+        ``deterministic=False`` (or ``tf.data.Options().deterministic = False`` given to
+        ``with_options`` before this ``map``), which yields elements as they are ready.
+        An exception raised by ``map_func`` is raised by the ``next`` that reaches it.
 
         Example:
             >>> import tapejax as tf
             >>> [int(x) for x in tf.data.Dataset.range(3).map(lambda x: x * 10)]
             [0, 10, 20]
+            >>> ds = tf.data.Dataset.range(6).map(lambda x: x + 1, num_parallel_calls=tf.data.AUTOTUNE)
+            >>> [int(x) for x in ds]
+            [1, 2, 3, 4, 5, 6]
         """
         vec = _VectorizedMap(map_func)
+        workers = _parallelism(num_parallel_calls, "map")
+        ordered = self._deterministic(deterministic)
+
+        def run(chunk):  # lazily: an eager map_func runs once per element consumed
+            if isinstance(chunk, list):  # elements that could not be stacked
+                return (_map(_to_array, _call(map_func, e)) for e in chunk)
+            out = vec(chunk)
+            if out is None:
+                return (_map(_to_array, _call(map_func, e)) for e in _unstack(chunk))
+            return _unstack(out)
 
         def make():
-            for chunk in self._chunks():
-                if isinstance(chunk, list):  # elements that could not be stacked
-                    for e in chunk:
-                        yield _map(_to_array, _call(map_func, e))
-                    continue
-                out = vec(chunk)
-                if out is None:
-                    for e in _unstack(chunk):
-                        yield _map(_to_array, _call(map_func, e))
-                else:
-                    yield from _unstack(out)
+            if workers is None:
+                for chunk in self._chunks(self._CHUNK):
+                    yield from run(chunk)
+            else:
+                yield from _pooled(self._chunks(self._PARALLEL_CHUNK), lambda c: list(run(c)), workers, ordered)
         return self._derive(make, self._card)
 
-    _CHUNK = 256
+    _CHUNK = 256          # elements per vectorized call of a map function
+    _PARALLEL_CHUNK = 16  # elements per task of a parallel map
 
-    def _chunks(self):
+    def _deterministic(self, deterministic):
+        if deterministic is not None:
+            return bool(deterministic)
+        return self._options.deterministic is not False
+
+    def _chunks(self, size):
         """Stacked chunks of consecutive elements (a list where elements do not stack)."""
         if self._index is not None:
             source, idx = self._index
             leaves, tree = _flatten(source)
             it = idx()
             while True:
-                chunk = np.fromiter(itertools.islice(it, self._CHUNK), dtype=np.int64)
+                chunk = np.fromiter(itertools.islice(it, size), dtype=np.int64)
                 if len(chunk) == 0:
                     return
                 yield tree.unflatten([l[chunk] for l in leaves])
         else:
             it = self._elements()
             while True:
-                chunk = list(itertools.islice(it, self._CHUNK))
+                chunk = list(itertools.islice(it, size))
                 if not chunk:
                     return
                 try:
@@ -687,8 +846,10 @@ class Dataset:
         ``cycle_length=None`` (or ``tf.data.AUTOTUNE``) uses the number of CPU cores
         (``os.cpu_count()``), as TF does: the order is then fixed for a given machine;
         pass ``cycle_length`` for an order that is the same everywhere.
-        ``num_parallel_calls`` and ``deterministic`` are accepted for compatibility:
-        elements are always produced one at a time, in the deterministic order.
+        With ``num_parallel_calls`` (an int or ``tf.data.AUTOTUNE``) each open input
+        element's dataset is read ahead by its own background thread (``cycle_length``
+        threads), so slow sources (files, generators) are read in parallel; the output
+        order stays the deterministic order above (``deterministic`` is accepted).
 
         Raises:
             ValueError: if ``cycle_length`` or ``block_length`` is not positive.
@@ -706,6 +867,11 @@ class Dataset:
         else:
             cycle = _positive_int(cycle_length, "cycle_length", "interleave")
         block = 1 if block_length is None else _positive_int(block_length, "block_length", "interleave")
+        parallel = _parallelism(num_parallel_calls, "interleave") is not None
+
+        def open_(x):
+            elements = _as_dataset(_call(map_func, x), "interleave")._elements()
+            return _Prefetch(elements, max(block, _PREFETCH_AUTOTUNE)) if parallel else elements
 
         def make():
             inputs = self._elements()
@@ -725,12 +891,16 @@ class Dataset:
                         i, b = (i + 1) % cycle, 0
                     yield e
                 elif not end_of_input:
-                    x = next(inputs, None)
-                    if x is None:
-                        end_of_input = True
-                    else:
-                        slots[i] = _as_dataset(_call(map_func, x), "interleave")._elements()
-                        n_open += 1
+                    # A parallel interleave opens every empty slot now, in the order the
+                    # cycle would reach them (the same assignment), so their threads overlap.
+                    for j in ((i + k) % cycle for k in range(cycle if parallel else 1)):
+                        if slots[j] is None and not end_of_input:
+                            x = next(inputs, None)
+                            if x is None:
+                                end_of_input = True
+                            else:
+                                slots[j] = open_(x)
+                                n_open += 1
                 else:
                     i, b = (i + 1) % cycle, 0
         return self._derive(make, UNKNOWN_CARDINALITY)
@@ -1139,8 +1309,31 @@ class Dataset:
         return self._derive(lambda: itertools.chain(self._elements(), dataset._elements()), card, self._spec_fn)
 
     def prefetch(self, buffer_size=AUTOTUNE, name=None):
-        """Accepted for compatibility: elements are produced on demand, so this is the same dataset."""
-        return self
+        """Produces elements on a background thread, up to ``buffer_size`` ahead of the consumer.
+
+        The pipeline before ``prefetch`` then runs while the consumer (a training step)
+        works on the current element. ``tf.data.AUTOTUNE`` buffers 2 elements;
+        ``buffer_size=0`` prefetches nothing. The thread starts with the iterator and
+        stops when the iterator is closed or dropped; an exception raised upstream is
+        raised by the ``next`` that reaches it.
+
+        Raises:
+            ValueError: if ``buffer_size`` is negative (other than AUTOTUNE).
+
+        Example:
+            >>> import tapejax as tf
+            >>> [int(x) for x in tf.data.Dataset.range(4).batch(2).prefetch(tf.data.AUTOTUNE).unbatch()]
+            [0, 1, 2, 3]
+        """
+        size = int(buffer_size)
+        if size == AUTOTUNE:
+            size = _PREFETCH_AUTOTUNE
+        elif size < 0:
+            raise ValueError(f"prefetch: `buffer_size` must be a non-negative integer or tf.data.AUTOTUNE, "
+                             f"got {buffer_size}.")
+        if size == 0:
+            return self
+        return self._derive(lambda: _Prefetch(self._elements(), size), self._card, self._spec_fn)
 
     def cache(self, filename="", name=None):
         """Keeps the elements in memory after the first complete iteration."""
@@ -1180,10 +1373,31 @@ class Dataset:
         raise ValueError("get_single_element() needs a dataset with exactly one element.")
 
     def options(self):
-        return Options()
+        """The ``tf.data.Options`` of this dataset (set with ``with_options``)."""
+        return self._options
 
     def with_options(self, options, name=None):
-        return self
+        """This dataset with ``options`` (a ``tf.data.Options``) merged into its options.
+
+        Options set here override those set earlier; the datasets made from the result
+        carry them too.
+
+        Raises:
+            TypeError: if ``options`` is not a ``tf.data.Options``.
+
+        Example:
+            >>> import tapejax as tf
+            >>> options = tf.data.Options()
+            >>> options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
+            >>> ds = tf.data.Dataset.range(2).with_options(options)
+            >>> ds.options() == options
+            True
+        """
+        if not isinstance(options, Options):
+            raise TypeError(f"with_options: `options` must be a tf.data.Options, got {type(options).__name__}.")
+        out = self._derive(self._make, self._card, self._spec_fn, self._index)
+        out._options = self._options.merge(options)
+        return out
 
 
 class _Iterator:
@@ -1262,15 +1476,99 @@ _NOT_STAGEABLE = (
     "argument instead: `for x in dataset: step(x)`.")
 
 
-class Options:
-    """``tf.data.Options``: accepted and ignored (any nested attribute may be set)."""
+class _OptionsBase:
+    """TF's options objects: known attributes only, type-checked, ``None`` until set."""
+
+    _FIELDS = {}    # name: (type, or an _OptionsBase subclass for nested options)
+    _ALIASES = {}   # deprecated name: name
+
+    def __init__(self):
+        object.__setattr__(self, "_values", {})
 
     def __getattr__(self, name):
-        if name.startswith("__"):
+        if name.startswith("__") or name == "_values":
             raise AttributeError(name)
-        sub = Options()
-        object.__setattr__(self, name, sub)
-        return sub
+        name = self._ALIASES.get(name, name)
+        if name not in self._FIELDS:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        if name not in self._values and isinstance(self._FIELDS[name], type) and \
+                issubclass(self._FIELDS[name], _OptionsBase):
+            self._values[name] = self._FIELDS[name]()
+        return self._values.get(name)
+
+    def __setattr__(self, name, value):
+        name = self._ALIASES.get(name, name)
+        if name not in self._FIELDS:
+            raise AttributeError(f"Cannot set the property {name} on {type(self).__name__}.")
+        kind = self._FIELDS[name]
+        if value is not None and not isinstance(value, kind):
+            raise TypeError(f'Property "{name}" must be of type {kind}, got: {value!r} (type: {type(value)})')
+        self._values[name] = value
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        names = set(self._values) | set(other._values)
+        return all(getattr(self, n) == getattr(other, n) for n in names)
+
+    __hash__ = None
+
+    def merge(self, options):
+        """These options overridden by those set in ``options`` (a new object)."""
+        out = type(self)()
+        for src in (self, options):
+            for name, v in src._values.items():
+                if isinstance(v, _OptionsBase):
+                    v = getattr(out, name).merge(v)
+                object.__setattr__(out, "_values", {**out._values, name: v})
+        return out
+
+
+class AutotuneOptions(_OptionsBase):
+    """``tf.data.experimental.AutotuneOptions`` (accepted; tapejax sizes buffers and pools itself)."""
+    _FIELDS = {"autotune_algorithm": object, "cpu_budget": int, "enabled": bool, "initial_parallelism": int,
+               "min_parallelism": int, "ram_budget": int}
+
+
+class DistributeOptions(_OptionsBase):
+    """``tf.data.experimental.DistributeOptions``."""
+    _FIELDS = {"auto_shard_policy": int, "num_devices": int}
+
+
+class OptimizationOptions(_OptionsBase):
+    """``tf.data.experimental.OptimizationOptions`` (accepted; no graph rewrites happen)."""
+    _FIELDS = dict.fromkeys(
+        ["apply_default_optimizations", "filter_fusion", "filter_parallelization", "inject_prefetch",
+         "map_and_batch_fusion", "map_and_filter_fusion", "map_fusion", "map_parallelization",
+         "noop_elimination", "parallel_batch", "seq_interleave_prefetch", "shuffle_and_repeat_fusion"], bool)
+
+
+class ThreadingOptions(_OptionsBase):
+    """``tf.data.ThreadingOptions`` (accepted)."""
+    _FIELDS = {"max_intra_op_parallelism": int, "private_threadpool_size": int}
+
+
+class Options(_OptionsBase):
+    """``tf.data.Options``: settings for a whole pipeline, given with ``ds.with_options``.
+
+    Only TF's option names can be set (others raise AttributeError), with TF's types.
+    ``deterministic = False`` lets parallel ``map`` calls made on the resulting dataset
+    yield elements as they are ready; the other options are accepted and have no effect.
+
+    Example:
+        >>> import tapejax as tf
+        >>> options = tf.data.Options()
+        >>> options.deterministic = False
+        >>> ds = tf.data.Dataset.range(3).with_options(options)
+        >>> ds.options().deterministic
+        False
+    """
+    _FIELDS = {"autotune": AutotuneOptions, "dataset_name": str, "deterministic": bool,
+               "experimental_distribute": DistributeOptions, "experimental_external_state_policy": object,
+               "experimental_optimization": OptimizationOptions, "experimental_service": object,
+               "experimental_slack": bool, "experimental_symbolic_checkpoint": bool,
+               "experimental_warm_start": bool, "framework_type": list, "threading": ThreadingOptions}
+    _ALIASES = {"experimental_deterministic": "deterministic", "experimental_threading": "threading"}
 
 
 class _AutoShardPolicy:
@@ -1284,6 +1582,10 @@ class experimental:
     INFINITE_CARDINALITY = INFINITE_CARDINALITY
     UNKNOWN_CARDINALITY = UNKNOWN_CARDINALITY
     AutoShardPolicy = _AutoShardPolicy
+    AutotuneOptions = AutotuneOptions
+    DistributeOptions = DistributeOptions
+    OptimizationOptions = OptimizationOptions
+    ThreadingOptions = ThreadingOptions
 
     @staticmethod
     def cardinality(dataset):
@@ -1291,7 +1593,7 @@ class experimental:
 
 
 __all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental", "Options",
-           "TensorSpec"]
+           "ThreadingOptions", "TensorSpec"]
 
 from ._missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr(__name__)
