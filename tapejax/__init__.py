@@ -49,6 +49,7 @@ from . import (  # noqa: F401
     errors as errors, autodiff as autodiff, experimental as experimental, extend as extend,
 )
 from . import numpy as numpy  # noqa: F401
+from . import io as io  # noqa: F401
 from . import keras as keras  # noqa: F401
 from .keras.initializers import (  # noqa: F401
     RandomNormal as random_normal_initializer, RandomUniform as random_uniform_initializer,

@@ -36,8 +36,6 @@ MISSING = {
                    "(or tokenize with your tokenizer) before making tensors.",
         "image": "tf.image " + _NOT_PROVIDED + ": use jax.image.resize / jax.image.scale_and_translate, or "
                  "dm-pix (import dm_pix) for augmentations, on jax arrays.",
-        "io": "tf.io " + _NOT_PROVIDED + ": read files with Python or NumPy (np.load, PIL), then "
-              "tf.data.Dataset.from_tensor_slices or from_generator; tf.train.Checkpoint saves variables.",
         "audio": "tf.audio " + _NOT_PROVIDED + ": decode audio with Python (soundfile, scipy.io.wavfile), then "
                  "make tensors.",
         "signal": "tf.signal " + _NOT_PROVIDED + ": use jnp.fft and jax.scipy.signal on jax arrays.",
@@ -70,13 +68,14 @@ MISSING = {
         "export": "tf.keras.export " + _NOT_PROVIDED + ": use tf.saved_model.save(model, path).",
         "dtensor": "tf.keras.dtensor " + _NOT_PROVIDED + ": shard with tf.distribute or jax.sharding.",
     },
+    "tapejax.io": {
+        **{name: f"tf.io.{name} (tf.train.Example protocol buffers) " + _NOT_PROVIDED + ": store arrays "
+                 "with np.save / np.savez, or decode each record in Python (a protobuf library) inside "
+                 "tf.data.Dataset.from_generator." for name in
+           ["parse_single_example", "parse_example", "FixedLenFeature", "VarLenFeature",
+            "FixedLenSequenceFeature", "parse_sequence_example", "parse_single_sequence_example"]},
+    },
     "tapejax.data": {
-        "TFRecordDataset": "tf.data.TFRecordDataset " + _NOT_PROVIDED + ": read the records in Python and "
-                           "use tf.data.Dataset.from_generator.",
-        "TextLineDataset": "tf.data.TextLineDataset " + _NOT_PROVIDED + ": tapejax tensors hold numbers; read "
-                           "and tokenize lines in Python, then tf.data.Dataset.from_tensor_slices.",
-        "FixedLengthRecordDataset": "tf.data.FixedLengthRecordDataset " + _NOT_PROVIDED + ": read the file with "
-                                    "np.fromfile and use tf.data.Dataset.from_tensor_slices.",
         "Iterator": "tf.data.Iterator " + _NOT_PROVIDED + " as a class: iter(dataset) gives an iterator.",
         "service": "tf.data.service " + _NOT_PROVIDED + ".",
     },

@@ -17,6 +17,9 @@ Example:
 import bisect
 import collections
 import concurrent.futures
+import csv
+import glob
+import io
 import itertools
 import os
 import queue
@@ -28,6 +31,7 @@ import numpy as np
 
 from ._tensor import Tensor, _TensorBase, _python_default_dtype, TensorShape, from_numpy
 from . import _dtypes, _state, errors
+from . import io as _tfio
 from ._variable import Variable
 
 AUTOTUNE = -1
@@ -77,6 +81,8 @@ def _to_array(x):
 def _tensor(a):
     if isinstance(a, Dataset):
         return a
+    if isinstance(a, (bytes, str)):  # an element of an object array of strings
+        a = np.array(a.encode() if isinstance(a, str) else bytes(a), dtype=object)
     if isinstance(a, (np.ndarray, np.generic)) and a.dtype.kind in "OUS":
         return np.asarray(a)  # strings stay numpy: tapejax tensors hold numbers
     return Tensor(from_numpy(np.asarray(a)))
@@ -190,7 +196,8 @@ class TensorSpec:
         self.name = name
 
     def __repr__(self):
-        return f"TensorSpec(shape={self.shape}, dtype=tf.{self.dtype.name}, name={self.name!r})"
+        dtype = "string" if self.dtype == _dtypes.string else self.dtype.name
+        return f"TensorSpec(shape={self.shape}, dtype=tf.{dtype}, name={self.name!r})"
 
     def __eq__(self, other):
         return (isinstance(other, TensorSpec) and tuple(self.shape) == tuple(other.shape)
@@ -541,12 +548,14 @@ class Dataset:
             return _spec_of(e)
         raise ValueError("element_spec of an empty dataset of unknown structure.")
 
+    _REPR = "Dataset"   # the class name TF prints for this kind of dataset
+
     def __repr__(self):
         try:
             spec = self.element_spec
         except Exception:  # noqa: BLE001 - repr must not fail
             spec = "?"
-        return f"<Dataset element_spec={spec}>"
+        return f"<{self._REPR} element_spec={spec}>"
 
     def _derive(self, make, cardinality, spec=None, index=None):
         out = Dataset(make, cardinality, spec, index)
@@ -615,6 +624,37 @@ class Dataset:
         if output_signature is not None:
             spec = lambda: output_signature  # noqa: E731
         return Dataset(make, UNKNOWN_CARDINALITY, spec)
+
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None, name=None):
+        """The files matching the glob pattern(s) ``file_pattern``, as scalar ``tf.string`` elements.
+
+        As in TF the names are sorted, then shuffled unless ``shuffle=False`` (the default
+        is to shuffle, with a new order each iteration; pass ``seed`` or set
+        ``tf.random.set_seed`` for a repeatable one).
+
+        Raises:
+            tf.errors.InvalidArgumentError: if no file matches (TF's message).
+
+        Example:
+            >>> import os, tempfile, tapejax as tf
+            >>> d = tempfile.mkdtemp()
+            >>> for n in ["b.py", "a.txt", "c.py"]:
+            ...     open(os.path.join(d, n), "w").close()
+            >>> ds = tf.data.Dataset.list_files(os.path.join(d, "*.py"), shuffle=False)
+            >>> [os.path.basename(f) for f in ds.as_numpy_iterator()]
+            [b'b.py', b'c.py']
+        """
+        patterns = _string_list(file_pattern, "file_pattern", "list_files")
+        matches = _glob(patterns)
+        if not matches:
+            raise errors.InvalidArgumentError(
+                None, None, "Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. Summarized data: "
+                            f"b'No files matched pattern: {', '.join(patterns)}'")
+        ds = Dataset.from_tensor_slices(_strings(matches))
+        if shuffle is None or shuffle:
+            ds = ds.shuffle(len(matches), seed=seed)
+        return ds
 
     @staticmethod
     def zip(*datasets, name=None):
@@ -1571,6 +1611,488 @@ class Options(_OptionsBase):
     _ALIASES = {"experimental_deterministic": "deterministic", "experimental_threading": "threading"}
 
 
+# ---------------------------------------------------------------------------
+# File datasets: text lines, TFRecords, fixed-length records, CSV
+# ---------------------------------------------------------------------------
+
+def _string(value):
+    """A string element: a 0-d object array holding bytes (what TF's ``.numpy()`` gives)."""
+    return np.array(value.encode() if isinstance(value, str) else bytes(value), dtype=object)
+
+
+def _strings(values):
+    out = np.empty(len(values), dtype=object)
+    out[:] = [v.encode() if isinstance(v, str) else bytes(v) for v in values]
+    return out
+
+
+def _path(element):
+    """A filename element (a string tensor, NumPy bytes / str, a Python str or PathLike) as a str."""
+    if isinstance(element, os.PathLike):
+        return os.fspath(element)
+    if hasattr(element, "numpy"):
+        element = element.numpy()
+    value = np.asarray(element).item() if not isinstance(element, (str, bytes)) else element
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _string_list(values, what, method):
+    """``values`` (a str, PathLike, or a list / array of them) as a list of str."""
+    if isinstance(values, (str, bytes, os.PathLike)):
+        values = [values]
+    if isinstance(values, (_TensorBase, np.ndarray)) or hasattr(values, "numpy"):
+        values = np.ravel(np.asarray(values.numpy() if hasattr(values, "numpy") else values)).tolist()
+    out = []
+    for v in values:
+        if not isinstance(v, (str, bytes, os.PathLike, np.str_, np.bytes_)):
+            raise TypeError(f"{method}: The `{what}` argument must contain `tf.string` elements. Got "
+                            f"`{type(v).__name__}` elements.")
+        out.append(_path(v))
+    return out
+
+
+def _filenames_dataset(filenames, method):
+    """TF's check of a reader's ``filenames``: a Dataset of scalar strings, or strings to slice."""
+    if isinstance(filenames, Dataset):
+        if filenames._spec_fn is not None:
+            spec = filenames.element_spec
+            if not isinstance(spec, TensorSpec) or spec.dtype != _dtypes.string:
+                raise TypeError(f"{method}: The `filenames` argument must contain `tf.string` elements. Got a "
+                                f"dataset of {spec!r} elements.")
+            if tuple(spec.shape) != ():
+                raise TypeError(f"{method}: The `filenames` argument must contain `tf.string` elements of "
+                                f"shape [] (i.e. scalars). Got a dataset of element shape {spec.shape!r}.")
+        return filenames
+    return Dataset.from_tensor_slices(_strings(_string_list(filenames, "filenames", method)))
+
+
+_STRING_SPEC = TensorSpec((), _dtypes.string)
+
+
+def _read_files(filenames, read_one, num_parallel_reads, method, spec):
+    """TF's ``_create_dataset_reader``: ``read_one(path)`` for each file, one file after another,
+    or ``num_parallel_reads`` files interleaved element by element, each read by its own thread."""
+    files = _filenames_dataset(filenames, method)
+
+    def one(f):
+        path = _path(f)
+        return Dataset(lambda: read_one(path), UNKNOWN_CARDINALITY, spec)
+
+    if num_parallel_reads is None:
+        return files.flat_map(one)
+    n = _parallelism(num_parallel_reads, method)
+    return files.interleave(one, cycle_length=n, block_length=1, num_parallel_calls=n)
+
+
+class _FileDataset(Dataset):
+    """A dataset read from files; it prints as TF's class of the same name."""
+
+    def _init_from(self, dataset, spec):
+        Dataset.__init__(self, dataset._make, dataset._card, spec)
+
+
+def _text_lines(path, kind):
+    with _tfio.open_file(path, kind) as f:
+        for line in f:
+            if line.endswith(b"\n"):
+                line = line[:-1]
+                if line.endswith(b"\r"):
+                    line = line[:-1]
+            yield _string(line)
+
+
+class TextLineDataset(_FileDataset):
+    """The lines of text files, as scalar ``tf.string`` elements without their line endings.
+
+    ``filenames`` is a path, a list of paths or a Dataset of paths; the files are read
+    one after another (``num_parallel_reads`` files at once, interleaved line by line).
+    ``compression_type`` is None (or ''), 'GZIP' or 'ZLIB'. A trailing '\\r' is removed
+    with the '\\n', as TF does. A missing file raises ``tf.errors.NotFoundError`` when
+    the iteration reaches it.
+
+    Example:
+        >>> import os, tempfile, tapejax as tf
+        >>> path = os.path.join(tempfile.mkdtemp(), "a.txt")
+        >>> with open(path, "w") as f:
+        ...     _ = f.write("first line\\nsecond line\\n")
+        >>> list(tf.data.TextLineDataset(path).as_numpy_iterator())
+        [b'first line', b'second line']
+    """
+    _REPR = "TextLineDatasetV2"
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
+        kind = _tfio.compression(compression_type, "TextLineDataset")
+        spec = lambda: _STRING_SPEC  # noqa: E731
+        self._init_from(_read_files(filenames, lambda p: _text_lines(p, kind), num_parallel_reads,
+                                    "TextLineDataset", spec), spec)
+
+
+class TFRecordDataset(_FileDataset):
+    """The records of TFRecord files, as scalar ``tf.string`` elements (the raw bytes).
+
+    Reads the format TensorFlow writes (``tf.io.TFRecordWriter``) without TensorFlow,
+    checking each record's two CRC32-C checksums: a damaged or truncated file raises
+    ``tf.errors.DataLossError`` naming the offset. ``compression_type`` is None (or ''),
+    'GZIP' or 'ZLIB'; ``num_parallel_reads`` reads that many files at once, interleaved
+    record by record. Parse the records with ``map``.
+
+    Example:
+        >>> import os, tempfile, tapejax as tf
+        >>> path = os.path.join(tempfile.mkdtemp(), "r.tfrecord")
+        >>> with tf.io.TFRecordWriter(path) as w:
+        ...     w.write(b"\\x01\\x02")
+        ...     w.write(b"xyz")
+        >>> ds = tf.data.TFRecordDataset([path])
+        >>> ds
+        <TFRecordDatasetV2 element_spec=TensorSpec(shape=(), dtype=tf.string, name=None)>
+        >>> list(ds.as_numpy_iterator())
+        [b'\\x01\\x02', b'xyz']
+    """
+    _REPR = "TFRecordDatasetV2"
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
+        kind = _tfio.compression(compression_type, "TFRecordDataset")
+
+        def read(path):
+            for record in _tfio.read_records(path, kind):
+                yield _string(record)
+        spec = lambda: _STRING_SPEC  # noqa: E731
+        self._init_from(_read_files(filenames, read, num_parallel_reads, "TFRecordDataset", spec), spec)
+
+
+class FixedLengthRecordDataset(_FileDataset):
+    """Records of ``record_bytes`` bytes from binary files, after ``header_bytes`` and
+    before ``footer_bytes`` (both skipped), as scalar ``tf.string`` elements.
+
+    Raises:
+        tf.errors.InvalidArgumentError: (when iterated) if a file's body is not a whole
+            number of records.
+
+    Example:
+        >>> import os, tempfile, tapejax as tf
+        >>> path = os.path.join(tempfile.mkdtemp(), "f.bin")
+        >>> with open(path, "wb") as f:
+        ...     _ = f.write(b"HEADER012345FOOTER")
+        >>> ds = tf.data.FixedLengthRecordDataset(path, record_bytes=2, header_bytes=6, footer_bytes=6)
+        >>> list(ds.as_numpy_iterator())
+        [b'01', b'23', b'45']
+    """
+    _REPR = "FixedLengthRecordDatasetV2"
+
+    def __init__(self, filenames, record_bytes, header_bytes=None, footer_bytes=None, buffer_size=None,
+                 compression_type=None, num_parallel_reads=None, name=None):
+        size = _positive_int(record_bytes, "record_bytes", "FixedLengthRecordDataset")
+        head, foot = int(header_bytes or 0), int(footer_bytes or 0)
+        kind = _tfio.compression(compression_type, "FixedLengthRecordDataset")
+
+        def read(path):
+            with _tfio.open_file(path, kind) as f:
+                body = f.read()[head:]
+            body = body[:len(body) - foot]
+            if len(body) % size:
+                raise errors.InvalidArgumentError(
+                    None, None, f"FixedLengthRecordDataset: {path} holds {len(body)} bytes between its header "
+                                f"and footer, not a multiple of record_bytes={size}.")
+            for i in range(0, len(body), size):
+                yield _string(body[i:i + size])
+        spec = lambda: _STRING_SPEC  # noqa: E731
+        self._init_from(_read_files(filenames, read, num_parallel_reads, "FixedLengthRecordDataset", spec), spec)
+
+
+def _glob(patterns):
+    """The files matching any of ``patterns``, sorted (TF's MatchingFiles)."""
+    return sorted(m for p in patterns for m in glob.glob(p))
+
+
+_CSV_TYPES = {"float32": np.float32, "float64": np.float64, "int32": np.int32, "int64": np.int64}
+
+
+def _csv_column(default, i):
+    """A CSV column from a ``record_defaults`` entry: (dtype name, default element or None if required)."""
+    if isinstance(default, _dtypes.DType) or (isinstance(default, type) and issubclass(default, np.generic)):
+        dt = _dtypes.as_dtype(default)
+        value = None
+    else:
+        a = _to_array(default)
+        if a.size > 1:
+            raise ValueError(f"CsvDataset: record_defaults[{i}] must be a dtype or a tensor of at most one "
+                             f"element (the column's default), got shape {a.shape}.")
+        dt = _dtypes.string if a.dtype.kind in "OUS" else _dtypes.as_dtype(a.dtype)
+        value = None if a.size == 0 else a.reshape(())
+    name = "string" if dt == _dtypes.string else dt.name
+    if name not in _CSV_TYPES and name != "string":
+        raise TypeError(f"CsvDataset: record_defaults[{i}] has dtype {name}; CSV columns are float32, float64, "
+                        "int32, int64 or string.")
+    if value is not None:
+        value = _string(value.item()) if name == "string" else np.asarray(value, _CSV_TYPES[name])
+    return name, value
+
+
+def _csv_field(text, name, default, col, na_value):
+    if text == "" or text == na_value:
+        if default is None:
+            raise errors.InvalidArgumentError(None, None, f"Field {col} is required but missing in record!")
+        return default
+    if name == "string":
+        return _string(text.encode("utf-8", "surrogateescape"))
+    try:
+        if name.startswith("int"):
+            v = int(text.strip())
+            info = np.iinfo(_CSV_TYPES[name])
+            if not info.min <= v <= info.max:
+                raise ValueError(text)
+        else:
+            v = float(text.strip())
+        return np.asarray(v, _CSV_TYPES[name])
+    except ValueError:
+        raise errors.InvalidArgumentError(None, None, f"Field {col} in record is not a valid {name}: "
+                                                      f"{text}") from None
+
+
+def _csv_rows(path, kind, field_delim, use_quote_delim, header, encoding="utf-8"):
+    """The rows (lists of str) of a CSV file; blank lines are skipped."""
+    with _tfio.open_file(path, kind) as raw:
+        text = io.TextIOWrapper(raw, encoding=encoding, errors="surrogateescape", newline="")
+        quoting = csv.QUOTE_MINIMAL if use_quote_delim else csv.QUOTE_NONE
+        rows = csv.reader(text, delimiter=field_delim, quoting=quoting)
+        if header:
+            next(rows, None)
+        for row in rows:
+            if row:
+                yield row
+
+
+class CsvDataset(_FileDataset):
+    """The records of CSV files (RFC 4180), one tuple of scalars per row.
+
+    ``record_defaults`` gives one entry per parsed column: a dtype (float32, float64,
+    int32, int64, string) for a required column, or a one-element tensor / Python value
+    for an optional one whose empty (or ``na_value``) fields take that value. Choose the
+    columns with ``select_cols`` or ``exclude_cols`` (sorted indices). Leading and
+    trailing spaces around numbers are allowed.
+
+    Raises:
+        tf.errors.InvalidArgumentError: (when iterated) if a required field is empty, a
+            field does not parse as its column's dtype, or a row has a wrong number of
+            fields.
+
+    Example:
+        >>> import os, tempfile, tapejax as tf
+        >>> path = os.path.join(tempfile.mkdtemp(), "my_file0.csv")
+        >>> with open(path, "w") as f:
+        ...     _ = f.write("abcdefg,4.28E10,5.55E6,12\\n")
+        ...     _ = f.write("hijklmn,-5.3E14,,2\\n")
+        >>> ds = tf.data.experimental.CsvDataset(path, [tf.float32, [0.0], tf.int32], select_cols=[1, 2, 3])
+        >>> for n0, n1, n2 in ds.as_numpy_iterator():
+        ...     print(n0, n1, n2)
+        4.28e+10 5550000.0 12
+        -5.3e+14 0.0 2
+    """
+    _REPR = "CsvDatasetV2"
+
+    def __init__(self, filenames, record_defaults, compression_type=None, buffer_size=None, header=False,
+                 field_delim=",", use_quote_delim=True, na_value="", select_cols=None, exclude_cols=None,
+                 _skip_errors=False):
+        columns = [_csv_column(d, i) for i, d in enumerate(record_defaults)]
+        if not columns:
+            raise ValueError("CsvDataset: `record_defaults` needs one entry per column.")
+        if select_cols is not None and exclude_cols is not None:
+            raise errors.InvalidArgumentError(None, None, "CsvDataset: give at most one of `select_cols` and "
+                                                          "`exclude_cols`.")
+        kind = _tfio.compression(compression_type, "CsvDataset")
+        picks = sorted(int(c) for c in (select_cols if select_cols is not None else exclude_cols or []))
+        if select_cols is not None:
+            if len(picks) != len(columns):
+                raise errors.InvalidArgumentError(
+                    None, None, f"CsvDataset: select_cols has {len(picks)} indices but record_defaults has "
+                                f"{len(columns)} entries; give one default per selected column.")
+            cols, width = picks, None
+        elif exclude_cols is not None:
+            width = len(columns) + len(picks)
+            cols = [c for c in range(width) if c not in set(picks)]
+        else:
+            cols, width = list(range(len(columns))), len(columns)
+
+        def read(path):
+            for row in _csv_rows(path, kind, field_delim, use_quote_delim, bool(header)):
+                try:
+                    if (width is not None and len(row) != width) or len(row) <= cols[-1]:
+                        raise errors.InvalidArgumentError(
+                            None, None, f"Expect {width or cols[-1] + 1} fields but have {len(row)} in record "
+                                        f"({path}).")
+                    out = tuple(_csv_field(row[c], name, default, c, na_value)
+                                for c, (name, default) in zip(cols, columns))
+                except errors.InvalidArgumentError:
+                    if _skip_errors:
+                        continue
+                    raise
+                yield out
+
+        spec = lambda: tuple(TensorSpec((), _dtypes.string if n == "string" else _CSV_TYPES[n])  # noqa: E731
+                             for n, _ in columns)
+        self._init_from(_read_files(filenames, read, None, "CsvDataset", spec), spec)
+
+
+def _infer_csv_type(text, na_value, prev):
+    """TF's ``_infer_type``: the least permissive of int32, int64, float32, float64, string
+    that fits ``text`` and every earlier value of the column."""
+    if text in ("", na_value):
+        return prev
+    order = ["int32", "int64", "float32", "float64", "string"]
+
+    def fits(t):
+        try:
+            if t.startswith("int"):
+                info = np.iinfo(_CSV_TYPES[t])
+                return info.min <= int(text) <= info.max
+            if t.startswith("float"):
+                return bool(np.abs(_CSV_TYPES[t](float(text))) < np.inf)
+        except (ValueError, OverflowError):
+            return False
+        return True
+
+    for i, t in enumerate(order):
+        if fits(t) and (prev is None or prev in order[:i + 1]):
+            return t
+    return "string"
+
+
+def make_csv_dataset(file_pattern, batch_size, column_names=None, column_defaults=None, label_name=None,
+                     select_columns=None, field_delim=",", use_quote_delim=True, na_value="", header=True,
+                     num_epochs=None, shuffle=True, shuffle_buffer_size=10000, shuffle_seed=None,
+                     prefetch_buffer_size=None, num_parallel_reads=None, sloppy=False, num_rows_for_inference=100,
+                     compression_type=None, ignore_errors=False, encoding="utf-8"):
+    """Batches of CSV rows as ``(OrderedDict of columns, label)`` (or just the dict), as TF.
+
+    Column names come from the header row unless given; column types are inferred
+    from the first ``num_rows_for_inference`` rows (int32, int64, float32, float64 or
+    string; missing values default to 0 or '') unless ``column_defaults`` is given.
+    ``select_columns`` (names or indices) keeps those columns, in file order. The files
+    matching ``file_pattern`` (sorted) and the rows are shuffled unless
+    ``shuffle=False``; the rows repeat ``num_epochs`` times (forever for None, the
+    default, which also drops the last partial batch, as TF does).
+
+    Raises:
+        ValueError: if no file matches, the header is missing or has duplicates, or
+            ``label_name`` / ``select_columns`` name unknown columns.
+
+    Example:
+        >>> import os, tempfile, tapejax as tf
+        >>> path = os.path.join(tempfile.mkdtemp(), "d.csv")
+        >>> with open(path, "w") as f:
+        ...     _ = f.write("x,y,label\\n1,2.5,0\\n3,4.5,1\\n5,,1\\n")
+        >>> ds = tf.data.experimental.make_csv_dataset(path, batch_size=2, label_name="label",
+        ...                                            shuffle=False, num_epochs=1)
+        >>> for features, label in ds.as_numpy_iterator():
+        ...     print(dict(features), label)
+        {'x': array([1, 3], dtype=int32), 'y': array([2.5, 4.5], dtype=float32)} [0 1]
+        {'x': array([5], dtype=int32), 'y': array([0.], dtype=float32)} [1]
+    """
+    patterns = _string_list(file_pattern, "file_pattern", "make_csv_dataset")
+    if not patterns:
+        raise ValueError("Argument `file_pattern` should not be empty.")
+    filenames = _glob(patterns)
+    if not filenames:
+        raise ValueError(f"No files match `file_pattern` {file_pattern}.")
+    kind = _tfio.compression(compression_type, "make_csv_dataset")
+
+    def rows(names, header_):
+        for name in names:
+            yield from _csv_rows(name, kind, field_delim, use_quote_delim, header_, encoding)
+
+    if column_names is None:
+        if not header:
+            raise ValueError("Expected `column_names` or `header` arguments. Neither is provided.")
+        heads = []
+        for name in filenames:
+            head = next(_csv_rows(name, kind, field_delim, use_quote_delim, False, encoding), None)
+            if head is None:
+                raise ValueError(f"Failed when reading the header line of {name}. Is it an empty file?")
+            heads.append(head)
+        column_names = heads[0]
+        for name, head in zip(filenames[1:], heads[1:]):
+            if head != column_names:
+                raise ValueError("All input CSV files should have the same column names in the header row. "
+                                 f"File {name} has different column names.")
+    column_names = list(column_names)
+    if len(set(column_names)) != len(column_names):
+        dups = {n for n in column_names if column_names.count(n) > 1}
+        raise ValueError(f"Either `column_names` argument or CSV header row contains duplicate column names: "
+                         f"{dups}.")
+    select = None
+    if select_columns is not None:
+        index = {n: i for i, n in enumerate(column_names)}
+        select = []
+        for v in select_columns:
+            if isinstance(v, (int, np.integer)):
+                if not 0 <= v < len(column_names):
+                    raise ValueError(f"Column index {v} specified in `select_columns` should be > 0  and <= "
+                                     f"{len(column_names)}, which is the number of columns.")
+                select.append(int(v))
+            elif v not in index:
+                raise ValueError(f"Column {v} specified in `select_columns` must be of one of the columns: "
+                                 f"{index.keys()}.")
+            else:
+                select.append(index[v])
+        if len(set(select)) != len(select):
+            raise ValueError(f"The `select_columns` argument contains duplicate columns: "
+                             f"{ {column_names[i] for i in select if select.count(i) > 1} }.")
+        select = sorted(select)
+    picked = select if select is not None else list(range(len(column_names)))
+    if column_defaults is None:
+        types = [None] * len(picked)
+        for r, row in enumerate(rows(filenames, header)):
+            if num_rows_for_inference is not None and r >= num_rows_for_inference:
+                break
+            if len(row) != len(column_names):
+                raise ValueError(f"Problem inferring types: CSV row {r + 1 + bool(header)} has {len(row)} number "
+                                 f"of fields. Expected: {len(column_names)}.")
+            types = [_infer_csv_type(row[c], na_value, t) for c, t in zip(picked, types)]
+        column_defaults = [[""] if (t or "string") == "string" else np.zeros(1, _CSV_TYPES[t]) for t in types]
+    if select is not None and len(column_defaults) != len(select):
+        raise ValueError(f"If specified, `column_defaults` and `select_columns` must have the same length: "
+                         f"`column_defaults` has length {len(column_defaults)}, `select_columns` has length "
+                         f"{len(select)}.")
+    names = [column_names[i] for i in picked]
+    if label_name is not None and label_name not in names:
+        raise ValueError(f"`label_name` provided must be one of the columns: {names}. Received: {label_name}.")
+
+    files = Dataset.from_tensor_slices(_strings(filenames))
+    if shuffle:
+        files = files.shuffle(len(filenames), shuffle_seed)
+    reads = 1 if num_parallel_reads is None else num_parallel_reads
+
+    def read_file(f):
+        return CsvDataset(f, column_defaults, compression_type=compression_type, header=header,
+                          field_delim=field_delim, use_quote_delim=use_quote_delim, na_value=na_value,
+                          select_cols=select, _skip_errors=ignore_errors)
+
+    parallel = num_parallel_reads is not None and _parallelism(reads, "make_csv_dataset") > 1
+    ds = files.interleave(read_file, cycle_length=_parallelism(reads, "make_csv_dataset"), block_length=1,
+                          num_parallel_calls=reads if parallel else None)
+    if shuffle:
+        ds = ds.shuffle(shuffle_buffer_size, shuffle_seed)
+    if num_epochs != 1:
+        ds = ds.repeat(num_epochs)
+    batches = ds.batch(batch_size, drop_remainder=num_epochs is None)
+    col_specs = [TensorSpec((batch_size if num_epochs is None else None,), s.dtype)
+                 for s in (TensorSpec((), _dtypes.string if n == "string" else _CSV_TYPES[n])
+                           for n, _ in (_csv_column(d, i) for i, d in enumerate(column_defaults)))]
+
+    def organize(columns):
+        features = collections.OrderedDict(zip(names, columns))
+        if label_name is not None:
+            label = features.pop(label_name)
+            return features, label
+        return features
+
+    def make():
+        for b in batches._elements():
+            yield organize(b)
+    out = batches._derive(make, batches._card, lambda: organize(col_specs))
+    return out.prefetch(AUTOTUNE if prefetch_buffer_size is None else prefetch_buffer_size)
+
+
 class _AutoShardPolicy:
     OFF, AUTO, FILE, DATA, HINT = -1, 0, 1, 2, 3
 
@@ -1586,6 +2108,8 @@ class experimental:
     DistributeOptions = DistributeOptions
     OptimizationOptions = OptimizationOptions
     ThreadingOptions = ThreadingOptions
+    CsvDataset = CsvDataset
+    make_csv_dataset = staticmethod(make_csv_dataset)
 
     @staticmethod
     def cardinality(dataset):
@@ -1593,7 +2117,7 @@ class experimental:
 
 
 __all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental", "Options",
-           "ThreadingOptions", "TensorSpec"]
+           "ThreadingOptions", "TensorSpec", "TextLineDataset", "TFRecordDataset", "FixedLengthRecordDataset"]
 
 from ._missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr(__name__)
