@@ -81,8 +81,8 @@ def _to_array(x):
 def _tensor(a):
     if isinstance(a, Dataset):
         return a
-    if isinstance(a, (bytes, str)):  # an element of an object array of strings
-        a = np.array(a.encode() if isinstance(a, str) else bytes(a), dtype=object)
+    if isinstance(a, bytes):  # an element of an object array of strings
+        a = np.array(a, dtype=object)
     if isinstance(a, (np.ndarray, np.generic)) and a.dtype.kind in "OUS":
         return np.asarray(a)  # strings stay numpy: tapejax tensors hold numbers
     return Tensor(from_numpy(np.asarray(a)))
@@ -448,13 +448,24 @@ class _Prefetch:
     __del__ = close
 
 
+def _collect(work, item):
+    """The elements ``work(item)`` yields, and the exception that stopped it (or None)."""
+    out = []
+    try:
+        for e in work(item):
+            out.append(e)
+    except BaseException as ex:  # noqa: BLE001 - handed to the consumer
+        return out, ex
+    return out, None
+
+
 def _pooled(items, work, workers, deterministic):
-    """``work(item)`` (a list of elements) for each item, on ``workers`` threads, flattened.
+    """The elements ``work(item)`` yields for each item, computed on ``workers`` threads.
 
     Up to ``workers`` items are in flight. Results come in input order when
-    ``deterministic``, else in the order they complete. A worker's exception is raised by
-    the consumer's ``next``; closing the consumer cancels pending work and lets the
-    threads exit.
+    ``deterministic``, else item by item in the order they complete. An exception
+    raised by ``work`` is raised by the consumer's ``next`` after the elements yielded
+    before it; closing the consumer cancels pending work and lets the threads exit.
     """
     pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="tf.data.map")
     pending = collections.deque()
@@ -467,7 +478,7 @@ def _pooled(items, work, workers, deterministic):
                 if item is _END:
                     live = False
                 else:
-                    pending.append(pool.submit(work, item))
+                    pending.append(pool.submit(_collect, work, item))
             if not pending:
                 return
             if deterministic:
@@ -476,7 +487,10 @@ def _pooled(items, work, workers, deterministic):
                 done = next(iter(concurrent.futures.wait(
                     pending, return_when=concurrent.futures.FIRST_COMPLETED)[0]))
                 pending.remove(done)
-            yield from done.result()
+            out, error = done.result()
+            yield from out
+            if error is not None:
+                raise error
     finally:
         for f in pending:
             f.cancel()
@@ -522,7 +536,7 @@ class Dataset:
             [0, 1, 2]
         """
         for e in self._elements():
-            yield _map(lambda a: a if isinstance(a, Dataset) else
+            yield _map(lambda a: a if isinstance(a, (Dataset, bytes, str)) else
                        (np.asarray(a)[()] if np.ndim(a) == 0 else np.asarray(a)), e)
 
     def __bool__(self):
@@ -834,7 +848,7 @@ class Dataset:
                 for chunk in self._chunks(self._CHUNK):
                     yield from run(chunk)
             else:
-                yield from _pooled(self._chunks(self._PARALLEL_CHUNK), lambda c: list(run(c)), workers, ordered)
+                yield from _pooled(self._chunks(self._PARALLEL_CHUNK), run, workers, ordered)
         return self._derive(make, self._card)
 
     _CHUNK = 256          # elements per vectorized call of a map function
@@ -1657,8 +1671,9 @@ def _filenames_dataset(filenames, method):
         if filenames._spec_fn is not None:
             spec = filenames.element_spec
             if not isinstance(spec, TensorSpec) or spec.dtype != _dtypes.string:
+                what = f"`tf.{spec.dtype.name}`" if isinstance(spec, TensorSpec) else repr(spec)
                 raise TypeError(f"{method}: The `filenames` argument must contain `tf.string` elements. Got a "
-                                f"dataset of {spec!r} elements.")
+                                f"dataset of {what} elements.")
             if tuple(spec.shape) != ():
                 raise TypeError(f"{method}: The `filenames` argument must contain `tf.string` elements of "
                                 f"shape [] (i.e. scalars). Got a dataset of element shape {spec.shape!r}.")
@@ -1791,8 +1806,9 @@ class FixedLengthRecordDataset(_FileDataset):
             body = body[:len(body) - foot]
             if len(body) % size:
                 raise errors.InvalidArgumentError(
-                    None, None, f"FixedLengthRecordDataset: {path} holds {len(body)} bytes between its header "
-                                f"and footer, not a multiple of record_bytes={size}.")
+                    None, None, f"Excluding the header ({head} bytes) and footer ({foot} bytes), input file "
+                                f"\"{path}\" has body length {len(body)} bytes, which is not an exact multiple of "
+                                f"the record length ({size} bytes).")
             for i in range(0, len(body), size):
                 yield _string(body[i:i + size])
         spec = lambda: _STRING_SPEC  # noqa: E731
