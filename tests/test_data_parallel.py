@@ -253,3 +253,24 @@ def test_fit_accepts_grain_like_loaders_and_generators():
     gen = ((x[i:i + 16], y[i:i + 16]) for _ in range(3) for i in range(0, 64, 16))
     history3 = model().fit(gen, epochs=3, steps_per_epoch=4, verbose=0)
     np.testing.assert_allclose(history3.history["loss"], history.history["loss"][:3], rtol=1e-5)
+
+
+def test_fit_accepts_grain_datasets():
+    # Runs where grain is installed (`pip install grain`; checked with grain 0.2.18).
+    grain = pytest.importorskip("grain")
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(64, 3)).astype(np.float32)
+    y = (x @ np.array([[1.0], [-2.0], [0.5]], np.float32)).astype(np.float32)
+    records = [(x[i], y[i]) for i in range(64)]
+
+    def losses(data):
+        tf.keras.utils.set_random_seed(0)
+        m = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+        m.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="mse")
+        return m.fit(data, epochs=3, verbose=0).history["loss"]
+
+    expected = losses(Dataset.from_tensor_slices((x, y)).batch(16))
+    np.testing.assert_allclose(losses(grain.MapDataset.source(records).batch(16)), expected, rtol=1e-5)
+    threaded = grain.MapDataset.source(records).to_iter_dataset(
+        grain.ReadOptions(num_threads=2, prefetch_buffer_size=4)).batch(16)
+    np.testing.assert_allclose(losses(threaded), expected, rtol=1e-5)
