@@ -6,6 +6,23 @@ to Tensors (``as_numpy_iterator`` leaves them as numpy). Pipelines that start wi
 ``skip``, ``repeat``, ``shard``) carry indices instead of elements, so ``batch``
 gathers each batch with one fancy index per array instead of stacking examples.
 
+Background work is real, as in TF: ``prefetch`` fills a bounded queue from a thread,
+``map(num_parallel_calls=N)`` runs the map function on a pool of N threads (results in
+input order unless ``deterministic=False``), and ``interleave(num_parallel_calls=N)`` reads
+its open inputs on their own threads. Exceptions raised there are raised by the ``next``
+that reaches them; an iterator that is closed or dropped stops its threads. Threads help
+where the work waits with the GIL released (I/O, ``time.sleep``, NumPy / JAX kernels);
+``batch(num_parallel_calls=...)`` is accepted (a batch is one gather or stack already).
+
+Files: ``TextLineDataset``, ``TFRecordDataset`` (``tf.io.TFRecordWriter`` writes the
+files), ``FixedLengthRecordDataset``, ``Dataset.list_files``, and
+``experimental.CsvDataset`` / ``experimental.make_csv_dataset``, without TensorFlow.
+String elements are bytes (NumPy object arrays, what TF's ``.numpy()`` gives).
+
+Other loaders: ``Model.fit`` takes any re-iterable object yielding ``(x, y)`` batches of
+arrays, such as a grain ``MapDataset`` / ``IterDataset`` / ``DataLoader`` (checked with
+grain 0.2.18), as well as a Python generator of batches.
+
 Example:
     >>> import numpy as np, tapejax as tf
     >>> ds = tf.data.Dataset.from_tensor_slices((np.arange(5.0), np.arange(5)))
