@@ -274,3 +274,19 @@ def test_fit_accepts_grain_datasets():
     threaded = grain.MapDataset.source(records).to_iter_dataset(
         grain.ReadOptions(num_threads=2, prefetch_buffer_size=4)).batch(16)
     np.testing.assert_allclose(losses(threaded), expected, rtol=1e-5)
+
+
+def test_parallel_map_random_draws_are_not_reused():
+    # Each draw advances the generator's state once, also when threads draw at the same time:
+    # the parallel map makes the same draws as a serial one (assigned to elements in the
+    # order the threads ran).
+    def draws(calls):
+        g = tf.random.Generator.from_seed(7)
+        ds = Dataset.range(300).map(lambda x: g.normal(()), num_parallel_calls=calls)
+        return [float(v) for v in ds]
+
+    serial, parallel = draws(None), draws(4)
+    assert len(set(parallel)) == 300
+    assert sorted(parallel) == sorted(serial)
+    unseeded = [float(v) for v in Dataset.range(300).map(lambda x: tf.random.uniform(()), num_parallel_calls=4)]
+    assert len(set(unseeded)) == 300
