@@ -1,6 +1,6 @@
 """tf.data file datasets and tf.io TFRecord files, against TensorFlow 2.21.
 
-The fixtures in tests/data/ were written by TensorFlow (tests/data/make_fixtures.py); the
+The fixtures in tests/data/ were written by TensorFlow (scripts/make_data_fixtures.py); the
 expected values below are TensorFlow 2.21's printed outputs on them. String elements are
 read through ``as_numpy_iterator`` or ``py()`` (``.numpy()`` where the element has it), so
 the tests hold whether strings are NumPy arrays or string tensors.

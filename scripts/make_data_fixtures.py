@@ -1,6 +1,6 @@
 """Writes the small file fixtures of tests/test_data_files.py with TensorFlow 2.21.
 
-Run with a Python that has TensorFlow (it is not a dependency): ``python tests/data/make_fixtures.py``.
+Run with a Python that has TensorFlow (it is not a dependency): ``python scripts/make_data_fixtures.py``.
 The TFRecord files are TensorFlow's own output, so the tests check tapejax's reader against it.
 """
 import gzip
@@ -9,7 +9,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "data")
 
 
 def path(name):
