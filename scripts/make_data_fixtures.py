@@ -33,7 +33,7 @@ with open(path("lines_a.txt"), "wb") as f:
     f.write(b"alpha\nbeta\n\ngamma\r\ndelta")
 with open(path("lines_b.txt"), "wb") as f:
     f.write(b"one\ntwo\n")
-with gzip.open(path("lines_c.txt.gz"), "wb") as f:
+with gzip.GzipFile(path("lines_c.txt.gz"), "wb", mtime=0) as f:
     f.write(b"x1\nx2\n")
 
 with open(path("people.csv"), "w") as f:
