@@ -720,6 +720,10 @@ class Dataset:
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):
         """Combines consecutive elements into batches (the last one smaller unless ``drop_remainder``).
 
+        ``num_parallel_calls`` and ``deterministic`` are accepted: a batch is one gather (for
+        ``from_tensor_slices`` pipelines) or one stack, so it is not split across threads;
+        put ``prefetch`` after it to build batches ahead of the consumer.
+
         Example:
             >>> import tapejax as tf
             >>> [b.numpy().tolist() for b in tf.data.Dataset.range(5).batch(2)]
