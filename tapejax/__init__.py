@@ -52,6 +52,7 @@ from . import numpy as numpy  # noqa: F401
 from . import ragged as ragged, sparse as sparse, strings as strings  # noqa: F401
 from .ragged import RaggedTensor as RaggedTensor
 from .sparse import SparseTensor as SparseTensor
+from . import io as io  # noqa: F401
 from . import keras as keras  # noqa: F401
 from .keras.initializers import (  # noqa: F401
     RandomNormal as random_normal_initializer, RandomUniform as random_uniform_initializer,

@@ -29,8 +29,6 @@ MISSING = {
                 "or jax.export.",
         "image": "tf.image " + _NOT_PROVIDED + ": use jax.image.resize / jax.image.scale_and_translate, or "
                  "dm-pix (import dm_pix) for augmentations, on jax arrays.",
-        "io": "tf.io " + _NOT_PROVIDED + ": read files with Python or NumPy (np.load, PIL), then "
-              "tf.data.Dataset.from_tensor_slices or from_generator; tf.train.Checkpoint saves variables.",
         "audio": "tf.audio " + _NOT_PROVIDED + ": decode audio with Python (soundfile, scipy.io.wavfile), then "
                  "make tensors.",
         "signal": "tf.signal " + _NOT_PROVIDED + ": use jnp.fft and jax.scipy.signal on jax arrays.",
@@ -74,13 +72,14 @@ MISSING = {
         "unicode_script": "tf.strings.unicode_script (ICU script codes) " + _NOT_PROVIDED + ": use "
                           "unicodedata.name(chr(c)) in Python, or the regex module's \\p{Script=...} classes.",
     },
+    "tapejax.io": {
+        **{name: f"tf.io.{name} (tf.train.Example protocol buffers) " + _NOT_PROVIDED + ": store arrays "
+                 "with np.save / np.savez, or decode each record in Python (a protobuf library) inside "
+                 "tf.data.Dataset.from_generator." for name in
+           ["parse_single_example", "parse_example", "FixedLenFeature", "VarLenFeature",
+            "FixedLenSequenceFeature", "parse_sequence_example", "parse_single_sequence_example"]},
+    },
     "tapejax.data": {
-        "TFRecordDataset": "tf.data.TFRecordDataset " + _NOT_PROVIDED + ": read the records in Python and "
-                           "use tf.data.Dataset.from_generator.",
-        "TextLineDataset": "tf.data.TextLineDataset " + _NOT_PROVIDED + ": tapejax tensors hold numbers; read "
-                           "and tokenize lines in Python, then tf.data.Dataset.from_tensor_slices.",
-        "FixedLengthRecordDataset": "tf.data.FixedLengthRecordDataset " + _NOT_PROVIDED + ": read the file with "
-                                    "np.fromfile and use tf.data.Dataset.from_tensor_slices.",
         "Iterator": "tf.data.Iterator " + _NOT_PROVIDED + " as a class: iter(dataset) gives an iterator.",
         "service": "tf.data.service " + _NOT_PROVIDED + ".",
     },

@@ -6,6 +6,23 @@ to Tensors (``as_numpy_iterator`` leaves them as numpy). Pipelines that start wi
 ``skip``, ``repeat``, ``shard``) carry indices instead of elements, so ``batch``
 gathers each batch with one fancy index per array instead of stacking examples.
 
+Background work is real, as in TF: ``prefetch`` fills a bounded queue from a thread,
+``map(num_parallel_calls=N)`` runs the map function on a pool of N threads (results in
+input order unless ``deterministic=False``), and ``interleave(num_parallel_calls=N)`` reads
+its open inputs on their own threads. Exceptions raised there are raised by the ``next``
+that reaches them; an iterator that is closed or dropped stops its threads. Threads help
+where the work waits with the GIL released (I/O, ``time.sleep``, NumPy / JAX kernels);
+``batch(num_parallel_calls=...)`` is accepted (a batch is one gather or stack already).
+
+Files: ``TextLineDataset``, ``TFRecordDataset`` (``tf.io.TFRecordWriter`` writes the
+files), ``FixedLengthRecordDataset``, ``Dataset.list_files``, and
+``experimental.CsvDataset`` / ``experimental.make_csv_dataset``, without TensorFlow.
+String elements are bytes (NumPy object arrays, what TF's ``.numpy()`` gives).
+
+Other loaders: ``Model.fit`` takes any re-iterable object yielding ``(x, y)`` batches of
+arrays, such as a grain ``MapDataset`` / ``IterDataset`` / ``DataLoader`` (checked with
+grain 0.2.18), as well as a Python generator of batches.
+
 Example:
     >>> import numpy as np, tapejax as tf
     >>> ds = tf.data.Dataset.from_tensor_slices((np.arange(5.0), np.arange(5)))
@@ -15,15 +32,23 @@ Example:
     [2. 3.] [2 3]
 """
 import bisect
+import collections
+import concurrent.futures
+import csv
+import glob
+import io
 import itertools
 import os
+import queue
 import random as _pyrandom
+import threading
 
 import jax
 import numpy as np
 
 from ._tensor import Tensor, _TensorBase, _python_default_dtype, TensorShape, from_numpy, string_array
 from . import _dtypes, _state, errors
+from . import io as _tfio
 from ._variable import Variable
 
 AUTOTUNE = -1
@@ -135,6 +160,8 @@ class _VectorizedMap:
         self.ok = True
         self.out_tree = None
         self.jitted = jax.jit(self._batched)
+        self.traced = set()              # the chunk shapes traced so far
+        self.lock = threading.Lock()     # one trace at a time (a parallel map calls from threads)
 
     def _batched(self, chunk):
         def one(elem):
@@ -150,10 +177,19 @@ class _VectorizedMap:
         if any(np.asarray(l).dtype.kind in "OUS" for l in leaves):
             self.ok = False
             return None
+        key = tuple((np.shape(l), np.asarray(l).dtype) for l in leaves)
         try:
             # A strict scope refuses Variables: a map function that reads one runs eagerly.
             with _state.Scope(strict=True):
-                out = self.jitted(chunk)
+                if key in self.traced:
+                    out = self.jitted(chunk)
+                else:
+                    # Tracing runs Python (which may swap sys.stdout to mute prints): not concurrently.
+                    with self.lock:
+                        if not self.ok:
+                            return None
+                        out = self.jitted(chunk)
+                        self.traced.add(key)
         except Exception:  # noqa: BLE001 - not traceable: run eagerly, as written
             self.ok = False
             return None
@@ -178,7 +214,8 @@ class TensorSpec:
         self.name = name
 
     def __repr__(self):
-        return f"TensorSpec(shape={self.shape}, dtype=tf.{self.dtype.name}, name={self.name!r})"
+        dtype = "string" if self.dtype == _dtypes.string else self.dtype.name
+        return f"TensorSpec(shape={self.shape}, dtype=tf.{dtype}, name={self.name!r})"
 
     def __eq__(self, other):
         return (isinstance(other, TensorSpec) and tuple(self.shape) == tuple(other.shape)
@@ -347,6 +384,140 @@ def _directed_interleave(datasets, choices, stop_on_empty_dataset):
         if stop_on_empty_dataset or not any(alive):
             return
 
+# ---------------------------------------------------------------------------
+# Background work: prefetch threads and map / interleave worker pools
+# ---------------------------------------------------------------------------
+
+_PREFETCH_AUTOTUNE = 2  # prefetch(AUTOTUNE) buffers this many elements ahead of the consumer
+_POLL_S = 0.05          # how often a blocked producer checks whether its consumer is gone
+
+
+def _parallelism(num_parallel_calls, method):
+    """The number of worker threads for ``num_parallel_calls`` (None: run inline, no threads)."""
+    if num_parallel_calls is None:
+        return None
+    n = int(num_parallel_calls)
+    if n == AUTOTUNE:
+        return os.cpu_count() or 1
+    if n <= 0:
+        raise ValueError(f"{method}: `num_parallel_calls` must be a positive integer or tf.data.AUTOTUNE, "
+                         f"got {num_parallel_calls}.")
+    return n
+
+
+class _Prefetch:
+    """An iterator over ``elements`` that a background thread fills, ``size`` elements ahead.
+
+    The thread starts when the iterator is made. An exception raised while producing is
+    re-raised by the consumer's ``next`` (the same exception object, with its traceback).
+    When the consumer is done (``close()``, or the iterator is garbage-collected) the
+    thread stops: after the element it is producing, or within ``_POLL_S`` when it waits
+    on a full queue. The thread refers to the queue, not to this object, so dropping
+    the iterator is enough.
+    """
+
+    def __init__(self, elements, size):
+        self._q = q = queue.Queue(size)
+        self._stop = stop = threading.Event()
+        self._done = False
+
+        def put(item):
+            while not stop.is_set():
+                try:
+                    q.put(item, timeout=_POLL_S)
+                    return True
+                except queue.Full:
+                    pass
+            return False
+
+        def produce():
+            try:
+                for e in elements:
+                    if not put((True, e)):
+                        return
+                put((False, None))
+            except BaseException as ex:  # noqa: BLE001 - handed to the consumer
+                put((False, ex))
+            finally:
+                close = getattr(elements, "close", None)
+                if close is not None:
+                    close()
+
+        threading.Thread(target=produce, name="tf.data.prefetch", daemon=True).start()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._done:
+            raise StopIteration
+        ok, e = self._q.get()
+        if ok:
+            return e
+        self.close()
+        if e is None:
+            raise StopIteration
+        raise e
+
+    def close(self):
+        self._done = True
+        self._stop.set()
+
+    __del__ = close
+
+
+def _collect(work, item):
+    """The elements ``work(item)`` yields, and the exception that stopped it (or None)."""
+    out = []
+    try:
+        for e in work(item):
+            out.append(e)
+    except BaseException as ex:  # noqa: BLE001 - handed to the consumer
+        return out, ex
+    return out, None
+
+
+def _pooled(items, work, workers, deterministic):
+    """The elements ``work(item)`` yields for each item, computed on ``workers`` threads.
+
+    Up to ``workers`` items are in flight. Results come in input order when
+    ``deterministic``, else item by item in the order they complete. An exception
+    raised by ``work`` is raised by the consumer's ``next`` after the elements yielded
+    before it; closing the consumer cancels pending work and lets the threads exit.
+    """
+    pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="tf.data.map")
+    pending = collections.deque()
+    items = iter(items)
+    live = True
+    try:
+        while True:
+            while live and len(pending) < workers:
+                item = next(items, _END)
+                if item is _END:
+                    live = False
+                else:
+                    pending.append(pool.submit(_collect, work, item))
+            if not pending:
+                return
+            if deterministic:
+                done = pending.popleft()
+            else:
+                done = next(iter(concurrent.futures.wait(
+                    pending, return_when=concurrent.futures.FIRST_COMPLETED)[0]))
+                pending.remove(done)
+            out, error = done.result()
+            yield from out
+            if error is not None:
+                raise error
+    finally:
+        for f in pending:
+            f.cancel()
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+_END = object()
+
+
 class Dataset:
     """A re-iterable pipeline of elements; iterating yields Tensors.
 
@@ -360,6 +531,7 @@ class Dataset:
         self._card = int(cardinality)
         self._spec_fn = spec         # () -> structure of TensorSpec, or None to peek
         self._index = index          # (source, () -> iterator of ints) when index-based
+        self._options = Options()
 
     # -- iteration -----------------------------------------------------------
 
@@ -382,7 +554,7 @@ class Dataset:
             [0, 1, 2]
         """
         for e in self._elements():
-            yield _map(lambda a: a if isinstance(a, Dataset) else
+            yield _map(lambda a: a if isinstance(a, (Dataset, bytes, str)) else
                        (np.asarray(a)[()] if np.ndim(a) == 0 else np.asarray(a)), e)
 
     def __bool__(self):
@@ -408,15 +580,19 @@ class Dataset:
             return _spec_of(e)
         raise ValueError("element_spec of an empty dataset of unknown structure.")
 
+    _REPR = "Dataset"   # the class name TF prints for this kind of dataset
+
     def __repr__(self):
         try:
             spec = self.element_spec
         except Exception:  # noqa: BLE001 - repr must not fail
             spec = "?"
-        return f"<Dataset element_spec={spec}>"
+        return f"<{self._REPR} element_spec={spec}>"
 
     def _derive(self, make, cardinality, spec=None, index=None):
-        return Dataset(make, cardinality, spec, index)
+        out = Dataset(make, cardinality, spec, index)
+        out._options = self._options
+        return out
 
     # -- sources ---------------------------------------------------------------
 
@@ -482,6 +658,37 @@ class Dataset:
         return Dataset(make, UNKNOWN_CARDINALITY, spec)
 
     @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None, name=None):
+        """The files matching the glob pattern(s) ``file_pattern``, as scalar ``tf.string`` elements.
+
+        As in TF the names are sorted, then shuffled unless ``shuffle=False`` (the default
+        is to shuffle, with a new order each iteration; pass ``seed`` or set
+        ``tf.random.set_seed`` for a repeatable one).
+
+        Raises:
+            tf.errors.InvalidArgumentError: if no file matches (TF's message).
+
+        Example:
+            >>> import os, tempfile, tapejax as tf
+            >>> d = tempfile.mkdtemp()
+            >>> for n in ["b.py", "a.txt", "c.py"]:
+            ...     open(os.path.join(d, n), "w").close()
+            >>> ds = tf.data.Dataset.list_files(os.path.join(d, "*.py"), shuffle=False)
+            >>> [os.path.basename(f) for f in ds.as_numpy_iterator()]
+            [b'b.py', b'c.py']
+        """
+        patterns = _string_list(file_pattern, "file_pattern", "list_files")
+        matches = _glob(patterns)
+        if not matches:
+            raise errors.InvalidArgumentError(
+                None, None, "Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. Summarized data: "
+                            f"b'No files matched pattern: {', '.join(patterns)}'")
+        ds = Dataset.from_tensor_slices(_strings(matches))
+        if shuffle is None or shuffle:
+            ds = ds.shuffle(len(matches), seed=seed)
+        return ds
+
+    @staticmethod
     def zip(*datasets, name=None):
         """Zips datasets (given as arguments, or as one tuple / dict of datasets).
 
@@ -513,6 +720,10 @@ class Dataset:
 
     def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):
         """Combines consecutive elements into batches (the last one smaller unless ``drop_remainder``).
+
+        ``num_parallel_calls`` and ``deterministic`` are accepted: a batch is one gather (for
+        ``from_tensor_slices`` pipelines) or one stack, so it is not split across threads;
+        put ``prefetch`` after it to build batches ahead of the consumer.
 
         Example:
             >>> import tapejax as tf
@@ -623,47 +834,68 @@ class Dataset:
         Like TensorFlow, which traces ``map_func`` into a graph, the function is traced
         once (``jax.vmap`` over chunks of elements, compiled) when it is a pure function
         of its inputs: Python side effects then run at trace time only. Functions that
-        read Variables (random ops included) or need concrete values run eagerly,
-        element by element.
+        read Variables (random ops included), call ``tf.py_function`` /
+        ``tf.numpy_function`` or need concrete values run eagerly, element by element.
+
+        ``num_parallel_calls`` (an int, or ``tf.data.AUTOTUNE`` for the number of CPU
+        cores) runs ``map_func`` on that many threads, a few elements per task: a speed-up
+        where the function spends its time outside Python's GIL (I/O, ``time.sleep``,
+        NumPy / JAX kernels). The output order is the input order unless
+        ``deterministic=False`` (or ``tf.data.Options().deterministic = False`` given to
+        ``with_options`` before this ``map``), which yields elements as they are ready.
+        An exception raised by ``map_func`` is raised by the ``next`` that reaches it.
 
         Example:
             >>> import tapejax as tf
             >>> [int(x) for x in tf.data.Dataset.range(3).map(lambda x: x * 10)]
             [0, 10, 20]
+            >>> ds = tf.data.Dataset.range(6).map(lambda x: x + 1, num_parallel_calls=tf.data.AUTOTUNE)
+            >>> [int(x) for x in ds]
+            [1, 2, 3, 4, 5, 6]
         """
         vec = _VectorizedMap(map_func)
+        workers = _parallelism(num_parallel_calls, "map")
+        ordered = self._deterministic(deterministic)
+
+        def run(chunk):  # lazily: an eager map_func runs once per element consumed
+            if isinstance(chunk, list):  # elements that could not be stacked
+                return (_map(_to_array, _call(map_func, e)) for e in chunk)
+            out = vec(chunk)
+            if out is None:
+                return (_map(_to_array, _call(map_func, e)) for e in _unstack(chunk))
+            return _unstack(out)
 
         def make():
-            for chunk in self._chunks():
-                if isinstance(chunk, list):  # elements that could not be stacked
-                    for e in chunk:
-                        yield _map(_to_array, _call(map_func, e))
-                    continue
-                out = vec(chunk)
-                if out is None:
-                    for e in _unstack(chunk):
-                        yield _map(_to_array, _call(map_func, e))
-                else:
-                    yield from _unstack(out)
+            if workers is None:
+                for chunk in self._chunks(self._CHUNK):
+                    yield from run(chunk)
+            else:
+                yield from _pooled(self._chunks(self._PARALLEL_CHUNK), run, workers, ordered)
         return self._derive(make, self._card)
 
-    _CHUNK = 256
+    _CHUNK = 256          # elements per vectorized call of a map function
+    _PARALLEL_CHUNK = 16  # elements per task of a parallel map
 
-    def _chunks(self):
+    def _deterministic(self, deterministic):
+        if deterministic is not None:
+            return bool(deterministic)
+        return self._options.deterministic is not False
+
+    def _chunks(self, size):
         """Stacked chunks of consecutive elements (a list where elements do not stack)."""
         if self._index is not None:
             source, idx = self._index
             leaves, tree = _flatten(source)
             it = idx()
             while True:
-                chunk = np.fromiter(itertools.islice(it, self._CHUNK), dtype=np.int64)
+                chunk = np.fromiter(itertools.islice(it, size), dtype=np.int64)
                 if len(chunk) == 0:
                     return
                 yield tree.unflatten([l[chunk] for l in leaves])
         else:
             it = self._elements()
             while True:
-                chunk = list(itertools.islice(it, self._CHUNK))
+                chunk = list(itertools.islice(it, size))
                 if not chunk:
                     return
                 try:
@@ -690,8 +922,10 @@ class Dataset:
         ``cycle_length=None`` (or ``tf.data.AUTOTUNE``) uses the number of CPU cores
         (``os.cpu_count()``), as TF does: the order is then fixed for a given machine;
         pass ``cycle_length`` for an order that is the same everywhere.
-        ``num_parallel_calls`` and ``deterministic`` are accepted for compatibility:
-        elements are always produced one at a time, in the deterministic order.
+        With ``num_parallel_calls`` (an int or ``tf.data.AUTOTUNE``) each open input
+        element's dataset is read ahead by its own background thread (``cycle_length``
+        threads), so slow sources (files, generators) are read in parallel; the output
+        order stays the deterministic order above (``deterministic`` is accepted).
 
         Raises:
             ValueError: if ``cycle_length`` or ``block_length`` is not positive.
@@ -709,6 +943,11 @@ class Dataset:
         else:
             cycle = _positive_int(cycle_length, "cycle_length", "interleave")
         block = 1 if block_length is None else _positive_int(block_length, "block_length", "interleave")
+        parallel = _parallelism(num_parallel_calls, "interleave") is not None
+
+        def open_(x):
+            elements = _as_dataset(_call(map_func, x), "interleave")._elements()
+            return _Prefetch(elements, max(block, _PREFETCH_AUTOTUNE)) if parallel else elements
 
         def make():
             inputs = self._elements()
@@ -728,12 +967,16 @@ class Dataset:
                         i, b = (i + 1) % cycle, 0
                     yield e
                 elif not end_of_input:
-                    x = next(inputs, None)
-                    if x is None:
-                        end_of_input = True
-                    else:
-                        slots[i] = _as_dataset(_call(map_func, x), "interleave")._elements()
-                        n_open += 1
+                    # A parallel interleave opens every empty slot now, in the order the
+                    # cycle would reach them (the same assignment), so their threads overlap.
+                    for j in ((i + k) % cycle for k in range(cycle if parallel else 1)):
+                        if slots[j] is None and not end_of_input:
+                            x = next(inputs, None)
+                            if x is None:
+                                end_of_input = True
+                            else:
+                                slots[j] = open_(x)
+                                n_open += 1
                 else:
                     i, b = (i + 1) % cycle, 0
         return self._derive(make, UNKNOWN_CARDINALITY)
@@ -1142,8 +1385,31 @@ class Dataset:
         return self._derive(lambda: itertools.chain(self._elements(), dataset._elements()), card, self._spec_fn)
 
     def prefetch(self, buffer_size=AUTOTUNE, name=None):
-        """Accepted for compatibility: elements are produced on demand, so this is the same dataset."""
-        return self
+        """Produces elements on a background thread, up to ``buffer_size`` ahead of the consumer.
+
+        The pipeline before ``prefetch`` then runs while the consumer (a training step)
+        works on the current element. ``tf.data.AUTOTUNE`` buffers 2 elements;
+        ``buffer_size=0`` prefetches nothing. The thread starts with the iterator and
+        stops when the iterator is closed or dropped; an exception raised upstream is
+        raised by the ``next`` that reaches it.
+
+        Raises:
+            ValueError: if ``buffer_size`` is negative (other than AUTOTUNE).
+
+        Example:
+            >>> import tapejax as tf
+            >>> [int(x) for x in tf.data.Dataset.range(4).batch(2).prefetch(tf.data.AUTOTUNE).unbatch()]
+            [0, 1, 2, 3]
+        """
+        size = int(buffer_size)
+        if size == AUTOTUNE:
+            size = _PREFETCH_AUTOTUNE
+        elif size < 0:
+            raise ValueError(f"prefetch: `buffer_size` must be a non-negative integer or tf.data.AUTOTUNE, "
+                             f"got {buffer_size}.")
+        if size == 0:
+            return self
+        return self._derive(lambda: _Prefetch(self._elements(), size), self._card, self._spec_fn)
 
     def cache(self, filename="", name=None):
         """Keeps the elements in memory after the first complete iteration."""
@@ -1183,10 +1449,31 @@ class Dataset:
         raise ValueError("get_single_element() needs a dataset with exactly one element.")
 
     def options(self):
-        return Options()
+        """The ``tf.data.Options`` of this dataset (set with ``with_options``)."""
+        return self._options
 
     def with_options(self, options, name=None):
-        return self
+        """This dataset with ``options`` (a ``tf.data.Options``) merged into its options.
+
+        Options set here override those set earlier; the datasets made from the result
+        carry them too.
+
+        Raises:
+            TypeError: if ``options`` is not a ``tf.data.Options``.
+
+        Example:
+            >>> import tapejax as tf
+            >>> options = tf.data.Options()
+            >>> options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.DATA
+            >>> ds = tf.data.Dataset.range(2).with_options(options)
+            >>> ds.options() == options
+            True
+        """
+        if not isinstance(options, Options):
+            raise TypeError(f"with_options: `options` must be a tf.data.Options, got {type(options).__name__}.")
+        out = self._derive(self._make, self._card, self._spec_fn, self._index)
+        out._options = self._options.merge(options)
+        return out
 
 
 class _Iterator:
@@ -1265,15 +1552,583 @@ _NOT_STAGEABLE = (
     "argument instead: `for x in dataset: step(x)`.")
 
 
-class Options:
-    """``tf.data.Options``: accepted and ignored (any nested attribute may be set)."""
+class _OptionsBase:
+    """TF's options objects: known attributes only, type-checked, ``None`` until set."""
+
+    _FIELDS = {}    # name: (type, or an _OptionsBase subclass for nested options)
+    _ALIASES = {}   # deprecated name: name
+
+    def __init__(self):
+        object.__setattr__(self, "_values", {})
 
     def __getattr__(self, name):
-        if name.startswith("__"):
+        if name.startswith("__") or name == "_values":
             raise AttributeError(name)
-        sub = Options()
-        object.__setattr__(self, name, sub)
-        return sub
+        name = self._ALIASES.get(name, name)
+        if name not in self._FIELDS:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        if name not in self._values and isinstance(self._FIELDS[name], type) and \
+                issubclass(self._FIELDS[name], _OptionsBase):
+            self._values[name] = self._FIELDS[name]()
+        return self._values.get(name)
+
+    def __setattr__(self, name, value):
+        name = self._ALIASES.get(name, name)
+        if name not in self._FIELDS:
+            raise AttributeError(f"Cannot set the property {name} on {type(self).__name__}.")
+        kind = self._FIELDS[name]
+        if value is not None and not isinstance(value, kind):
+            raise TypeError(f'Property "{name}" must be of type {kind}, got: {value!r} (type: {type(value)})')
+        self._values[name] = value
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        names = set(self._values) | set(other._values)
+        return all(getattr(self, n) == getattr(other, n) for n in names)
+
+    __hash__ = None
+
+    def merge(self, options):
+        """These options overridden by those set in ``options`` (a new object)."""
+        out = type(self)()
+        for src in (self, options):
+            for name, v in src._values.items():
+                if isinstance(v, _OptionsBase):
+                    v = getattr(out, name).merge(v)
+                object.__setattr__(out, "_values", {**out._values, name: v})
+        return out
+
+
+class AutotuneOptions(_OptionsBase):
+    """``tf.data.experimental.AutotuneOptions`` (accepted; tapejax sizes buffers and pools itself)."""
+    _FIELDS = {"autotune_algorithm": object, "cpu_budget": int, "enabled": bool, "initial_parallelism": int,
+               "min_parallelism": int, "ram_budget": int}
+
+
+class DistributeOptions(_OptionsBase):
+    """``tf.data.experimental.DistributeOptions``."""
+    _FIELDS = {"auto_shard_policy": int, "num_devices": int}
+
+
+class OptimizationOptions(_OptionsBase):
+    """``tf.data.experimental.OptimizationOptions`` (accepted; no graph rewrites happen)."""
+    _FIELDS = dict.fromkeys(
+        ["apply_default_optimizations", "filter_fusion", "filter_parallelization", "inject_prefetch",
+         "map_and_batch_fusion", "map_and_filter_fusion", "map_fusion", "map_parallelization",
+         "noop_elimination", "parallel_batch", "seq_interleave_prefetch", "shuffle_and_repeat_fusion"], bool)
+
+
+class ThreadingOptions(_OptionsBase):
+    """``tf.data.ThreadingOptions`` (accepted)."""
+    _FIELDS = {"max_intra_op_parallelism": int, "private_threadpool_size": int}
+
+
+class Options(_OptionsBase):
+    """``tf.data.Options``: settings for a whole pipeline, given with ``ds.with_options``.
+
+    Only TF's option names can be set (others raise AttributeError), with TF's types.
+    ``deterministic = False`` lets parallel ``map`` calls made on the resulting dataset
+    yield elements as they are ready; the other options are accepted and have no effect.
+
+    Example:
+        >>> import tapejax as tf
+        >>> options = tf.data.Options()
+        >>> options.deterministic = False
+        >>> ds = tf.data.Dataset.range(3).with_options(options)
+        >>> ds.options().deterministic
+        False
+    """
+    _FIELDS = {"autotune": AutotuneOptions, "dataset_name": str, "deterministic": bool,
+               "experimental_distribute": DistributeOptions, "experimental_external_state_policy": object,
+               "experimental_optimization": OptimizationOptions, "experimental_service": object,
+               "experimental_slack": bool, "experimental_symbolic_checkpoint": bool,
+               "experimental_warm_start": bool, "framework_type": list, "threading": ThreadingOptions}
+    _ALIASES = {"experimental_deterministic": "deterministic", "experimental_threading": "threading"}
+
+
+# ---------------------------------------------------------------------------
+# File datasets: text lines, TFRecords, fixed-length records, CSV
+# ---------------------------------------------------------------------------
+
+def _string(value):
+    """A string element: a 0-d object array holding bytes (what TF's ``.numpy()`` gives)."""
+    return np.array(value.encode() if isinstance(value, str) else bytes(value), dtype=object)
+
+
+def _strings(values):
+    out = np.empty(len(values), dtype=object)
+    out[:] = [v.encode() if isinstance(v, str) else bytes(v) for v in values]
+    return out
+
+
+def _path(element):
+    """A filename element (a string tensor, NumPy bytes / str, a Python str or PathLike) as a str."""
+    if isinstance(element, os.PathLike):
+        return os.fspath(element)
+    if hasattr(element, "numpy"):
+        element = element.numpy()
+    value = np.asarray(element).item() if not isinstance(element, (str, bytes)) else element
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _string_list(values, what, method):
+    """``values`` (a str, PathLike, or a list / array of them) as a list of str."""
+    if isinstance(values, (str, bytes, os.PathLike)):
+        values = [values]
+    if isinstance(values, (_TensorBase, np.ndarray)) or hasattr(values, "numpy"):
+        values = np.ravel(np.asarray(values.numpy() if hasattr(values, "numpy") else values)).tolist()
+    out = []
+    for v in values:
+        if not isinstance(v, (str, bytes, os.PathLike, np.str_, np.bytes_)):
+            raise TypeError(f"{method}: The `{what}` argument must contain `tf.string` elements. Got "
+                            f"`{type(v).__name__}` elements.")
+        out.append(_path(v))
+    return out
+
+
+def _filenames_dataset(filenames, method):
+    """TF's check of a reader's ``filenames``: a Dataset of scalar strings, or strings to slice."""
+    if isinstance(filenames, Dataset):
+        if filenames._spec_fn is not None:
+            spec = filenames.element_spec
+            if not isinstance(spec, TensorSpec) or spec.dtype != _dtypes.string:
+                what = f"`tf.{spec.dtype.name}`" if isinstance(spec, TensorSpec) else repr(spec)
+                raise TypeError(f"{method}: The `filenames` argument must contain `tf.string` elements. Got a "
+                                f"dataset of {what} elements.")
+            if tuple(spec.shape) != ():
+                raise TypeError(f"{method}: The `filenames` argument must contain `tf.string` elements of "
+                                f"shape [] (i.e. scalars). Got a dataset of element shape {spec.shape!r}.")
+        return filenames
+    return Dataset.from_tensor_slices(_strings(_string_list(filenames, "filenames", method)))
+
+
+_STRING_SPEC = TensorSpec((), _dtypes.string)
+
+
+def _read_files(filenames, read_one, num_parallel_reads, method, spec):
+    """TF's ``_create_dataset_reader``: ``read_one(path)`` for each file, one file after another,
+    or ``num_parallel_reads`` files interleaved element by element, each read by its own thread."""
+    files = _filenames_dataset(filenames, method)
+
+    def one(f):
+        path = _path(f)
+        return Dataset(lambda: read_one(path), UNKNOWN_CARDINALITY, spec)
+
+    if num_parallel_reads is None:
+        return files.flat_map(one)
+    n = _parallelism(num_parallel_reads, method)
+    return files.interleave(one, cycle_length=n, block_length=1, num_parallel_calls=n)
+
+
+class _FileDataset(Dataset):
+    """A dataset read from files; it prints as TF's class of the same name."""
+
+    def _init_from(self, dataset, spec):
+        Dataset.__init__(self, dataset._make, dataset._card, spec)
+
+
+def _text_lines(path, kind):
+    with _tfio.open_file(path, kind) as f:
+        for line in f:
+            if line.endswith(b"\n"):
+                line = line[:-1]
+                if line.endswith(b"\r"):
+                    line = line[:-1]
+            yield _string(line)
+
+
+class TextLineDataset(_FileDataset):
+    """The lines of text files, as scalar ``tf.string`` elements without their line endings.
+
+    ``filenames`` is a path, a list of paths or a Dataset of paths; the files are read
+    one after another (``num_parallel_reads`` files at once, interleaved line by line).
+    ``compression_type`` is None (or ''), 'GZIP' or 'ZLIB'. A trailing '\\r' is removed
+    with the '\\n', as TF does. A missing file raises ``tf.errors.NotFoundError`` when
+    the iteration reaches it.
+
+    Example:
+        >>> import os, tempfile, tapejax as tf
+        >>> path = os.path.join(tempfile.mkdtemp(), "a.txt")
+        >>> with open(path, "w") as f:
+        ...     _ = f.write("first line\\nsecond line\\n")
+        >>> list(tf.data.TextLineDataset(path).as_numpy_iterator())
+        [b'first line', b'second line']
+    """
+    _REPR = "TextLineDatasetV2"
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
+        kind = _tfio.compression(compression_type, "TextLineDataset")
+        spec = lambda: _STRING_SPEC  # noqa: E731
+        self._init_from(_read_files(filenames, lambda p: _text_lines(p, kind), num_parallel_reads,
+                                    "TextLineDataset", spec), spec)
+
+
+class TFRecordDataset(_FileDataset):
+    """The records of TFRecord files, as scalar ``tf.string`` elements (the raw bytes).
+
+    Reads the format TensorFlow writes (``tf.io.TFRecordWriter``) without TensorFlow,
+    checking each record's two CRC32-C checksums: a damaged or truncated file raises
+    ``tf.errors.DataLossError`` naming the offset. ``compression_type`` is None (or ''),
+    'GZIP' or 'ZLIB'; ``num_parallel_reads`` reads that many files at once, interleaved
+    record by record. Parse the records with ``map``.
+
+    Example:
+        >>> import os, tempfile, tapejax as tf
+        >>> path = os.path.join(tempfile.mkdtemp(), "r.tfrecord")
+        >>> with tf.io.TFRecordWriter(path) as w:
+        ...     w.write(b"\\x01\\x02")
+        ...     w.write(b"xyz")
+        >>> ds = tf.data.TFRecordDataset([path])
+        >>> ds
+        <TFRecordDatasetV2 element_spec=TensorSpec(shape=(), dtype=tf.string, name=None)>
+        >>> list(ds.as_numpy_iterator())
+        [b'\\x01\\x02', b'xyz']
+    """
+    _REPR = "TFRecordDatasetV2"
+
+    def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
+        kind = _tfio.compression(compression_type, "TFRecordDataset")
+
+        def read(path):
+            for record in _tfio.read_records(path, kind):
+                yield _string(record)
+        spec = lambda: _STRING_SPEC  # noqa: E731
+        self._init_from(_read_files(filenames, read, num_parallel_reads, "TFRecordDataset", spec), spec)
+
+
+class FixedLengthRecordDataset(_FileDataset):
+    """Records of ``record_bytes`` bytes from binary files, after ``header_bytes`` and
+    before ``footer_bytes`` (both skipped), as scalar ``tf.string`` elements.
+
+    Raises:
+        tf.errors.InvalidArgumentError: (when iterated) if a file's body is not a whole
+            number of records.
+
+    Example:
+        >>> import os, tempfile, tapejax as tf
+        >>> path = os.path.join(tempfile.mkdtemp(), "f.bin")
+        >>> with open(path, "wb") as f:
+        ...     _ = f.write(b"HEADER012345FOOTER")
+        >>> ds = tf.data.FixedLengthRecordDataset(path, record_bytes=2, header_bytes=6, footer_bytes=6)
+        >>> list(ds.as_numpy_iterator())
+        [b'01', b'23', b'45']
+    """
+    _REPR = "FixedLengthRecordDatasetV2"
+
+    def __init__(self, filenames, record_bytes, header_bytes=None, footer_bytes=None, buffer_size=None,
+                 compression_type=None, num_parallel_reads=None, name=None):
+        size = _positive_int(record_bytes, "record_bytes", "FixedLengthRecordDataset")
+        head, foot = int(header_bytes or 0), int(footer_bytes or 0)
+        kind = _tfio.compression(compression_type, "FixedLengthRecordDataset")
+
+        def read(path):
+            with _tfio.open_file(path, kind) as f:
+                body = f.read()[head:]
+            body = body[:len(body) - foot]
+            if len(body) % size:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Excluding the header ({head} bytes) and footer ({foot} bytes), input file "
+                                f"\"{path}\" has body length {len(body)} bytes, which is not an exact multiple of "
+                                f"the record length ({size} bytes).")
+            for i in range(0, len(body), size):
+                yield _string(body[i:i + size])
+        spec = lambda: _STRING_SPEC  # noqa: E731
+        self._init_from(_read_files(filenames, read, num_parallel_reads, "FixedLengthRecordDataset", spec), spec)
+
+
+def _glob(patterns):
+    """The files matching any of ``patterns``, sorted (TF's MatchingFiles)."""
+    return sorted(m for p in patterns for m in glob.glob(p))
+
+
+_CSV_TYPES = {"float32": np.float32, "float64": np.float64, "int32": np.int32, "int64": np.int64}
+
+
+def _csv_column(default, i):
+    """A CSV column from a ``record_defaults`` entry: (dtype name, default element or None if required)."""
+    if isinstance(default, _dtypes.DType) or (isinstance(default, type) and issubclass(default, np.generic)):
+        dt = _dtypes.as_dtype(default)
+        value = None
+    else:
+        a = _to_array(default)
+        if a.size > 1:
+            raise ValueError(f"CsvDataset: record_defaults[{i}] must be a dtype or a tensor of at most one "
+                             f"element (the column's default), got shape {a.shape}.")
+        dt = _dtypes.string if a.dtype.kind in "OUS" else _dtypes.as_dtype(a.dtype)
+        value = None if a.size == 0 else a.reshape(())
+    name = "string" if dt == _dtypes.string else dt.name
+    if name not in _CSV_TYPES and name != "string":
+        raise TypeError(f"CsvDataset: record_defaults[{i}] has dtype {name}; CSV columns are float32, float64, "
+                        "int32, int64 or string.")
+    if value is not None:
+        value = _string(value.item()) if name == "string" else np.asarray(value, _CSV_TYPES[name])
+    return name, value
+
+
+def _csv_field(text, name, default, col, na_value):
+    if text == "" or text == na_value:
+        if default is None:
+            raise errors.InvalidArgumentError(None, None, f"Field {col} is required but missing in record!")
+        return default
+    if name == "string":
+        return _string(text.encode("utf-8", "surrogateescape"))
+    try:
+        if name.startswith("int"):
+            v = int(text.strip())
+            info = np.iinfo(_CSV_TYPES[name])
+            if not info.min <= v <= info.max:
+                raise ValueError(text)
+        else:
+            v = float(text.strip())
+        return np.asarray(v, _CSV_TYPES[name])
+    except ValueError:
+        raise errors.InvalidArgumentError(None, None, f"Field {col} in record is not a valid {name}: "
+                                                      f"{text}") from None
+
+
+def _csv_rows(path, kind, field_delim, use_quote_delim, header, encoding="utf-8"):
+    """The rows (lists of str) of a CSV file; blank lines are skipped."""
+    with _tfio.open_file(path, kind) as raw:
+        text = io.TextIOWrapper(raw, encoding=encoding, errors="surrogateescape", newline="")
+        quoting = csv.QUOTE_MINIMAL if use_quote_delim else csv.QUOTE_NONE
+        rows = csv.reader(text, delimiter=field_delim, quoting=quoting)
+        if header:
+            next(rows, None)
+        for row in rows:
+            if row:
+                yield row
+
+
+class CsvDataset(_FileDataset):
+    """The records of CSV files (RFC 4180), one tuple of scalars per row.
+
+    ``record_defaults`` gives one entry per parsed column: a dtype (float32, float64,
+    int32, int64, string) for a required column, or a one-element tensor / Python value
+    for an optional one whose empty (or ``na_value``) fields take that value. Choose the
+    columns with ``select_cols`` or ``exclude_cols`` (sorted indices). Leading and
+    trailing spaces around numbers are allowed.
+
+    Raises:
+        tf.errors.InvalidArgumentError: (when iterated) if a required field is empty, a
+            field does not parse as its column's dtype, or a row has a wrong number of
+            fields.
+
+    Example:
+        >>> import os, tempfile, tapejax as tf
+        >>> path = os.path.join(tempfile.mkdtemp(), "my_file0.csv")
+        >>> with open(path, "w") as f:
+        ...     _ = f.write("abcdefg,4.28E10,5.55E6,12\\n")
+        ...     _ = f.write("hijklmn,-5.3E14,,2\\n")
+        >>> ds = tf.data.experimental.CsvDataset(path, [tf.float32, [0.0], tf.int32], select_cols=[1, 2, 3])
+        >>> for n0, n1, n2 in ds.as_numpy_iterator():
+        ...     print(n0, n1, n2)
+        4.28e+10 5550000.0 12
+        -5.3e+14 0.0 2
+    """
+    _REPR = "CsvDatasetV2"
+
+    def __init__(self, filenames, record_defaults, compression_type=None, buffer_size=None, header=False,
+                 field_delim=",", use_quote_delim=True, na_value="", select_cols=None, exclude_cols=None,
+                 _skip_errors=False):
+        columns = [_csv_column(d, i) for i, d in enumerate(record_defaults)]
+        if not columns:
+            raise ValueError("CsvDataset: `record_defaults` needs one entry per column.")
+        if select_cols is not None and exclude_cols is not None:
+            raise errors.InvalidArgumentError(None, None, "CsvDataset: give at most one of `select_cols` and "
+                                                          "`exclude_cols`.")
+        kind = _tfio.compression(compression_type, "CsvDataset")
+        picks = sorted(int(c) for c in (select_cols if select_cols is not None else exclude_cols or []))
+        if select_cols is not None:
+            if len(picks) != len(columns):
+                raise errors.InvalidArgumentError(
+                    None, None, f"CsvDataset: select_cols has {len(picks)} indices but record_defaults has "
+                                f"{len(columns)} entries; give one default per selected column.")
+            cols, width = picks, None
+        elif exclude_cols is not None:
+            width = len(columns) + len(picks)
+            cols = [c for c in range(width) if c not in set(picks)]
+        else:
+            cols, width = list(range(len(columns))), len(columns)
+
+        def read(path):
+            for row in _csv_rows(path, kind, field_delim, use_quote_delim, bool(header)):
+                try:
+                    if (width is not None and len(row) != width) or len(row) <= cols[-1]:
+                        raise errors.InvalidArgumentError(
+                            None, None, f"Expect {width or cols[-1] + 1} fields but have {len(row)} in record "
+                                        f"({path}).")
+                    out = tuple(_csv_field(row[c], name, default, c, na_value)
+                                for c, (name, default) in zip(cols, columns))
+                except errors.InvalidArgumentError:
+                    if _skip_errors:
+                        continue
+                    raise
+                yield out
+
+        spec = lambda: tuple(TensorSpec((), _dtypes.string if n == "string" else _CSV_TYPES[n])  # noqa: E731
+                             for n, _ in columns)
+        self._init_from(_read_files(filenames, read, None, "CsvDataset", spec), spec)
+
+
+def _infer_csv_type(text, na_value, prev):
+    """TF's ``_infer_type``: the least permissive of int32, int64, float32, float64, string
+    that fits ``text`` and every earlier value of the column."""
+    if text in ("", na_value):
+        return prev
+    order = ["int32", "int64", "float32", "float64", "string"]
+
+    def fits(t):
+        try:
+            if t.startswith("int"):
+                info = np.iinfo(_CSV_TYPES[t])
+                return info.min <= int(text) <= info.max
+            if t.startswith("float"):
+                return bool(np.abs(_CSV_TYPES[t](float(text))) < np.inf)
+        except (ValueError, OverflowError):
+            return False
+        return True
+
+    for i, t in enumerate(order):
+        if fits(t) and (prev is None or prev in order[:i + 1]):
+            return t
+    return "string"
+
+
+def make_csv_dataset(file_pattern, batch_size, column_names=None, column_defaults=None, label_name=None,
+                     select_columns=None, field_delim=",", use_quote_delim=True, na_value="", header=True,
+                     num_epochs=None, shuffle=True, shuffle_buffer_size=10000, shuffle_seed=None,
+                     prefetch_buffer_size=None, num_parallel_reads=None, sloppy=False, num_rows_for_inference=100,
+                     compression_type=None, ignore_errors=False, encoding="utf-8"):
+    """Batches of CSV rows as ``(OrderedDict of columns, label)`` (or just the dict), as TF.
+
+    Column names come from the header row unless given; column types are inferred
+    from the first ``num_rows_for_inference`` rows (int32, int64, float32, float64 or
+    string; missing values default to 0 or '') unless ``column_defaults`` is given.
+    ``select_columns`` (names or indices) keeps those columns, in file order. The files
+    matching ``file_pattern`` (sorted) and the rows are shuffled unless
+    ``shuffle=False``; the rows repeat ``num_epochs`` times (forever for None, the
+    default, which also drops the last partial batch, as TF does).
+
+    Raises:
+        ValueError: if no file matches, the header is missing or has duplicates, or
+            ``label_name`` / ``select_columns`` name unknown columns.
+
+    Example:
+        >>> import os, tempfile, tapejax as tf
+        >>> path = os.path.join(tempfile.mkdtemp(), "d.csv")
+        >>> with open(path, "w") as f:
+        ...     _ = f.write("x,y,label\\n1,2.5,0\\n3,4.5,1\\n5,,1\\n")
+        >>> ds = tf.data.experimental.make_csv_dataset(path, batch_size=2, label_name="label",
+        ...                                            shuffle=False, num_epochs=1)
+        >>> for features, label in ds.as_numpy_iterator():
+        ...     print(dict(features), label)
+        {'x': array([1, 3], dtype=int32), 'y': array([2.5, 4.5], dtype=float32)} [0 1]
+        {'x': array([5], dtype=int32), 'y': array([0.], dtype=float32)} [1]
+    """
+    patterns = _string_list(file_pattern, "file_pattern", "make_csv_dataset")
+    if not patterns:
+        raise ValueError("Argument `file_pattern` should not be empty.")
+    filenames = _glob(patterns)
+    if not filenames:
+        raise ValueError(f"No files match `file_pattern` {file_pattern}.")
+    kind = _tfio.compression(compression_type, "make_csv_dataset")
+
+    def rows(names, header_):
+        for name in names:
+            yield from _csv_rows(name, kind, field_delim, use_quote_delim, header_, encoding)
+
+    if column_names is None:
+        if not header:
+            raise ValueError("Expected `column_names` or `header` arguments. Neither is provided.")
+        heads = []
+        for name in filenames:
+            head = next(_csv_rows(name, kind, field_delim, use_quote_delim, False, encoding), None)
+            if head is None:
+                raise ValueError(f"Failed when reading the header line of {name}. Is it an empty file?")
+            heads.append(head)
+        column_names = heads[0]
+        for name, head in zip(filenames[1:], heads[1:]):
+            if head != column_names:
+                raise ValueError("All input CSV files should have the same column names in the header row. "
+                                 f"File {name} has different column names.")
+    column_names = list(column_names)
+    if len(set(column_names)) != len(column_names):
+        dups = {n for n in column_names if column_names.count(n) > 1}
+        raise ValueError(f"Either `column_names` argument or CSV header row contains duplicate column names: "
+                         f"{dups}.")
+    select = None
+    if select_columns is not None:
+        index = {n: i for i, n in enumerate(column_names)}
+        select = []
+        for v in select_columns:
+            if isinstance(v, (int, np.integer)):
+                if not 0 <= v < len(column_names):
+                    raise ValueError(f"Column index {v} specified in `select_columns` should be > 0  and <= "
+                                     f"{len(column_names)}, which is the number of columns.")
+                select.append(int(v))
+            elif v not in index:
+                raise ValueError(f"Column {v} specified in `select_columns` must be of one of the columns: "
+                                 f"{index.keys()}.")
+            else:
+                select.append(index[v])
+        if len(set(select)) != len(select):
+            raise ValueError(f"The `select_columns` argument contains duplicate columns: "
+                             f"{ {column_names[i] for i in select if select.count(i) > 1} }.")
+        select = sorted(select)
+    picked = select if select is not None else list(range(len(column_names)))
+    if column_defaults is None:
+        types = [None] * len(picked)
+        for r, row in enumerate(rows(filenames, header)):
+            if num_rows_for_inference is not None and r >= num_rows_for_inference:
+                break
+            if len(row) != len(column_names):
+                raise ValueError(f"Problem inferring types: CSV row {r + 1 + bool(header)} has {len(row)} number "
+                                 f"of fields. Expected: {len(column_names)}.")
+            types = [_infer_csv_type(row[c], na_value, t) for c, t in zip(picked, types)]
+        column_defaults = [[""] if (t or "string") == "string" else np.zeros(1, _CSV_TYPES[t]) for t in types]
+    if select is not None and len(column_defaults) != len(select):
+        raise ValueError(f"If specified, `column_defaults` and `select_columns` must have the same length: "
+                         f"`column_defaults` has length {len(column_defaults)}, `select_columns` has length "
+                         f"{len(select)}.")
+    names = [column_names[i] for i in picked]
+    if label_name is not None and label_name not in names:
+        raise ValueError(f"`label_name` provided must be one of the columns: {names}. Received: {label_name}.")
+
+    files = Dataset.from_tensor_slices(_strings(filenames))
+    if shuffle:
+        files = files.shuffle(len(filenames), shuffle_seed)
+    reads = 1 if num_parallel_reads is None else num_parallel_reads
+
+    def read_file(f):
+        return CsvDataset(f, column_defaults, compression_type=compression_type, header=header,
+                          field_delim=field_delim, use_quote_delim=use_quote_delim, na_value=na_value,
+                          select_cols=select, _skip_errors=ignore_errors)
+
+    parallel = num_parallel_reads is not None and _parallelism(reads, "make_csv_dataset") > 1
+    ds = files.interleave(read_file, cycle_length=_parallelism(reads, "make_csv_dataset"), block_length=1,
+                          num_parallel_calls=reads if parallel else None)
+    if shuffle:
+        ds = ds.shuffle(shuffle_buffer_size, shuffle_seed)
+    if num_epochs != 1:
+        ds = ds.repeat(num_epochs)
+    batches = ds.batch(batch_size, drop_remainder=num_epochs is None)
+    col_specs = [TensorSpec((batch_size if num_epochs is None else None,), s.dtype)
+                 for s in (TensorSpec((), _dtypes.string if n == "string" else _CSV_TYPES[n])
+                           for n, _ in (_csv_column(d, i) for i, d in enumerate(column_defaults)))]
+
+    def organize(columns):
+        features = collections.OrderedDict(zip(names, columns))
+        if label_name is not None:
+            label = features.pop(label_name)
+            return features, label
+        return features
+
+    def make():
+        for b in batches._elements():
+            yield organize(b)
+    out = batches._derive(make, batches._card, lambda: organize(col_specs))
+    return out.prefetch(AUTOTUNE if prefetch_buffer_size is None else prefetch_buffer_size)
 
 
 class _AutoShardPolicy:
@@ -1287,6 +2142,12 @@ class experimental:
     INFINITE_CARDINALITY = INFINITE_CARDINALITY
     UNKNOWN_CARDINALITY = UNKNOWN_CARDINALITY
     AutoShardPolicy = _AutoShardPolicy
+    AutotuneOptions = AutotuneOptions
+    DistributeOptions = DistributeOptions
+    OptimizationOptions = OptimizationOptions
+    ThreadingOptions = ThreadingOptions
+    CsvDataset = CsvDataset
+    make_csv_dataset = staticmethod(make_csv_dataset)
 
     @staticmethod
     def cardinality(dataset):
@@ -1294,7 +2155,7 @@ class experimental:
 
 
 __all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental", "Options",
-           "TensorSpec"]
+           "ThreadingOptions", "TensorSpec", "TextLineDataset", "TFRecordDataset", "FixedLengthRecordDataset"]
 
 from ._missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr(__name__)

@@ -31,6 +31,7 @@ Example:
 import math
 import os
 import random as _pyrandom
+import threading
 
 import jax
 import jax.numpy as jnp
@@ -237,6 +238,9 @@ def _seed_state(seed):
     return _state_words(np.asarray([c % (1 << 64) for c in chunks], np.uint64))
 
 
+_ADVANCE_LOCK = threading.Lock()
+
+
 class Generator:
     """A random number generator whose Philox state is a Variable (``tf.random.Generator``).
 
@@ -307,7 +311,8 @@ class Generator:
     def _advance(self, n):
         # A concrete state stays concrete, also when drawn inside a foreign jax trace (a layer
         # call under jax.eval_shape): the draw would otherwise leave a tracer in the Variable.
-        with jax.ensure_compile_time_eval():
+        # One draw at a time: threads (a parallel tf.data map) must not reuse a state.
+        with _ADVANCE_LOCK, jax.ensure_compile_time_eval():
             words = self.state.value()._value
             lo, hi = _philox.split_u64(256 * n)
             new = _philox.add128(_words(words[:4]), jnp.uint32(lo), jnp.uint32(hi))

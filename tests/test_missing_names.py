@@ -13,13 +13,12 @@ COMMON = [
     ("tapejax", "compat", "tf.function"), ("tapejax", "Graph", "tf.function"), ("tapejax", "Session", "GradientTape"),
     ("tapejax", "placeholder", "input_signature"), ("tapejax", "estimator", "Model.compile/fit"),
     ("tapejax", "lite", "tf.saved_model.save"), ("tapejax", "image", "jax.image.resize"),
-    ("tapejax", "io", "np.load"), ("tapejax", "audio", "soundfile"), ("tapejax", "feature_column", "NumPy"),
+    ("tapejax", "audio", "soundfile"), ("tapejax", "feature_column", "NumPy"),
     ("tapejax", "queue", "tf.data.Dataset"), ("tapejax", "device", "jax.device_put"), ("tapejax", "signal", "jnp.fft"),
     ("tapejax", "profiler", "jax.profiler"), ("tapejax", "control_dependencies", "program order"),
     ("tapejax", "get_variable", "tf.Variable"), ("tapejax", "global_variables_initializer", "initialized"),
     ("tapejax.keras", "preprocessing", "tf.data.Dataset"), ("tapejax.keras", "applications", "flax"),
-    ("tapejax.keras", "datasets", "np.load"), ("tapejax.data", "TFRecordDataset", "from_generator"),
-    ("tapejax.data", "TextLineDataset", "from_tensor_slices"),
+    ("tapejax.keras", "datasets", "np.load"), ("tapejax.io", "parse_single_example", "from_generator"),
     ("tapejax.strings", "to_hash_bucket_fast", "vocabulary"), ("tapejax.strings", "unicode_script", "unicodedata"),
 ]
 

@@ -4,6 +4,8 @@
 loop (``GradientTape`` + ``optimizer.apply_gradients``); the step is compiled
 with ``tapejax.function`` when it exists, unless ``compile(run_eagerly=True)``.
 """
+import itertools
+
 import jax
 import numpy as np
 
@@ -862,9 +864,8 @@ class _Batches:
     def epoch(self, steps=None):
         if self.dataset is not None:
             count = 0
-            for i, element in enumerate(self.dataset):
-                if steps is not None and i >= steps:
-                    break
+            # islice stops after `steps` elements without drawing one more from a one-shot iterator.
+            for element in itertools.islice(self.dataset, steps):
                 count += 1
                 yield tuple(element) if isinstance(element, (tuple, list)) else element
             self.n_batches = count
