@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes
+from . import _devices, _dtypes
 
 _ids = itertools.count(1)
 
@@ -208,8 +208,10 @@ class _TensorBase:
 
     @property
     def device(self):
+        """TensorFlow's name of the device holding the value ('/job:localhost/replica:0/task:0/device:CPU:0');
+        '' while a function is traced, as for TensorFlow's symbolic tensors."""
         v = self._value
-        return "" if is_tracer(v) else str(next(iter(v.devices())))
+        return "" if is_tracer(v) else _devices.array_device_name(v)
 
     def get_shape(self):
         return self.shape

@@ -16,7 +16,7 @@ COMMON = [
     ("tapejax", "ragged", "mask"), ("tapejax", "strings", "Python"), ("tapejax", "image", "jax.image.resize"),
     ("tapejax", "io", "np.load"), ("tapejax", "audio", "soundfile"), ("tapejax", "feature_column", "NumPy"),
     ("tapejax", "queue", "tf.data.Dataset"), ("tapejax", "SparseTensor", "BCOO"),
-    ("tapejax", "RaggedTensor", "pad"), ("tapejax", "device", "jax.device_put"), ("tapejax", "signal", "jnp.fft"),
+    ("tapejax", "RaggedTensor", "pad"), ("tapejax", "signal", "jnp.fft"),
     ("tapejax", "profiler", "jax.profiler"), ("tapejax", "control_dependencies", "program order"),
     ("tapejax", "get_variable", "tf.Variable"), ("tapejax", "global_variables_initializer", "initialized"),
     ("tapejax.keras", "preprocessing", "tf.data.Dataset"), ("tapejax.keras", "applications", "flax"),
