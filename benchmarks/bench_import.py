@@ -31,7 +31,7 @@ def import_time(module, cache):
                PYTHONPYCACHEPREFIX=cache)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     out = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True,
-                         env=env, check=True)
+                         env=env, cwd=ROOT, check=True)  # -c puts the working directory first on sys.path
     for line in out.stderr.splitlines():
         parts = line.split("|")
         if len(parts) == 3 and parts[2].strip() == module:
