@@ -44,6 +44,20 @@ def test_tensor_device_is_empty_while_traced():
     assert seen == [""]
 
 
+def test_device_scope_inside_a_function_body_traces():
+    @tf.function
+    def f(x):
+        with tf.device("CPU:0"):
+            y = x * 2
+        with tf.device("GPU:0"):  # soft placement: no GPU here
+            return y + 1
+
+    assert float(f(tf.constant(1.0))) == 3.0
+    with tf.device("CPU:0"):
+        r = f(tf.constant(3.0))
+    assert float(r) == 7.0 and r.device == CPU0
+
+
 @pytest.mark.parametrize("name", ["CPU:0", "/device:CPU:0", "/job:localhost/replica:0/task:0/device:CPU:0",
                                   "cpu:0", "/cpu:0", "device:CPU:0", "CPU", "/cpu:*", "", None,
                                   "/job:localhost", "/task:0/cpu:0", "/device:cpu:0"])
