@@ -51,19 +51,24 @@ def local_devices():
 _names = {}
 
 
-def _prefix():
-    return f"/job:localhost/replica:0/task:{jax.process_index()}" if jax.process_count() > 1 \
-        else "/job:localhost/replica:0/task:0"
+def _job():
+    """TensorFlow's job name of this process: 'localhost', or 'worker' in a cluster of processes."""
+    return "worker" if jax.process_count() > 1 else "localhost"
+
+
+def _prefix(task=None):
+    return f"/job:{_job()}/replica:0/task:{jax.process_index() if task is None else task}"
 
 
 def device_name(d):
-    """TensorFlow's full name of a jax device: '/job:localhost/replica:0/task:0/device:CPU:0'."""
+    """TensorFlow's full name of a jax device: '/job:localhost/replica:0/task:0/device:CPU:0'.
+
+    The index counts the devices of the same kind on the same process (host), as TensorFlow's.
+    """
     name = _names.get(d)
     if name is None:
-        for typ, i, dev in local_devices():
-            _names.setdefault(dev, f"{_prefix()}/device:{typ}:{i}")
-        name = _names.get(d) or f"/job:worker/replica:0/task:{d.process_index}/device:{device_type(d)}:{d.id}"
-        _names[d] = name
+        same = [x for x in jax.devices(d.platform) if x.process_index == d.process_index]
+        name = _names[d] = f"{_prefix(d.process_index)}/device:{device_type(d)}:{same.index(d)}"
     return name
 
 
@@ -103,7 +108,7 @@ def parse(spec):
 
 def _full(spec):
     job, replica, task, typ, index = spec
-    s = f"/job:{job or 'localhost'}/replica:{replica or 0}/task:{task or 0}"
+    s = f"/job:{job or _job()}/replica:{replica or 0}/task:{jax.process_index() if task is None else task}"
     return s if typ is None else f"{s}/device:{typ}:{0 if index is None else index}"
 
 
@@ -119,7 +124,7 @@ def resolve(spec, soft=None):
     """
     job, replica, task, typ, index = spec
     here = local_devices()
-    if job not in (None, "localhost") or task not in (None, jax.process_index()):
+    if job not in (None, "localhost", _job()) or task not in (None, jax.process_index()):
         raise InvalidArgumentError(None, None, f"{_full(spec)} unknown device. This process is "
                                    f"{_prefix()}: name a device of it, such as 'CPU:0'.")
     soft = _soft_placement[0] if soft is None else soft
