@@ -41,7 +41,10 @@ def device_type(d):
 
 def local_devices():
     """(TF device type, index, jax device) of this process: the CPUs first, then the accelerators."""
-    out = [("CPU", i, d) for i, d in enumerate(jax.local_devices(backend="cpu"))]
+    try:
+        out = [("CPU", i, d) for i, d in enumerate(jax.local_devices(backend="cpu"))]
+    except RuntimeError:  # JAX_PLATFORMS without cpu
+        out = []
     if jax.default_backend() != "cpu":
         devs = jax.local_devices()
         out += [(device_type(d), i, d) for i, d in enumerate(devs)]
