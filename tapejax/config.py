@@ -130,8 +130,10 @@ def set_logical_device_configuration(device, logical_devices):
     Example:
         >>> import tapejax as tf
         >>> cpu = tf.config.list_physical_devices('CPU')[0]
-        >>> tf.config.get_logical_device_configuration(cpu) is None
-        True
+        >>> cpu
+        PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')
+        >>> # first thing in a program: tf.config.set_logical_device_configuration(
+        >>> #     cpu, [tf.config.LogicalDeviceConfiguration()] * 4)
     """
     _check_physical(device)
     logical_devices = list(logical_devices)
