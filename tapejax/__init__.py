@@ -17,7 +17,9 @@ from ._function import gradients as gradients, hessians as hessians
 from ._control_flow import cond as cond, while_loop as while_loop, switch_case as switch_case
 from ._tensor_array import TensorArray as TensorArray
 from ._py_function import py_function as py_function, numpy_function as numpy_function
+from ._devices import device as device
 from . import config as config  # noqa: F401
+from . import version as version  # noqa: F401
 from . import autograph as autograph  # noqa: F401
 from ._ops import (
     constant as constant, convert_to_tensor as convert_to_tensor, zeros as zeros, ones as ones,
@@ -65,6 +67,7 @@ from . import distribute as distribute  # noqa: F401
 from . import summary as summary  # noqa: F401
 
 newaxis = None
+__version__ = version.VERSION   # what TensorFlow code checks; the package's: version.TAPEJAX_VERSION
 
 from ._missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr("tapejax")

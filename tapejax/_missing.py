@@ -36,8 +36,6 @@ MISSING = {
                           "features with NumPy, or in a tf.data.Dataset.map.",
         "queue": "tf.queue " + _NOT_PROVIDED + ": feed data with tf.data.Dataset.",
         "vectorized_map": "tf.vectorized_map " + _NOT_PROVIDED + ": use jax.vmap(fn)(elems).",
-        "device": "tf.device " + _NOT_PROVIDED + ": place arrays with jax.device_put or run under "
-                  "jax.default_device(jax.devices('cpu')[0]); tf.distribute strategies shard over devices.",
         "tpu": "tf.tpu " + _NOT_PROVIDED + ": JAX runs on TPUs as they are; shard with tf.distribute or "
                "jax.sharding.",
         "xla": "tf.xla " + _NOT_PROVIDED + ": every tf.function is already compiled by XLA.",

@@ -5,6 +5,7 @@ hand-written only where TensorFlow's gradient differs from JAX's (ties in
 maximum/minimum) or for numerics; tests check each rule against JAX.
 """
 import builtins
+from typing import Any, Optional, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -726,7 +727,8 @@ def top_k(input, k=1, sorted=True, name=None):
 
 
 # ---------------------------------------------------------------- constructors (no gradients)
-def constant(value, dtype=None, shape=None, name=None):
+def constant(value: Any, dtype: Any = None, shape: Optional[Sequence[int]] = None,
+             name: Optional[str] = None) -> Tensor:
     """Creates a Tensor from a Python number, list, numpy array or tensor.
 
     Python floats become float32 and ints int32, as in TensorFlow.
@@ -748,7 +750,7 @@ def is_tensor(x):
     return isinstance(x, _TensorBase) or getattr(type(x), "_tf_composite", False)
 
 
-def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
+def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, name: Optional[str] = None) -> Tensor:
     """Returns ``value`` if it is a Tensor, else converts it (a Variable is read; an IndexedSlices is made dense)."""
     if isinstance(value, IndexedSlices):
         value = _dense_of(value)

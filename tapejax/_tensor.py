@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes, _state
+from . import _devices, _dtypes, _state
 
 _ids = itertools.count(1)
 
@@ -248,10 +248,14 @@ class _TensorBase:
 
     @property
     def device(self):
+        """TensorFlow's name of the device holding the value ('/job:localhost/replica:0/task:0/device:CPU:0');
+        '' while a function is traced, as for TensorFlow's symbolic tensors."""
         v = self._value
+        if is_tracer(v):
+            return ""
         if isinstance(v, np.ndarray):  # a string tensor: host memory
-            return str(jax.devices("cpu")[0])
-        return "" if is_tracer(v) else str(next(iter(v.devices())))
+            return _devices.device_name(jax.devices("cpu")[0])
+        return _devices.array_device_name(v)
 
     def get_shape(self):
         return self.shape

@@ -1,4 +1,6 @@
 """Variable: mutable, named state whose reads a tape can watch."""
+from typing import Any, Optional
+
 import jax
 import numpy as np
 
@@ -74,9 +76,11 @@ class Variable(_TensorBase):
     __slots__ = ("_stored", "_id", "trainable", "_name", "_spec", "constraint", "_sharding", "_kind",
                  "_shared", "__weakref__")
 
-    def __init__(self, initial_value=None, trainable=None, validate_shape=True, caching_device=None,
-                 name=None, variable_def=None, dtype=None, import_scope=None, constraint=None,
-                 synchronization=None, aggregation=None, shape=None, experimental_enable_variable_lifting=True):
+    def __init__(self, initial_value: Any = None, trainable: Optional[bool] = None, validate_shape: bool = True,
+                 caching_device: Any = None, name: Optional[str] = None, variable_def: Any = None,
+                 dtype: Any = None, import_scope: Optional[str] = None, constraint: Any = None,
+                 synchronization: Any = None, aggregation: Any = None, shape: Any = None,
+                 experimental_enable_variable_lifting: bool = True) -> None:
         if initial_value is None:
             raise ValueError("initial_value must be specified: tf.Variable(initial_value). "
                              "For example tf.Variable(tf.zeros([3])).")
@@ -107,18 +111,18 @@ class Variable(_TensorBase):
         return _state.read(self)
 
     @property
-    def shape(self):
+    def shape(self) -> TensorShape:
         return TensorShape(self._stored.shape)
 
     @property
-    def name(self):
+    def name(self) -> str:
         return self._name + ":0"
 
     @property
-    def dtype(self):
+    def dtype(self) -> _dtypes.DType:
         return _dtypes.as_dtype(self._stored.dtype)
 
-    def value(self):
+    def value(self) -> Tensor:
         """The current value as a Tensor (recorded as a read on watching tapes)."""
         from ._ops import identity
         return identity(self)
@@ -144,16 +148,19 @@ class Variable(_TensorBase):
         _state.write(self, value)
         return self
 
-    def assign(self, value, use_locking=False, name=None, read_value=True):
+    def assign(self, value: Any, use_locking: bool = False, name: Optional[str] = None,
+               read_value: bool = True) -> "Variable":
         """Replaces the value. Returns the variable."""
         return self._set(self._check(value, "assign"))
 
-    def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+    def assign_add(self, delta: Any, use_locking: bool = False, name: Optional[str] = None,
+                   read_value: bool = True) -> "Variable":
         """Adds ``delta`` to the value. Returns the variable."""
         # The delta must have the variable's shape (TF does not broadcast it either).
         return self._set(_engine.read_raw(self) + self._check(delta, "assign_add"))
 
-    def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+    def assign_sub(self, delta: Any, use_locking: bool = False, name: Optional[str] = None,
+                   read_value: bool = True) -> "Variable":
         """Subtracts ``delta`` from the value. Returns the variable."""
         return self._set(_engine.read_raw(self) - self._check(delta, "assign_sub"))
 

@@ -1,4 +1,10 @@
-"""tf.config: run functions eagerly, list devices (JAX's devices), TF32 switches.
+"""tf.config: run functions eagerly, devices as TensorFlow lists them (JAX's devices), virtual CPUs.
+
+A physical device is ``PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')``; the
+logical devices are what ``tf.device`` names: JAX's local devices (``/device:CPU:0``,
+``/device:GPU:0``...). ``set_logical_device_configuration`` splits the host CPU into several
+logical CPUs (JAX's ``jax_num_cpu_devices``), which a ``tf.distribute.MirroredStrategy`` then
+uses; like TensorFlow, only before the first computation.
 
 Example:
     >>> import tapejax as tf
@@ -6,22 +12,47 @@ Example:
     >>> tf.config.functions_run_eagerly()
     True
     >>> tf.config.run_functions_eagerly(False)
-    >>> [d.device_type for d in tf.config.list_physical_devices('CPU')]
-    ['CPU']
+    >>> tf.config.list_physical_devices('CPU')
+    [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]
 """
 import collections
+import os
 import types
 
 import jax
 
+from . import _devices
 from ._function import run_functions_eagerly as _run_eagerly, functions_run_eagerly as _runs_eagerly
 
 PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
-PhysicalDevice.__doc__ = "A device JAX sees, named as TensorFlow names it ('/physical_device:GPU:0', 'GPU')."
+PhysicalDevice.__doc__ = "A device of the machine, named as TensorFlow names it ('/physical_device:GPU:0', 'GPU')."
 LogicalDevice = collections.namedtuple("LogicalDevice", ["name", "device_type"])
-LogicalDevice.__doc__ = "A device as TensorFlow's logical device ('/device:GPU:0', 'GPU')."
+LogicalDevice.__doc__ = "A device ``tf.device`` can name: one of JAX's devices ('/device:GPU:0', 'GPU')."
+LogicalDeviceConfiguration = collections.namedtuple(
+    "LogicalDeviceConfiguration", ["memory_limit", "experimental_priority", "experimental_device_ordinal"],
+    defaults=(None, None, None))
+LogicalDeviceConfiguration.__doc__ = """One logical device of a split physical device (``tf.config.LogicalDeviceConfiguration``).
 
-_TYPES = {"cpu": "CPU", "gpu": "GPU", "cuda": "GPU", "rocm": "GPU", "tpu": "TPU", "metal": "GPU"}
+``tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 4)``
+makes 4 logical CPUs. ``memory_limit`` (MB) is TensorFlow's for GPUs, which JAX cannot split.
+"""
+
+_CPU = PhysicalDevice("/physical_device:CPU:0", "CPU")
+_virtual = {}
+_memory_growth = {}
+
+_INITIALIZED = (
+    "{what} cannot be modified after being initialized: JAX has started its backends (the first "
+    "computation, a tf.device scope, tf.config.list_logical_devices or listing accelerators does that), "
+    "and {fixed} is fixed from then on. {fix}")
+_CPU_FIX = (
+    "Call tf.config.set_logical_device_configuration right after `import tapejax as tf`, before any "
+    "computation, or start the program with XLA_FLAGS=--xla_force_host_platform_device_count={n} "
+    "(or jax.config.update('jax_num_cpu_devices', {n}) before JAX starts).")
+_GROWTH_FIX = (
+    "Call tf.config.experimental.set_memory_growth before any computation (a PhysicalDevice"
+    "('/physical_device:GPU:0', 'GPU') can be made by hand, since listing GPUs starts JAX), or start the "
+    "program with XLA_PYTHON_CLIENT_PREALLOCATE={value}.")
 
 
 def run_functions_eagerly(run_eagerly):
@@ -37,34 +68,178 @@ def functions_run_eagerly():
     return _runs_eagerly()
 
 
-def _jax_devices():
-    """(TF device type, jax device) pairs: the CPU first, then the default backend's accelerators."""
-    out = []
-    try:
-        out += [("CPU", d) for d in jax.devices("cpu")]
-    except RuntimeError:
-        pass
-    if jax.default_backend() != "cpu":
-        out += [(_TYPES.get(d.platform, d.platform.upper()), d) for d in jax.devices()]
-    return out
-
-
 def list_physical_devices(device_type=None):
-    """The devices JAX sees, as TF's ``PhysicalDevice(name, device_type)`` (filter by type)."""
+    """The machine's devices as TensorFlow's ``PhysicalDevice(name, device_type)``.
+
+    The host is one physical CPU however many logical CPUs it is split into. Asking for
+    ``'CPU'`` only does not start JAX (so the CPU can still be split); listing accelerators
+    does (JAX counts them by starting its backends). ``device_type`` matches exactly, as in
+    TensorFlow ('GPU', not 'gpu').
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.config.list_physical_devices('CPU')
+        [PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]
+    """
+    if device_type == "CPU":
+        return [_CPU]
+    out = [_CPU]
     counts = collections.Counter()
-    out = []
-    for typ, _ in _jax_devices():
-        name = f"/physical_device:{typ}:{counts[typ]}"
-        counts[typ] += 1
-        if device_type is None or device_type.upper() == typ:
-            out.append(PhysicalDevice(name, typ))
-    return out
+    for typ, _, _ in _devices.local_devices():
+        if typ != "CPU":
+            out.append(PhysicalDevice(f"/physical_device:{typ}:{counts[typ]}", typ))
+            counts[typ] += 1
+    return [d for d in out if device_type is None or d.device_type == device_type]
 
 
 def list_logical_devices(device_type=None):
-    """Like :func:`list_physical_devices`, with TF's logical device names."""
-    return [LogicalDevice(d.name.replace("/physical_device:", "/device:"), d.device_type)
-            for d in list_physical_devices(device_type)]
+    """The devices ``tf.device`` can name (JAX's local devices) as TensorFlow's ``LogicalDevice``.
+
+    Like TensorFlow's, this starts the runtime: a CPU split must come before it.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.config.list_logical_devices('CPU')[0]
+        LogicalDevice(name='/device:CPU:0', device_type='CPU')
+    """
+    return [LogicalDevice(f"/device:{typ}:{i}", typ) for typ, i, _ in _devices.local_devices()
+            if device_type is None or typ == device_type]
+
+
+def _check_physical(device):
+    if device == _CPU or (isinstance(device, PhysicalDevice) and not _devices.backends_initialized()
+                          and device.device_type == "GPU"):
+        return  # a GPU is taken on trust before JAX starts: listing GPUs would start it
+    if device not in list_physical_devices():
+        raise ValueError(f"Unrecognized device: {device!r}")
+
+
+def set_logical_device_configuration(device, logical_devices):
+    """Splits a physical device into logical devices: ``tf.config.set_logical_device_configuration``.
+
+    ``set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 4)``
+    makes 4 logical CPUs (``/device:CPU:0`` ... ``/device:CPU:3``), for a
+    ``tf.distribute.MirroredStrategy`` on one machine. JAX fixes its CPU count when it starts, so,
+    as in TensorFlow, this must come before the first computation.
+
+    Raises:
+        RuntimeError: once JAX has started (with a different configuration).
+        ValueError: for a device that is not a ``PhysicalDevice`` of this machine, a CPU
+            configuration with a memory limit, or a GPU (JAX cannot split a GPU).
+
+    Example:
+        >>> import tapejax as tf
+        >>> cpu = tf.config.list_physical_devices('CPU')[0]
+        >>> cpu
+        PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')
+        >>> # first thing in a program: tf.config.set_logical_device_configuration(
+        >>> #     cpu, [tf.config.LogicalDeviceConfiguration()] * 4)
+    """
+    _check_physical(device)
+    logical_devices = list(logical_devices)
+    if device.device_type == "CPU":
+        for field, what in (("memory_limit", "memory limit"), ("experimental_priority", "experimental_priority"),
+                            ("experimental_device_ordinal", "experimental_device_ordinal")):
+            if any(getattr(v, field) is not None for v in logical_devices):
+                raise ValueError(f"Setting {what} on CPU virtual devices is currently not supported")
+    else:
+        raise ValueError(
+            f"Virtual devices are not supported for {device.device_type} in tapejax: JAX cannot split a "
+            f"{device.device_type} into logical devices. Limit the memory JAX takes with "
+            "XLA_PYTHON_CLIENT_MEM_FRACTION (set before the program starts) instead.")
+    if _virtual.get(device) == logical_devices:
+        return
+    n = max(len(logical_devices), 1)
+    if _devices.backends_initialized():
+        if device not in _virtual and n == len(jax.local_devices(backend="cpu")):
+            _virtual[device] = logical_devices  # already split that way (XLA_FLAGS)
+            return
+        raise RuntimeError(_INITIALIZED.format(what="Virtual devices", fixed="its number of CPU devices",
+                                               fix=_CPU_FIX.format(n=n)))
+    jax.config.update("jax_num_cpu_devices", n)
+    _virtual[device] = logical_devices
+
+
+def get_logical_device_configuration(device):
+    """The logical devices :func:`set_logical_device_configuration` gave ``device`` (None if never set)."""
+    _check_physical(device)
+    return _virtual.get(device)
+
+
+def _growth_now():
+    return os.environ.get("XLA_PYTHON_CLIENT_PREALLOCATE", "true").lower() in ("false", "0") or \
+        os.environ.get("XLA_PYTHON_CLIENT_ALLOCATOR", "") == "platform"
+
+
+def set_memory_growth(device, enable):
+    """GPU memory taken as needed instead of all at start (``tf.config.experimental.set_memory_growth``).
+
+    JAX's equivalent is ``XLA_PYTHON_CLIENT_PREALLOCATE=false``, read when JAX starts: this sets
+    it, so it must come before the first computation (as in TensorFlow). Listing GPUs starts
+    JAX, so pass ``tf.config.PhysicalDevice('/physical_device:GPU:0', 'GPU')`` made by hand.
+
+    Raises:
+        ValueError: for a CPU (TensorFlow's message) or a device that is not this machine's.
+        RuntimeError: once JAX has started with the other setting.
+    """
+    _check_physical(device)
+    if device in _virtual:
+        raise ValueError("Cannot set memory growth on device when virtual devices configured")
+    if device.device_type != "GPU":
+        raise ValueError("Cannot set memory growth on non-GPU and non-Pluggable devices")
+    enable = bool(enable)
+    if _memory_growth.get(device, _growth_now()) == enable:
+        _memory_growth[device] = enable
+        return
+    if _devices.backends_initialized():
+        raise RuntimeError(_INITIALIZED.format(
+            what="Physical devices", fixed="its GPU memory allocation",
+            fix=_GROWTH_FIX.format(value="false" if enable else "true")))
+    os.environ["XLA_PYTHON_CLIENT_PREALLOCATE"] = "false" if enable else "true"
+    _memory_growth[device] = enable
+
+
+def get_memory_growth(device):
+    """Whether GPU memory grows as needed (:func:`set_memory_growth`); TensorFlow's KeyError for a CPU."""
+    _check_physical(device)
+    if device.device_type != "GPU":
+        raise KeyError(device)
+    return _memory_growth.get(device, _growth_now())
+
+
+def get_memory_info(device):
+    """``{'current': bytes, 'peak': bytes}`` a device's allocator holds (``tf.config.experimental.get_memory_info``).
+
+    JAX's CPU backend keeps no statistics: a CPU gives zeros, as TensorFlow's does.
+
+    Example:
+        >>> import tapejax as tf
+        >>> sorted(tf.config.experimental.get_memory_info('CPU:0'))
+        ['current', 'peak']
+    """
+    if not isinstance(device, str):
+        raise TypeError(f"get_memory_info takes a device name string such as 'GPU:0', not {device!r}.")
+    try:
+        d = _devices.resolve(_devices.parse(device), soft=False)
+    except _devices.InvalidArgumentError:
+        d = None
+    if d is None:
+        raise ValueError(f"No matching devices found for '{device}'")
+    stats = d.memory_stats() or {}
+    return {"current": int(stats.get("bytes_in_use", 0)), "peak": int(stats.get("peak_bytes_in_use", 0))}
+
+
+def get_device_details(device):
+    """TensorFlow's details of a physical device: ``{}`` for a CPU; a GPU's name and compute capability."""
+    _check_physical(device)
+    if device.device_type != "GPU":
+        return {}
+    d = jax.local_devices()[int(device.name.rsplit(":", 1)[1])]
+    details = {"device_name": d.device_kind}
+    cc = getattr(d, "compute_capability", None)
+    if cc:
+        details["compute_capability"] = tuple(int(x) for x in str(cc).split("."))
+    return details
 
 
 def get_visible_devices(device_type=None):
@@ -77,12 +252,17 @@ def set_visible_devices(devices, device_type=None):
 
 
 def set_soft_device_placement(enabled):
-    """Accepted for compatibility: JAX places computations itself."""
+    """Whether ``tf.device`` falls back to an available device for one this process lacks (default True).
+
+    Off, ``with tf.device('GPU:0')`` on a CPU-only machine raises TensorFlow's
+    ``InvalidArgumentError`` ("Could not satisfy device specification ...").
+    """
+    _devices.set_soft_device_placement(enabled)
 
 
 def get_soft_device_placement():
-    """Always True: JAX places computations itself."""
-    return True
+    """Whether soft device placement is on (:func:`set_soft_device_placement`)."""
+    return _devices.get_soft_device_placement()
 
 
 _tf32 = [True]
@@ -100,8 +280,12 @@ experimental = types.SimpleNamespace(
     set_visible_devices=set_visible_devices,
     enable_tensor_float_32_execution=_enable_tf32,
     tensor_float_32_execution_enabled=lambda: _tf32[0],
-    set_memory_growth=lambda device, enable: None,
-    get_memory_growth=lambda device: True,
-    get_device_details=lambda device: {"device_name": device.name},
+    set_memory_growth=set_memory_growth,
+    get_memory_growth=get_memory_growth,
+    get_memory_info=get_memory_info,
+    get_device_details=get_device_details,
+    set_virtual_device_configuration=set_logical_device_configuration,
+    get_virtual_device_configuration=get_logical_device_configuration,
+    VirtualDeviceConfiguration=LogicalDeviceConfiguration,
     enable_op_determinism=lambda: None,
 )

@@ -69,7 +69,6 @@ Example:
 import contextlib
 import json
 import os
-import re
 import threading
 
 import jax
@@ -77,7 +76,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from . import _state as _vstate
+from . import _devices, _state as _vstate, errors
 from ._tensor import Tensor, _TensorBase, is_tracer, to_array
 
 __all__ = [
@@ -512,7 +511,9 @@ class _Extended:
 
     @property
     def worker_devices(self):
-        return tuple(d for d in self._strategy.mesh.devices.flat if d.process_index == jax.process_index())
+        """TensorFlow's names of this process's devices ('/job:localhost/replica:0/task:0/device:CPU:0')."""
+        return tuple(_devices.device_name(d) for d in self._strategy.mesh.devices.flat
+                     if d.process_index == jax.process_index())
 
     parameter_devices = worker_devices
 
@@ -610,22 +611,17 @@ class InputOptions:
 # Strategies
 # ---------------------------------------------------------------------------
 
-_DEVICE_RE = re.compile(r"(?:/job:[^/]*)?(?:/replica:\d+)?(?:/task:\d+)?/?(?:device:)?([A-Za-z_]+):(\d+)$")
-
-
 def _device(d):
+    """The jax device a jax device or a TensorFlow device name ('/gpu:0', 'CPU:1') stands for."""
     if isinstance(d, jax.Device):
         return d
-    m = _DEVICE_RE.match(str(d).strip())
-    if m:
-        kind, index = m.group(1).lower(), int(m.group(2))
-        try:
-            found = jax.local_devices(backend=kind)[index:index + 1]  # TF numbers a host's devices
-        except RuntimeError:
-            found = []
-        if found:
-            return found[0]
-    raise ValueError(_BAD_DEVICE.format(device=d, available=[str(x) for x in jax.local_devices()]))
+    try:
+        found = _devices.resolve(_devices.parse(str(d).strip()), soft=False)
+    except (ValueError, errors.InvalidArgumentError):
+        found = None
+    if found is None:
+        raise ValueError(_BAD_DEVICE.format(device=d, available=[str(x) for x in jax.local_devices()]))
+    return found
 
 
 class MirroredStrategy(Strategy):

@@ -416,6 +416,11 @@ def worker():
     b = batch[0]._value
     _check("worker_batch_global", b.shape == (GLOBAL_BATCH, 4) and len(b.addressable_shards) == 4
            and not b.is_fully_addressable, f"global {b.shape}, {len(b.addressable_shards)} local shards")
+    # TensorFlow names a cluster's devices by job and task: /job:worker/replica:0/task:<i>/device:CPU:<k>.
+    names = strategy.extended.worker_devices
+    task = jax.process_index()
+    _check("worker_device_names", names == tuple(f"/job:worker/replica:0/task:{task}/device:CPU:{k}" for k in range(4))
+           and tf.constant(1.0).device == f"/job:worker/replica:0/task:{task}/device:CPU:0", f"{names}")
 
 
 if __name__ == "__main__":

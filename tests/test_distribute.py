@@ -86,7 +86,8 @@ def test_multi_device_script_finished(runs):
 
 
 @pytest.mark.parametrize("worker", [0, 1])
-@pytest.mark.parametrize("name", ["worker_cluster", "worker_weights", "worker_losses", "worker_batch_global"])
+@pytest.mark.parametrize("name", ["worker_cluster", "worker_weights", "worker_losses", "worker_batch_global",
+                                  "worker_device_names"])
 def test_multi_worker_two_processes(runs, worker, name):
     """Two processes x 4 devices, launched with TF_CONFIG, reproduce the single-device step."""
     _assert_check(runs[1 + worker], name)

@@ -14,7 +14,7 @@ COMMON = [
     ("tapejax", "placeholder", "input_signature"), ("tapejax", "estimator", "Model.compile/fit"),
     ("tapejax", "lite", "tf.saved_model.save"), ("tapejax", "image", "jax.image.resize"),
     ("tapejax", "audio", "soundfile"), ("tapejax", "feature_column", "NumPy"),
-    ("tapejax", "queue", "tf.data.Dataset"), ("tapejax", "device", "jax.device_put"), ("tapejax", "signal", "jnp.fft"),
+    ("tapejax", "queue", "tf.data.Dataset"), ("tapejax", "signal", "jnp.fft"),
     ("tapejax", "profiler", "jax.profiler"), ("tapejax", "control_dependencies", "program order"),
     ("tapejax", "get_variable", "tf.Variable"), ("tapejax", "global_variables_initializer", "initialized"),
     ("tapejax.keras", "preprocessing", "tf.data.Dataset"), ("tapejax.keras", "applications", "flax"),

@@ -3,12 +3,11 @@
 The math is a pure JAX function ``f(x, *weights, **static)`` made a tape op with
 ``defop`` (compiled, so an eager call is one dispatch, and the tape holds one node
 whose VJP is one compiled call). A known activation is fused into that function.
-The pieces come from JAX and flax (``lax.conv_general_dilated``, flax pooling,
+The pieces come from JAX (``lax.conv_general_dilated``, ``lax.reduce_window`` pooling,
 ``jax.nn``); gradients are JAX's. The layer ops with weights differentiate their
 fused activation from the saved output (``_layer_vjp``), so the backward pass does
 not repeat the layer's forward matmul or convolution.
 """
-import flax.linen as _linen
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -69,12 +68,21 @@ def _conv_transpose_fn(x, kernel, *bias, strides, padding, act):
     return act(y)
 
 
+def _window(x, init, op, pool_size, strides, padding):
+    """``lax.reduce_window`` over the spatial axes of a channels-last batch (as flax's ``pool``)."""
+    ones = (1,) * (x.ndim - len(pool_size) - 1)
+    return jax.lax.reduce_window(x, init, op, ones + tuple(pool_size) + (1,), ones + tuple(strides) + (1,), padding)
+
+
 def _pool_fn(x, kind, pool_size, strides, padding):
     if kind == "max":
-        return _linen.max_pool(x, pool_size, strides, padding)
-    # Keras averages over the valid (unpadded) window elements only. flax counts them in the
-    # default float dtype (float64 in 64-bit mode): the mean keeps the input's dtype.
-    return _linen.avg_pool(x, pool_size, strides, padding, count_include_pad=False).astype(x.dtype)
+        low = -jnp.inf if jnp.issubdtype(x.dtype, jnp.inexact) else int(jnp.iinfo(x.dtype).min)
+        return _window(x, low, jax.lax.max, pool_size, strides, padding)
+    # Keras averages over the valid (unpadded) window elements only: divide by the window
+    # counts of a ones image (in the default float dtype, as flax's avg_pool), keep x's dtype.
+    total = _window(x, 0, jax.lax.add, pool_size, strides, padding)
+    counts = _window(jnp.ones((1,) + x.shape[1:-1] + (1,)), 0, jax.lax.add, pool_size, strides, padding)
+    return (total / counts).astype(x.dtype)
 
 
 def _global_pool_fn(x, kind, axes, keepdims):
@@ -557,7 +565,7 @@ class _Pooling2D(Layer):
 
 
 class MaxPooling2D(_Pooling2D):
-    """Max over ``pool_size`` windows (flax ``max_pool``); strides default to the pool size.
+    """Max over ``pool_size`` windows (``lax.reduce_window``); strides default to the pool size.
 
     Example:
         >>> import tapejax as tf
@@ -569,7 +577,7 @@ class MaxPooling2D(_Pooling2D):
 
 
 class AveragePooling2D(_Pooling2D):
-    """Mean over ``pool_size`` windows (flax ``avg_pool``, padding excluded as in Keras).
+    """Mean over ``pool_size`` windows (``lax.reduce_window``, padding excluded as in Keras).
 
     Example:
         >>> import tapejax as tf
@@ -584,13 +592,7 @@ MaxPool2D = MaxPooling2D
 AvgPool2D = AveragePooling2D
 
 
-def _pool1d_fn(x, kind, pool_size, strides, padding):
-    if kind == "max":
-        return _linen.max_pool(x, pool_size, strides, padding)
-    return _linen.avg_pool(x, pool_size, strides, padding, count_include_pad=False).astype(x.dtype)
-
-
-_pool1d = defop(_pool1d_fn, name="pooling1d", static=("kind", "pool_size", "strides", "padding"))
+_pool1d = defop(_pool_fn, name="pooling1d", static=("kind", "pool_size", "strides", "padding"))
 
 
 class _Pooling1D(Layer):
