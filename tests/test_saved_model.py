@@ -201,8 +201,14 @@ def test_unknown_rank_spec_accepts_several_ranks_and_rejects_others(saved):
     loaded = saved_model.load(path)
     x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
     np.testing.assert_array_equal(loaded.call_custom_grad(x).numpy(), x.numpy())
-    with pytest.raises(ValueError, match="Could not find matching concrete function"):
+    # As TensorFlow: arguments its input_signature does not accept are a TypeError.
+    with pytest.raises(TypeError, match=r"Binding inputs to tf.function failed due to `Can not cast "
+                       r"TensorSpec\(shape=\(2, 2\), dtype=tf.float32, name=None\) to "
+                       r"TensorSpec\(shape=\(None,\), dtype=tf.float32, name=None\)`"):
         loaded.f(tf.zeros([2, 2]))
+    # A rank beyond those exported for TensorSpec(None) says so.
+    with pytest.raises(ValueError, match="ranks 0 to 3"):
+        loaded.call_custom_grad(tf.zeros([1, 1, 1, 1]))
 
 
 def test_signatures_and_traced_functions(tmp_path):
