@@ -21,3 +21,14 @@ class OutOfRangeError(OpError):
 
 class UnimplementedError(OpError):
     pass
+
+
+class DataLossError(OpError):
+    """Unrecoverable data loss or corruption: a checkpoint or SavedModel whose files are
+    truncated, modified or not what their index says.
+
+    Example:
+        >>> import tapejax as tf
+        >>> issubclass(tf.errors.DataLossError, tf.errors.OpError)
+        True
+    """

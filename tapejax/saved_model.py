@@ -684,10 +684,8 @@ class _IndexChecker:
             self.need(len(shape) <= _MAX_DEPTH and all(d is None or (type(d) is int and d >= 0) for d in shape),
                       f"{where}['shape']", "must list sizes (non-negative integers or null)")
         dtype = self.get(s, "dtype", str, where)
-        try:
-            np.dtype(_dtypes.np_dtype(dtype))
-        except Exception:  # noqa: BLE001 -- any unknown dtype name
-            self.need(False, f"{where}['dtype']", f"names no dtype ({dtype[:40]!r})")
+        self.need(dtype in _dtypes._BY_NAME and dtype != "string", f"{where}['dtype']",
+                  f"names no dtype of a tensor ({dtype[:40]!r})")
 
     def index(self, index):
         self.typed(index, dict, "the index")

@@ -47,11 +47,12 @@ class NotFoundError(_errors.NotFoundError, FileNotFoundError):
         _errors.NotFoundError.__init__(self, None, None, message)
 
 
-class DataLossError(_errors.OpError, ValueError):
-    """A checkpoint that exists but cannot be read (truncated or corrupted files)."""
+class DataLossError(_errors.DataLossError, ValueError):
+    """A checkpoint that exists but cannot be read (truncated or corrupted files); a
+    ``tf.errors.DataLossError`` and a ``ValueError``."""
 
     def __init__(self, message):
-        _errors.OpError.__init__(self, None, None, message)
+        _errors.DataLossError.__init__(self, None, None, message)
 
 
 def _ocp():
