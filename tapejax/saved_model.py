@@ -1,18 +1,22 @@
 """tf.saved_model: export tf.functions as StableHLO with their Variables; load without the source.
 
-``save`` finds every ``tf.function`` on the object graph that has an
-``input_signature`` (or has been traced already), traces its Python function as a
-*pure* JAX function of ``(variable values, inputs)`` and exports it with
-``jax.export``; the Variables' values go into an orbax checkpoint beside it. The
-exported function's gradient is the tape's gradient of the original (so
-``@tf.custom_gradient`` rules survive, as TensorFlow's
+``save`` exports every ``tf.function`` on the object graph: one with an
+``input_signature`` for that signature, one without for each signature it has
+been called with (its concrete functions; Python arguments and defaults are
+kept as literals, as TensorFlow does). Each is traced by the function's own
+machinery (``ConcreteFunction``) as a *pure* JAX function of ``(variable values,
+inputs)`` and exported with ``jax.export``; the Variables' values go into a
+checkpoint beside it. The exported function's gradient is the tape's gradient of
+the original (so ``@tf.custom_gradient`` rules survive, as TensorFlow's
 ``SaveOptions(experimental_custom_gradients=True)``), serialised to second order.
 
 ``load`` rebuilds an object with the same attribute paths holding fresh
-Variables and callable functions. A loaded function is one tape op whose JAX
-function is the deserialised ``Exported.call``: call it eagerly or inside
-``tf.function``, and differentiate it under a ``GradientTape`` with respect to
-its inputs and the loaded Variables, which can be assigned and trained.
+Variables and callable functions. A loaded function is one tape op per exported
+trace whose JAX function is the deserialised ``Exported.call``: call it eagerly
+or inside ``tf.function``, and differentiate it under a ``GradientTape`` with
+respect to its inputs and the loaded Variables, which can be assigned and
+trained. Arguments select a trace as in TensorFlow; none matching raises
+TensorFlow's errors. The files are untrusted: see "load" below.
 """
 import hashlib
 import inspect
@@ -604,10 +608,12 @@ def _damaged(path, problem):
                                 f"tf.saved_model.save: {problem}. Save the model again.")
 
 
+_JSON_TYPES = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
+               float: "a number", type(None): "null"}
+
+
 def _json_type(x):
-    names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
-             float: "a number", type(None): "null"}
-    return names.get(type(x), type(x).__name__)
+    return _JSON_TYPES.get(type(x), type(x).__name__)
 
 
 class _IndexChecker:
@@ -621,8 +627,7 @@ class _IndexChecker:
             raise _damaged(self.file, f"{where} {problem}")
 
     def typed(self, x, kind, where):
-        names = {dict: "an object", list: "a list", str: "a string", bool: "a boolean"}
-        self.need(isinstance(x, kind), where, f"must be {names[kind]}, not {_json_type(x)}")
+        self.need(isinstance(x, kind), where, f"must be {_JSON_TYPES[kind]}, not {_json_type(x)}")
         return x
 
     def get(self, obj, key, kind, where):
@@ -645,7 +650,7 @@ class _IndexChecker:
             elif parent == "object":
                 self.need(not _unescape(seg).startswith("__"), where, f"names the attribute {_unescape(seg)!r}")
 
-    def desc(self, d, where, literals, leaves, depth=0):
+    def desc(self, d, where, leaves, depth=0):
         """A structure description (see ``_encode``); its leaf numbers go to ``leaves``."""
         self.need(depth <= _MAX_DEPTH, where, "is nested too deeply")
         self.typed(d, dict, where)
@@ -655,23 +660,23 @@ class _IndexChecker:
         if tag == "t":
             self.need(type(value) is int and value >= 0, inner, "must be a leaf number")
             leaves.append(value)
-        elif tag == "py" and literals:
+        elif tag == "py":
             self.need(_is_literal(value), inner, f"must be a Python literal, not {_json_type(value)}")
         elif tag in ("list", "tuple"):
             for i, e in enumerate(self.typed(value, list, inner)):
-                self.desc(e, f"{inner}[{i}]", literals, leaves, depth + 1)
+                self.desc(e, f"{inner}[{i}]", leaves, depth + 1)
         elif tag == "dict":
             for i, kv in enumerate(self.typed(value, list, inner)):
                 self.need(isinstance(kv, list) and len(kv) == 2 and isinstance(kv[0], str), f"{inner}[{i}]",
                           "must be a [key, value] pair")
-                self.desc(kv[1], f"{inner}[{i}][1]", literals, leaves, depth + 1)
+                self.desc(kv[1], f"{inner}[{i}][1]", leaves, depth + 1)
         else:
             self.need(tag == "none", where, f"has the unknown entry {tag!r}")
 
-    def numbered(self, d, where, n, literals):
+    def numbered(self, d, where, n=None):
         """A description whose leaves are numbered 0..n-1, each once (n=None: any count)."""
         leaves = []
-        self.desc(d, where, literals, leaves)
+        self.desc(d, where, leaves)
         self.need(sorted(leaves) == list(range(len(leaves))) and n in (None, len(leaves)), where,
                   f"numbers its leaves {sorted(leaves)}" + ("" if n is None else f", not 0..{n - 1}"))
         return len(leaves)
@@ -737,7 +742,7 @@ class _IndexChecker:
                 self.spec(s, f"{w}['specs'][{i}]", unknown_rank=True)
                 self.need(s.get("name") is None or isinstance(s.get("name"), str), f"{w}['specs'][{i}]['name']",
                           "must be a string or null")
-            self.numbered({"list": self.get(signature, "args", list, w)}, f"{w}['args']", len(specs), True)
+            self.numbered({"list": self.get(signature, "args", list, w)}, f"{w}['args']", len(specs))
         variants = self.get(entry, "variants", list, where)
         self.need(variants, f"{where}['variants']", "is empty")
         for i, v in enumerate(variants):
@@ -748,13 +753,13 @@ class _IndexChecker:
                 self.spec(s, f"{w}['inputs'][{j}]")
             if "args" in v:
                 self.numbered({"list": self.typed(v["args"], list, f"{w}['args']")}, f"{w}['args']",
-                              len(inputs), True)
+                              len(inputs))
             for part in ("variables", "written"):
                 for p in self.get(v, part, list, w):
                     self.need(isinstance(p, str) and p in variables, f"{w}['{part}']",
                               f"names {str(p)[:80]!r}, which is not a saved variable")
             self.need("outputs" in v, w, "has no 'outputs' entry")
-            self.numbered(v["outputs"], f"{w}['outputs']", None, True)
+            self.numbered(v["outputs"], f"{w}['outputs']")
             file = self.get(v, "file", str, w)
             self.need(_FILE_NAME.fullmatch(file) is not None and file not in (".", ".."), f"{w}['file']",
                       f"names the file {file[:200]!r}, which is not a file name inside functions/ (a path "
@@ -764,7 +769,7 @@ class _IndexChecker:
                       "must be 64 hexadecimal digits")
 
 
-def _read_index(export_dir):
+def _load_index(export_dir):
     """The checked index of a SavedModel directory."""
     index_file = os.path.join(export_dir, _INDEX)
     if not os.path.isfile(index_file):
@@ -850,8 +855,8 @@ class _LoadedObject(Module):
     def __call__(self, *args, **kwargs):
         fn = self.__dict__.get("__call__")
         if fn is None:
-            raise TypeError("This loaded object is not callable: the saved object had no "
-                            "tf.function __call__ with an input_signature.")
+            raise TypeError("This loaded object is not callable: the saved object had no tf.function "
+                            "__call__ with an input_signature or called before saving.")
         return fn(*args, **kwargs)
 
     def __repr__(self):
@@ -1103,7 +1108,7 @@ def load(export_dir, tags=None, options=None):
         not found
     """
     export_dir = os.path.abspath(os.fspath(export_dir))
-    index = _read_index(export_dir)
+    index = _load_index(export_dir)
     index_file = os.path.join(export_dir, _INDEX)
     ckpt_dir = os.path.join(export_dir, "variables")
     try:
