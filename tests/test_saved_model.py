@@ -308,3 +308,41 @@ def test_exported_training_step_matches_the_original(tmp_path):
     assert int(loaded.opt._iterations.numpy()) == 3
     # Functions of sub-objects are exported at their path.
     np.testing.assert_array_equal(loaded.head(tf.constant([1.0, 2.0])).numpy(), [2.0, 4.0])
+
+
+class _Branchy(tf.Module):
+    def __init__(self):
+        super().__init__()
+        self.v = tf.Variable(2.0)
+
+    @function
+    def relu_or_scale(self, x, mode="relu"):
+        if mode == "relu":
+            if tf.reduce_sum(x) > 0:   # AutoGraph: a staged branch
+                return x * self.v
+            return tf.zeros_like(x)
+        return x * 10.0
+
+
+def test_traced_functions_keep_python_arguments_and_autograph(tmp_path):
+    # Expected values: TensorFlow 2.21 on the same module.
+    m = _Branchy()
+    m.relu_or_scale(tf.constant([1.0, -3.0]))
+    m.relu_or_scale(tf.constant([1.0, -3.0]), mode="scale")
+    m.relu_or_scale(tf.Variable([1.0, 1.0]))   # a Variable argument: that trace is left out
+    path = str(tmp_path / "branchy")
+    saved_model.save(m, path)
+    loaded = saved_model.load(path)
+    np.testing.assert_array_equal(loaded.relu_or_scale(tf.constant([1.0, 3.0])).numpy(), [2.0, 6.0])
+    np.testing.assert_array_equal(loaded.relu_or_scale(tf.constant([1.0, -3.0])).numpy(), [0.0, 0.0])
+    np.testing.assert_array_equal(loaded.relu_or_scale(tf.constant([1.0, -3.0]), "scale").numpy(), [10.0, -30.0])
+    np.testing.assert_array_equal(loaded.relu_or_scale(tf.constant([1.0, -3.0]), mode="scale").numpy(),
+                                  [10.0, -30.0])
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(loaded.relu_or_scale(tf.constant([1.0, 3.0])))
+    assert float(tape.gradient(y, loaded.v)) == 4.0
+    with pytest.raises(ValueError, match=r"(?s)Could not find matching concrete function.*\* 'other'.*"
+                                         r"Option 1:.*\* 'relu'.*Option 2:.*\* 'scale'"):
+        loaded.relu_or_scale(tf.constant([1.0, -3.0]), mode="other")
+    with pytest.raises(TypeError, match="unexpected keyword arguments"):
+        loaded.relu_or_scale(tf.constant([1.0, -3.0]), nope=1)
