@@ -4,9 +4,9 @@
 ``input_signature`` for that signature, one without for each signature it has
 been called with (its concrete functions; Python arguments and defaults are
 kept as literals, as TensorFlow does). Each is traced by the function's own
-machinery (``ConcreteFunction``) as a *pure* JAX function of ``(variable values,
-inputs)`` and exported with ``jax.export``; the Variables' values go into a
-checkpoint beside it. The exported function's gradient is the tape's gradient of
+machinery (``ConcreteFunction``) as a *pure* JAX function of
+``(variable values, inputs)`` and exported with ``jax.export``; the Variables'
+values go into a checkpoint beside it. The exported function's gradient is the tape's gradient of
 the original (so ``@tf.custom_gradient`` rules survive, as TensorFlow's
 ``SaveOptions(experimental_custom_gradients=True)``), serialised to second order.
 
@@ -16,7 +16,7 @@ trace whose JAX function is the deserialised ``Exported.call``: call it eagerly
 or inside ``tf.function``, and differentiate it under a ``GradientTape`` with
 respect to its inputs and the loaded Variables, which can be assigned and
 trained. Arguments select a trace as in TensorFlow; none matching raises
-TensorFlow's errors. The files are untrusted: see "load" below.
+TensorFlow's errors. The files are treated as untrusted (see ``load``).
 """
 import hashlib
 import inspect

@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from ..train import DataLossError
+from .. import train as _train
 
 
 class Callback:
@@ -607,7 +607,7 @@ class BackupAndRestore(Callback):
         except (ValueError, RecursionError, KeyError, TypeError):   # TypeError: not a JSON object
             epoch = None
         if type(epoch) is not int or epoch < 0:
-            raise DataLossError(f"The backup metadata {metadata!r} is corrupted (no epoch number); delete "
+            raise _train.DataLossError(f"The backup metadata {metadata!r} is corrupted (no epoch number); delete "
                                 f"{self.backup_dir!r} to start training from the beginning.")
         self.model.load_weights(weights)
         self.model._initial_epoch = epoch
