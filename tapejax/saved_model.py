@@ -18,6 +18,7 @@ respect to its inputs and the loaded Variables, which can be assigned and
 trained. Arguments select a trace as in TensorFlow; none matching raises
 TensorFlow's errors. The files are treated as untrusted (see ``load``).
 """
+import contextlib
 import hashlib
 import inspect
 import json
@@ -33,7 +34,7 @@ import numpy as np
 
 from . import _dtypes, _ops, _state
 from . import train as _train
-from ._function import ConcreteFunction, Function, TensorSpec, _Slot
+from ._function import ConcreteFunction, Function, TensorSpec, _NeedsGraphTape, _Slot
 from ._module import Module
 from ._tensor import _TensorBase, to_array
 from ._variable import Variable
@@ -250,11 +251,12 @@ class _Traced:
         def trace(shapes, compile_time_eval):
             scopes.clear()
             try:
-                if compile_time_eval:
-                    with jax.ensure_compile_time_eval():
+                try:
+                    with jax.ensure_compile_time_eval() if compile_time_eval else contextlib.nullcontext():
                         jax.eval_shape(discover, *shapes)
-                else:
-                    jax.eval_shape(discover, *shapes)
+                except _NeedsGraphTape:   # the body calls tf.gradients: trace recording every op
+                    fn._graph_tape = True
+                    return trace(shapes, compile_time_eval)
             except _state.TracedInitialValue:
                 raise ValueError(
                     f"tf.saved_model.save: tracing '{name}' created Variables from its inputs. Create "
@@ -927,6 +929,8 @@ def _bind(desc, value, specs, flat, convert):
             if not convert or isinstance(value, (str, bytes, type(None))):
                 return False
             try:
+                if np.asarray(value).dtype.kind in "fc" and spec.dtype._np.kind not in "fc":
+                    return False   # TensorFlow does not convert 1.5 to an integer dtype
                 value = _ops.convert_to_tensor(value, dtype_hint=spec.dtype)
             except (TypeError, ValueError):
                 return False
@@ -1037,9 +1041,11 @@ class _LoadedFunction:
             for d, a in zip(descs, args):
                 if _bind(d, a, specs, flat, True):
                     continue
-                if "t" in d and isinstance(a, _TensorBase):
-                    spec = specs[d["t"]]
+                spec = specs[d["t"]] if "t" in d else None
+                if spec is not None and isinstance(a, _TensorBase):
                     problem = f"Can not cast {TensorSpec(a.shape, a.dtype, spec.name)!r} to {spec!r}"
+                elif spec is not None:
+                    problem = f"Cannot convert {_short(a)} to EagerTensor of dtype {spec.dtype.name}"
                 else:
                     problem = f"Can not bind {_short(a)} to {_decode(d, specs.__getitem__)!r}"
                 break

@@ -346,3 +346,29 @@ def test_traced_functions_keep_python_arguments_and_autograph(tmp_path):
         loaded.relu_or_scale(tf.constant([1.0, -3.0]), mode="other")
     with pytest.raises(TypeError, match="unexpected keyword arguments"):
         loaded.relu_or_scale(tf.constant([1.0, -3.0]), nope=1)
+
+
+class _Gradients(tf.Module):
+    @function(input_signature=[TensorSpec([None])])
+    def slope(self, x):
+        return tf.gradients(tf.reduce_sum(x ** 3), x)[0]
+
+    @function(input_signature=[TensorSpec([None], tf.int32)])
+    def double(self, n):
+        return n * 2
+
+
+def test_tf_gradients_inside_and_python_values_converted_as_tensorflow(tmp_path):
+    # TensorFlow 2.21: slope -> [3, 12]; double([1, 2]) -> [2, 4]; double([1.5, 2.0]) is a TypeError
+    # "Binding inputs to tf.function failed due to `Cannot convert [1.5, 2.0] to EagerTensor of
+    # dtype int32`" (floats are not truncated to integers).
+    path = str(tmp_path / "gradients")
+    # (differentiating a tf.function that calls tf.gradients under an outer tape is not supported
+    # yet: the function's own backward pass raises, so the plain derivative is saved)
+    saved_model.save(_Gradients(), path, options=saved_model.SaveOptions(experimental_custom_gradients=False))
+    loaded = saved_model.load(path)
+    np.testing.assert_array_equal(loaded.slope(tf.constant([1.0, 2.0])).numpy(), [3.0, 12.0])
+    np.testing.assert_array_equal(loaded.double([1, 2]).numpy(), [2, 4])
+    with pytest.raises(TypeError, match=r"Binding inputs to tf.function failed due to `Cannot convert "
+                                        r"\[1.5, 2.0\] to EagerTensor of dtype int32`"):
+        loaded.double([1.5, 2.0])
