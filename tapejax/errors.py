@@ -24,4 +24,11 @@ class UnimplementedError(OpError):
 
 
 class DataLossError(OpError):
-    """Unrecoverable data loss or corruption (a damaged checkpoint file)."""
+    """Unrecoverable data loss or corruption: a checkpoint or SavedModel whose files are
+    truncated, modified or not what their index says.
+
+    Example:
+        >>> import tapejax as tf
+        >>> issubclass(tf.errors.DataLossError, tf.errors.OpError)
+        True
+    """

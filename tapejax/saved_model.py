@@ -1,22 +1,30 @@
 """tf.saved_model: export tf.functions as StableHLO with their Variables; load without the source.
 
-``save`` finds every ``tf.function`` on the object graph that has an
-``input_signature`` (or has been traced already), traces its Python function as a
-*pure* JAX function of ``(variable values, inputs)`` and exports it with
-``jax.export``; the Variables' values go into an orbax checkpoint beside it. The
-exported function's gradient is the tape's gradient of the original (so
-``@tf.custom_gradient`` rules survive, as TensorFlow's
+``save`` exports every ``tf.function`` on the object graph: one with an
+``input_signature`` for that signature, one without for each signature it has
+been called with (its concrete functions; Python arguments and defaults are
+kept as literals, as TensorFlow does). Each is traced by the function's own
+machinery (``ConcreteFunction``) as a *pure* JAX function of
+``(variable values, inputs)`` and exported with ``jax.export``; the Variables'
+values go into a checkpoint beside it. The exported function's gradient is the tape's gradient of
+the original (so ``@tf.custom_gradient`` rules survive, as TensorFlow's
 ``SaveOptions(experimental_custom_gradients=True)``), serialised to second order.
 
 ``load`` rebuilds an object with the same attribute paths holding fresh
-Variables and callable functions. A loaded function is one tape op whose JAX
-function is the deserialised ``Exported.call``: call it eagerly or inside
-``tf.function``, and differentiate it under a ``GradientTape`` with respect to
-its inputs and the loaded Variables, which can be assigned and trained.
+Variables and callable functions. A loaded function is one tape op per exported
+trace whose JAX function is the deserialised ``Exported.call``: call it eagerly
+or inside ``tf.function``, and differentiate it under a ``GradientTape`` with
+respect to its inputs and the loaded Variables, which can be assigned and
+trained. Arguments select a trace as in TensorFlow; none matching raises
+TensorFlow's errors. The files are treated as untrusted (see ``load``).
 """
-import functools
+import contextlib
+import hashlib
+import inspect
 import json
 import os
+import pprint
+import re
 import shutil
 import uuid
 
@@ -24,18 +32,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, _ops, _state
 from . import train as _train
-from . import _state
-from ._engine import pause_recording
+from ._function import ConcreteFunction, Function, TensorSpec, _NeedsGraphTape, _Slot
 from ._module import Module
-from ._tensor import Tensor, _TensorBase, to_array
+from ._tensor import _TensorBase, to_array
 from ._variable import Variable
+from .extend import defop
 
 __all__ = ["save", "load", "SaveOptions", "LoadOptions"]
 
 _FORMAT = "tapejax-saved-model"
-_VERSION = 1
+_VERSION = 2   # 2: traces with Python arguments, input signatures, SHA-256 of function files
 _INDEX = "saved_model.json"
 _VJP_ORDER = 2
 _PLATFORMS = ("cpu", "cuda")
@@ -84,7 +92,7 @@ def _is_tf_function(x):
 
 
 def _functions_of(obj):
-    """(attribute name, tf.function, bound Python function) of one object of the graph."""
+    """(attribute name, tf.function bound to ``obj``) of one object of the graph."""
     out = []
     if isinstance(obj, (list, tuple, dict, Variable)):
         return out
@@ -94,16 +102,17 @@ def _functions_of(obj):
             if name in seen or not _is_tf_function(value):
                 continue
             seen.add(name)
-            out.append((name, value, functools.partial(value.python_function, obj), obj))
+            out.append((name, value.__get__(obj, type(obj))))
     for name, value in sorted(getattr(obj, "__dict__", {}).items()):
         if name not in seen and _is_tf_function(value):
             seen.add(name)
-            out.append((name, value, value.python_function, None))
+            out.append((name, value))
     return sorted(out, key=lambda t: t[0])
 
 
 def _spec_leaves(signature):
-    return jax.tree_util.tree_flatten(list(signature), is_leaf=lambda s: hasattr(s, "dtype") and hasattr(s, "shape"))
+    """The leaves of a signature (TensorSpecs and Python values) and its tree."""
+    return jax.tree_util.tree_flatten(signature, is_leaf=_is_spec)
 
 
 def _spec_shape(spec):
@@ -128,109 +137,126 @@ def _is_spec(x):
     return hasattr(x, "dtype") and hasattr(x, "shape") and not hasattr(x, "_value")
 
 
-def _traced_signatures(fn, owner=None):
-    """Input specs of the traces (concrete functions) of a tf.function, tensor arguments only."""
-    bound = fn
-    per_instance = getattr(fn, "_bound", None)
-    if owner is not None and per_instance is not None:
-        try:
-            bound = per_instance.get(owner) or fn
-        except TypeError:
-            pass
+def _is_literal(x):
+    """A Python argument value a SavedModel can hold (TensorFlow's ``Literal`` types)."""
+    return x is None or type(x) in (bool, int, float, str)
+
+
+def _params_and_defaults(fn):
+    """The positional parameter names of a tf.function (``self`` dropped) and the defaults
+    that a SavedModel can hold."""
+    params = list(getattr(fn, "_params", None) or [])
+    try:
+        sig = inspect.signature(fn.python_function)
+    except (TypeError, ValueError):
+        return params, {}
+    return params, {p.name: p.default for p in sig.parameters.values()
+                    if p.name in params and p.default is not p.empty and _is_literal(p.default)}
+
+
+def _traced_signatures(fn):
+    """The traces (concrete functions) of a tf.function as positional signatures: keyword
+    arguments by position, defaults filled in, as TensorFlow canonicalises them. Traces with
+    arguments a SavedModel cannot hold (Variables, Python objects) are left out."""
+    params, defaults = _params_and_defaults(fn)
     out = []
-    for conc in list(getattr(bound, "_cache", {}).values()):
+    for conc in list(getattr(fn, "_cache", {}).values()):
         sig = getattr(conc, "structured_input_signature", None)
-        if not sig or sig[1]:
+        if sig is None:
             continue
-        args = list(sig[0])
-        if all(_is_spec(x) for x in _spec_leaves(args)[0]) and args not in out:
+        args, kwargs = list(sig[0]), dict(sig[1])
+        for name in params[len(args):]:
+            if name in kwargs:
+                args.append(kwargs.pop(name))
+            elif name in defaults:
+                args.append(defaults[name])
+            else:
+                break
+        leaves = _spec_leaves(args)[0]
+        if not kwargs and all(_is_spec(x) or _is_literal(x) for x in leaves) and args not in out:
             out.append(args)
     return out
 
 
 def _variants(signature):
-    """Shape variants to export: symbolic dims for ``None``; ranks 0..3 for unknown rank."""
-    leaves, tree = _spec_leaves(signature)
+    """(tree, leaves, shape variants) to export: ``None`` dims are symbolic; an unknown rank
+    is exported for ranks 0..3. A variant gives (shape, dtype) for each TensorSpec leaf."""
+    leaves, tree = _spec_leaves((tuple(signature), {}))
     choices = [[]]
     for s in leaves:
+        if not _is_spec(s):
+            continue
         shape = _spec_shape(s)
         ranks = [shape] if shape is not None else [[None] * r for r in range(_MAX_UNKNOWN_RANK)]
         choices = [c + [(r, _spec_dtype(s))] for c in choices for r in ranks]
-    return tree, choices[:16]
+    return tree, leaves, choices[:16]
 
 
 # ---------------------------------------------------------------------------
 # Tracing a tf.function as a pure function of (variables, inputs)
 # ---------------------------------------------------------------------------
 
-class _Swap(_state.Scope):
-    """Runs code with Variables holding given values, no outer tape watching, and nested
-    tf.functions inlined; what it assigns stays in the scope (saving changes nothing)."""
-
-    def __init__(self, variables=(), values=()):
-        super().__init__(zip(variables, values), tracing=True)
-
-    def __enter__(self):
-        self._paused = pause_recording()
-        self._paused.__enter__()
-        return super().__enter__()
-
-    def __exit__(self, *exc):
-        super().__exit__(*exc)
-        self._paused.__exit__(*exc)
-        return False
-
-
-def _is_leaf(x):
-    return isinstance(x, _TensorBase) or x is None
-
-
-def _encode(structure, counter):
-    """A JSON description of an output structure; leaves are numbered."""
+def _encode(structure, leaves):
+    """A JSON description of a structure: Tensors are numbered leaves (appended to ``leaves``),
+    TensorSpecs too; other values are Python literals."""
     if isinstance(structure, (list, tuple)):
-        return {"list" if isinstance(structure, list) else "tuple": [_encode(s, counter) for s in structure]}
+        return {"list" if isinstance(structure, list) else "tuple": [_encode(s, leaves) for s in structure]}
     if isinstance(structure, dict):
-        return {"dict": [[str(k), _encode(structure[k], counter)] for k in sorted(structure, key=str)]}
+        return {"dict": [[str(k), _encode(structure[k], leaves)] for k in sorted(structure, key=str)]}
     if structure is None:
         return {"none": 0}
-    counter.append(structure)
-    return {"t": len(counter) - 1}
+    if isinstance(structure, _TensorBase) or _is_spec(structure):
+        leaves.append(structure)
+        return {"t": len(leaves) - 1}
+    if not _is_literal(structure):
+        raise ValueError(f"a {type(structure).__name__} ({structure!r}) cannot be held in a SavedModel: "
+                         "return Tensors (and Python numbers, strings or None).")
+    return {"py": structure}
 
 
-def _decode(desc, leaves):
+def _decode(desc, leaf):
+    """The structure of a description; ``leaf(i)`` gives leaf number ``i``."""
     if "t" in desc:
-        return leaves[desc["t"]]
+        return leaf(desc["t"])
     if "none" in desc:
         return None
+    if "py" in desc:
+        return desc["py"]
     if "list" in desc:
-        return [_decode(d, leaves) for d in desc["list"]]
+        return [_decode(d, leaf) for d in desc["list"]]
     if "tuple" in desc:
-        return tuple(_decode(d, leaves) for d in desc["tuple"])
-    return {k: _decode(d, leaves) for k, d in desc["dict"]}
+        return tuple(_decode(d, leaf) for d in desc["tuple"])
+    return {k: _decode(d, leaf) for k, d in desc["dict"]}
 
 
 class _Traced:
-    """One export variant of a Python function: its Variables, outputs and pure form."""
+    """One export variant of a tf.function: its Variables, outputs and pure form.
 
-    def __init__(self, pyfn, in_tree, avals, name):
-        self.pyfn, self.in_tree, self.avals, self.name = pyfn, in_tree, avals, name
+    The body runs as the function's own trace does (``ConcreteFunction._body``: AutoGraph,
+    a state scope, no outer tape) and is differentiated by the function's own backward
+    pass (``ConcreteFunction._backward``), so custom gradients are kept.
+    """
+
+    def __init__(self, fn, tree, leaves, avals, name):
+        self.avals, self.name = avals, name
+        slots = [_Slot(x) if _is_spec(x) else x for x in leaves]
+        self.conc = ConcreteFunction(fn, slots, tree, (), (), ())
         scopes = []
 
         def discover(*xs):
-            with _Swap() as scope:
-                scopes.append(scope)
-                out = self._call(xs)
-                leaves, _ = jax.tree_util.tree_flatten(out, is_leaf=_is_leaf)
-                return [to_array(x) for x in leaves if x is not None]
+            outputs, scope = self.conc._body(list(xs), [], [])
+            scopes.append(scope)
+            return outputs.arrays
 
         def trace(shapes, compile_time_eval):
             scopes.clear()
             try:
-                if compile_time_eval:
-                    with jax.ensure_compile_time_eval():
+                try:
+                    with jax.ensure_compile_time_eval() if compile_time_eval else contextlib.nullcontext():
                         jax.eval_shape(discover, *shapes)
-                else:
-                    jax.eval_shape(discover, *shapes)
+                except _NeedsGraphTape:   # the body calls tf.gradients: trace recording every op
+                    fn._graph_tape = True
+                    return trace(shapes, compile_time_eval)
             except _state.TracedInitialValue:
                 raise ValueError(
                     f"tf.saved_model.save: tracing '{name}' created Variables from its inputs. Create "
@@ -254,18 +280,12 @@ class _Traced:
         self.variables = list(scope.captured.values())
         self.written = list(scope.written.values())
 
-    def _call(self, xs):
-        args = jax.tree_util.tree_unflatten(self.in_tree, [Tensor(x) for x in xs])
-        return self.pyfn(*args)
-
     def run(self, var_vals, xs):
         """(flat outputs, output description, new values of written Variables), pure."""
-        with _Swap(self.variables, var_vals) as scope:
-            out = self._call(xs)
-            leaves = []
-            desc = _encode(jax.tree_util.tree_map(lambda x: x, out, is_leaf=_is_leaf), leaves)
-            flat = [to_array(x) for x in leaves]
-        return flat, desc, [scope.values[v._id] for v in self.written]
+        outputs, scope = self.conc._body(list(xs), self.variables, list(var_vals))
+        leaves = []
+        desc = _encode(outputs.build(outputs.arrays), leaves)
+        return [to_array(x) for x in leaves], desc, [scope.values[v._id] for v in self.written]
 
     def pure(self, custom_gradients):
         """``f(var_vals, *inputs) -> (outputs, written values)`` with the tape's VJP."""
@@ -287,50 +307,17 @@ class _Traced:
         def bwd(res, cts):
             var_vals, xs = res
             out_cts, _ = cts   # assignments are not differentiable (as in TensorFlow)
-            return self._tape_vjp(list(var_vals), xs, out_cts)
+            grads = self.conc._backward(list(xs) + list(var_vals), list(out_cts), self.variables)
+            res = [np.zeros(x.shape, jax.dtypes.float0) if not _dtypes.is_float(np.dtype(x.dtype))
+                   else jnp.zeros(x.shape, x.dtype) if g is None else jnp.asarray(g, x.dtype)
+                   for g, x in zip(grads, list(xs) + list(var_vals))]
+            return (res[len(xs):],) + tuple(res[:len(xs)])
 
         g.defvjp(fwd, bwd)
         return g
 
-    def _tape_vjp(self, var_vals, xs, out_cts):
-        """The gradient of the outputs as a GradientTape computes it (custom gradients kept)."""
-        from ._tape import GradientTape
-        with _Swap(self.variables, var_vals):
-            ins = [Tensor(x) for x in xs]
-            with GradientTape(watch_accessed_variables=False, persistent=True) as tape:
-                for t in ins:
-                    if _is_float(t._value.dtype):
-                        tape.watch(t)
-                for v in self.variables:
-                    if _is_float(v._value.dtype):
-                        tape.watch(v)
-                out = self.pyfn(*jax.tree_util.tree_unflatten(self.in_tree, ins))
-            leaves = [o for o in jax.tree_util.tree_flatten(out, is_leaf=_is_leaf)[0] if o is not None]
-            targets, seeds = [], []
-            for o, c in zip(leaves, out_cts):
-                if isinstance(o, _TensorBase) and _is_float(o._value.dtype) and _is_float(c.dtype):
-                    targets.append(o)
-                    seeds.append(Tensor(c))
-            sources = ins + list(self.variables)
-            grads = tape.gradient(targets, sources, output_gradients=seeds) if targets else [None] * len(sources)
-        res = []
-        for g, x in zip(grads, list(xs) + list(var_vals)):
-            if not _is_float(x.dtype):
-                res.append(np.zeros(x.shape, jax.dtypes.float0))
-            elif g is None:
-                res.append(jnp.zeros(x.shape, x.dtype))
-            else:
-                res.append(jnp.asarray(to_array(g), x.dtype))
-        n = len(xs)
-        return (res[n:],) + tuple(res[:n])
 
-
-def _is_float(dt):
-    dt = np.dtype(dt) if not isinstance(dt, np.dtype) else dt
-    return dt.kind in "fc" or dt == jnp.bfloat16
-
-
-def _avals(tree, variant, share_batch=False):
+def _avals(variant, share_batch=False):
     """ShapeDtypeStructs of one variant, ``None`` dims symbolic (one scope for all).
 
     With ``share_batch``, every leading ``None`` dimension is the same symbol (the
@@ -354,23 +341,26 @@ def _avals(tree, variant, share_batch=False):
             for dims, (_, dt) in zip(per_input, variant)]
 
 
-def _export_one(name, pyfn, tree, variant, path_of, options, share_batch=False):
-    avals = _avals(tree, variant, share_batch)
-    traced = _Traced(pyfn, tree, avals, name)
-    fn = traced.pure(options.experimental_custom_gradients)
+def _export_one(name, fn, tree, leaves, variant, path_of, options, share_batch=False):
+    avals = _avals(variant, share_batch)
+    traced = _Traced(fn, tree, leaves, avals, name)
+    pure = traced.pure(options.experimental_custom_gradients)
     var_avals = [jax.ShapeDtypeStruct(v._value.shape, v._value.dtype) for v in traced.variables]
     try:
         # Lowered for CPU and CUDA both: a model saved on a laptop loads on a GPU machine.
-        exported = jax.export.export(jax.jit(fn), platforms=_PLATFORMS)(var_avals, *avals)
+        exported = jax.export.export(jax.jit(pure), platforms=_PLATFORMS)(var_avals, *avals)
         blob = exported.serialize(vjp_order=options.experimental_vjp_order)
     except Exception:  # noqa: BLE001 -- an op without a lowering for one of them: this platform only
-        exported = jax.export.export(jax.jit(fn))(var_avals, *avals)
+        exported = jax.export.export(jax.jit(pure))(var_avals, *avals)
         blob = exported.serialize(vjp_order=options.experimental_vjp_order)
+    (args, _), specs = jax.tree_util.tree_unflatten(tree, leaves), []
     return {
+        "args": [_encode(a, specs) for a in args],
         "inputs": [{"shape": s, "dtype": str(dt)} for s, dt in variant],
         "variables": [path_of(v) for v in traced.variables],
         "written": [path_of(v) for v in traced.written],
         "outputs": traced.desc,
+        "sha256": hashlib.sha256(blob).hexdigest(),
     }, blob
 
 
@@ -444,20 +434,20 @@ def save(obj, export_dir, signatures=None, options=None):
     functions = {}   # "objpath:name" -> list of variants
     blobs = {}
 
-    def export_fn(key, name, fn, pyfn, signature_list):
+    def export_fn(key, name, fn, signature_list, input_signature=False):
         variants_out = []
         errors = []
         for signature in signature_list:
-            tree, variants = _variants(signature)
+            tree, leaves, variants = _variants(signature)
             for variant in variants:
                 try:
                     try:
-                        entry, blob = _export_one(name, pyfn, tree, variant, path_of, options)
+                        entry, blob = _export_one(name, fn, tree, leaves, variant, path_of, options)
                     except Exception:  # noqa: BLE001
                         if sum(1 for shape, _ in variant if shape and shape[0] is None) < 2:
                             raise
                         # Inputs combined along their leading dimension: one batch size for all.
-                        entry, blob = _export_one(name, pyfn, tree, variant, path_of, options, True)
+                        entry, blob = _export_one(name, fn, tree, leaves, variant, path_of, options, True)
                 except ImportError:
                     raise
                 except ValueError as e:
@@ -476,39 +466,40 @@ def save(obj, export_dir, signatures=None, options=None):
             raise ValueError(f"tf.saved_model.save could not trace '{name}': "
                              f"{type(errors[0]).__name__}: {errors[0]}") from errors[0]
         if variants_out:
-            params = list(getattr(fn, "_params", None) or [])
-            if params and isinstance(pyfn, functools.partial):
-                params = params[1:]   # a method: drop self
-            functions[key] = {"variants": variants_out, "arg_names": params}
+            params, defaults = _params_and_defaults(fn)
+            functions[key] = {"variants": variants_out, "arg_names": params, "defaults": defaults}
+            if input_signature:
+                specs = []
+                functions[key]["signature"] = {
+                    "args": [_encode(a, specs) for a in signature_list[0]],
+                    "specs": [{"shape": _spec_shape(s), "dtype": str(_spec_dtype(s)), "name": s.name}
+                              for s in specs]}
 
     for path, node in graph.objects.items():
-        for name, fn, pyfn, owner in _functions_of(node):
-            sigs = []
+        for name, fn in _functions_of(node):
             if fn.input_signature is not None:
-                sigs.append(list(fn.input_signature))
+                export_fn(f"{path}:{name}", name, fn, [list(fn.input_signature)], input_signature=True)
             else:
-                sigs.extend(_traced_signatures(fn, owner))
-            if sigs:
-                export_fn(f"{path}:{name}", name, fn, pyfn, sigs)
+                sigs = _traced_signatures(fn)
+                if sigs:
+                    export_fn(f"{path}:{name}", name, fn, sigs)
 
     keras_call = _keras_call(obj) if ":__call__" not in functions else None
     if keras_call is not None:
         # A Keras model has no tf.function: its call (inference mode) is exported, as TF does.
-        pyfn, sig, arg_names = keras_call
-        export_fn(":__call__", "__call__", None, pyfn, [sig])
+        export_fn(":__call__", "__call__", keras_call, [list(keras_call.input_signature)], input_signature=True)
         if signatures is None:
-            signatures = {"serving_default": _KerasServing(pyfn, sig, arg_names)}
+            signatures = {"serving_default": keras_call}
 
     serving = {}
     for sname, fn in _signature_dict(signatures).items():
-        pyfn, sig = _signature_source(fn, sname)
-        if isinstance(fn, _KerasServing):
+        fn, sig = _signature_source(fn, sname)
+        if fn is keras_call:
             key = ":__call__"   # already exported
         else:
             key = f":signature:{sname}"
-            export_fn(key, sname, fn, pyfn, [sig])
-        params = getattr(fn, "_params", None) or getattr(getattr(fn, "_function", None), "_params", None)
-        serving[sname] = {"key": key, "arg_names": _arg_names(pyfn, len(_spec_leaves(sig)[0]), params)}
+            export_fn(key, sname, fn, [sig], input_signature=True)
+        serving[sname] = {"key": key, "arg_names": _arg_names(fn, len(_spec_leaves(sig)[0]))}
 
     if not functions:
         raise ValueError(
@@ -544,16 +535,9 @@ def _signature_dict(signatures):
     return {"serving_default": signatures}
 
 
-class _KerasServing:
-    """The serving signature of a Keras model's call."""
-
-    def __init__(self, pyfn, sig, arg_names):
-        self.python_function, self.input_signature, self._params = pyfn, sig, arg_names
-
-
 def _keras_call(obj):
-    """(call, input signature, argument names) of a built Keras model, or None."""
-    from ._function import TensorSpec
+    """The call of a built Keras model (inference mode) as a tf.function with an input
+    signature, its argument named after the model's input; or None."""
     if not (hasattr(obj, "_k_layer_list") and hasattr(obj, "call")):
         return None
     graph = getattr(obj, "_k_graph", None)
@@ -563,25 +547,24 @@ def _keras_call(obj):
         if len(leaves) != 1:
             return None
         t = leaves[0]
-        shape, dtype, names = tuple(t.shape), t.dtype, [t.name or "inputs"]
+        shape, dtype, arg = tuple(t.shape), t.dtype, t.name or "inputs"
     else:
         shape = getattr(obj, "_k_build_shape", None)
         if shape is None:
             return None
-        dtype, names = getattr(obj, "dtype", "float32"), ["inputs"]
+        dtype, arg = getattr(obj, "dtype", "float32"), "inputs"
     shape = (None,) + tuple(shape)[1:]
-    sig = [TensorSpec(shape, dtype)]
 
     def call(x):
         return obj(x, training=False)
 
-    return call, sig, names
+    fn = Function(call, input_signature=[TensorSpec(shape, dtype)], autograph=False, name="__call__")
+    fn._params = [arg]
+    return fn
 
 
 def _signature_source(fn, name):
-    """(Python function, input signature) of a serving signature."""
-    if isinstance(fn, _KerasServing):
-        return fn.python_function, list(fn.input_signature)
+    """(tf.function, input signature) of a serving signature."""
     if _is_tf_function(fn):
         sig = fn.input_signature
         if sig is None:
@@ -591,31 +574,279 @@ def _signature_source(fn, name):
                                  "traced. Write @tf.function(input_signature=[tf.TensorSpec(shape, dtype)]) "
                                  "or pass fn.get_concrete_function(tf.TensorSpec(shape, dtype)).")
             sig = traced[0]
-        return fn.python_function, list(sig)
+        return fn, list(sig)
     sig = getattr(fn, "structured_input_signature", None)
     owner = getattr(fn, "_function", None)
     if sig is not None and owner is not None and not sig[1]:
-        return owner.python_function, list(sig[0])
+        return owner, list(sig[0])
     raise ValueError(f"Signature '{name}' must be a tf.function with an input_signature or a concrete "
                      f"function (fn.get_concrete_function(tf.TensorSpec(...))), got {type(fn).__name__}.")
 
 
-def _arg_names(pyfn, n, params=None):
-    import inspect
-    if params:
-        return list(params[:n]) + [f"input_{i}" for i in range(len(params), n)]
+def _arg_names(fn, n):
+    """The keyword names of a serving signature's ``n`` inputs."""
+    params = list(getattr(fn, "_params", None) or [])[:n]
+    return params + [f"input_{i}" for i in range(len(params), n)]
+
+
+# ---------------------------------------------------------------------------
+# load: the files are untrusted
+# ---------------------------------------------------------------------------
+#
+# Everything read is checked before anything is built from it: the index's JSON types,
+# the paths it names (a function file must be a plain name inside functions/), each
+# function file against its SHA-256 and the index's shapes and dtypes. A damaged or
+# hostile SavedModel raises DataLossError (a ValueError) naming the file and the problem.
+
+_MAX_DEPTH = 64           # nesting of structures and object paths
+_MAX_LIST_INDEX = 1 << 20  # an object path's list index
+_FILE_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,127}")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_KINDS = ("object", "list", "dict")
+
+
+def _damaged(path, problem):
+    return _train.DataLossError(f"The SavedModel file {path!r} is corrupted or was not written by "
+                                f"tf.saved_model.save: {problem}. Save the model again.")
+
+
+_JSON_TYPES = {dict: "an object", list: "a list", str: "a string", bool: "a boolean", int: "a number",
+               float: "a number", type(None): "null"}
+
+
+def _json_type(x):
+    return _JSON_TYPES.get(type(x), type(x).__name__)
+
+
+class _IndexChecker:
+    """Checks the JSON index of a SavedModel, entry by entry, before it is used."""
+
+    def __init__(self, file):
+        self.file = file
+
+    def need(self, ok, where, problem):
+        if not ok:
+            raise _damaged(self.file, f"{where} {problem}")
+
+    def typed(self, x, kind, where):
+        self.need(isinstance(x, kind), where, f"must be {_JSON_TYPES[kind]}, not {_json_type(x)}")
+        return x
+
+    def get(self, obj, key, kind, where):
+        self.need(key in obj, where, f"has no '{key}' entry")
+        return self.typed(obj[key], kind, f"{where}['{key}']")
+
+    def path(self, path, kinds, where):
+        """An object path: segments under a list are list indices; no dunder attributes."""
+        self.typed(path, str, where)
+        if path == "":
+            return
+        segments = path.split("/")
+        self.need(len(segments) <= _MAX_DEPTH, where, "is nested too deeply")
+        for i, seg in enumerate(segments):
+            self.need(seg != "", where, "has an empty segment")
+            parent = kinds.get("/".join(segments[:i]), "object")
+            if parent == "list":
+                self.need(seg.isdigit() and len(seg) < 8 and int(seg) < _MAX_LIST_INDEX, where,
+                          f"indexes a list with {seg!r}")
+            elif parent == "object":
+                self.need(not _unescape(seg).startswith("__"), where, f"names the attribute {_unescape(seg)!r}")
+
+    def desc(self, d, where, leaves, depth=0):
+        """A structure description (see ``_encode``); its leaf numbers go to ``leaves``."""
+        self.need(depth <= _MAX_DEPTH, where, "is nested too deeply")
+        self.typed(d, dict, where)
+        self.need(len(d) == 1, where, f"must have one entry, not {len(d)}")
+        (tag, value), = d.items()
+        inner = f"{where}['{tag}']"
+        if tag == "t":
+            self.need(type(value) is int and value >= 0, inner, "must be a leaf number")
+            leaves.append(value)
+        elif tag == "py":
+            self.need(_is_literal(value), inner, f"must be a Python literal, not {_json_type(value)}")
+        elif tag in ("list", "tuple"):
+            for i, e in enumerate(self.typed(value, list, inner)):
+                self.desc(e, f"{inner}[{i}]", leaves, depth + 1)
+        elif tag == "dict":
+            for i, kv in enumerate(self.typed(value, list, inner)):
+                self.need(isinstance(kv, list) and len(kv) == 2 and isinstance(kv[0], str), f"{inner}[{i}]",
+                          "must be a [key, value] pair")
+                self.desc(kv[1], f"{inner}[{i}][1]", leaves, depth + 1)
+        else:
+            self.need(tag == "none", where, f"has the unknown entry {tag!r}")
+
+    def numbered(self, d, where, n=None):
+        """A description whose leaves are numbered 0..n-1, each once (n=None: any count)."""
+        leaves = []
+        self.desc(d, where, leaves)
+        self.need(sorted(leaves) == list(range(len(leaves))) and n in (None, len(leaves)), where,
+                  f"numbers its leaves {sorted(leaves)}" + ("" if n is None else f", not 0..{n - 1}"))
+        return len(leaves)
+
+    def spec(self, s, where, unknown_rank=False):
+        self.typed(s, dict, where)
+        shape = s.get("shape")
+        if not (unknown_rank and shape is None):
+            self.typed(shape, list, f"{where}['shape']")
+            self.need(len(shape) <= _MAX_DEPTH and all(d is None or (type(d) is int and d >= 0) for d in shape),
+                      f"{where}['shape']", "must list sizes (non-negative integers or null)")
+        dtype = self.get(s, "dtype", str, where)
+        self.need(dtype in _dtypes._BY_NAME and dtype != "string", f"{where}['dtype']",
+                  f"names no dtype of a tensor ({dtype[:40]!r})")
+
+    def index(self, index):
+        self.typed(index, dict, "the index")
+        fmt, version = index.get("format"), index.get("version")
+        self.need(fmt == _FORMAT, "the index", f"has the format {str(fmt)[:40]!r}, not {_FORMAT!r}")
+        self.need(type(version) is int and 1 <= version <= _VERSION, "the index",
+                  f"has the version {str(version)[:20]}; this tapejax reads versions 1 to {_VERSION} (a newer "
+                  "tapejax wrote it?)")
+        kinds = self.get(index, "kinds", dict, "the index")
+        for p, k in kinds.items():
+            self.path(p, kinds, f"kinds[{p[:80]!r}]")
+            self.need(k in _KINDS, f"kinds[{p[:80]!r}]", f"must be one of {_KINDS}")
+        variables = self.get(index, "variables", dict, "the index")
+        for p, meta in variables.items():
+            where = f"variables[{p[:80]!r}]"
+            self.path(p, kinds, where)
+            self.need(p != "", where, "has an empty path")
+            self.typed(meta, dict, where)
+            self.get(meta, "trainable", bool, where)
+            self.get(meta, "name", str, where)
+        functions = self.get(index, "functions", dict, "the index")
+        for key, entry in functions.items():
+            self.function(key, entry, kinds, variables)
+        for name, s in self.get(index, "signatures", dict, "the index").items():
+            where = f"signatures[{name[:80]!r}]"
+            self.typed(s, dict, where)
+            self.need(self.get(s, "key", str, where) in functions, f"{where}['key']", "names no function")
+            self.need(all(isinstance(a, str) for a in self.get(s, "arg_names", list, where)),
+                      f"{where}['arg_names']", "must list strings")
+
+    def function(self, key, entry, kinds, variables):
+        where = f"functions[{key[:80]!r}]"
+        obj_path, sep, name = key.rpartition(":")
+        self.need(sep == ":" and name and (name == "__call__" or not name.startswith("__")), where,
+                  "is not an 'object/path:function_name' key")
+        if not obj_path.startswith(":signature"):
+            self.path(obj_path, kinds, where)
+        self.typed(entry, dict, where)
+        self.need(all(isinstance(a, str) for a in self.get(entry, "arg_names", list, where)),
+                  f"{where}['arg_names']", "must list strings")
+        for k, v in self.typed(entry.get("defaults", {}), dict, f"{where}['defaults']").items():
+            self.need(_is_literal(v), f"{where}['defaults'][{k[:40]!r}]", "must be a Python literal")
+        signature = entry.get("signature")
+        if signature is not None:
+            w = f"{where}['signature']"
+            self.typed(signature, dict, w)
+            specs = self.get(signature, "specs", list, w)
+            for i, s in enumerate(specs):
+                self.spec(s, f"{w}['specs'][{i}]", unknown_rank=True)
+                self.need(s.get("name") is None or isinstance(s.get("name"), str), f"{w}['specs'][{i}]['name']",
+                          "must be a string or null")
+            self.numbered({"list": self.get(signature, "args", list, w)}, f"{w}['args']", len(specs))
+        variants = self.get(entry, "variants", list, where)
+        self.need(variants, f"{where}['variants']", "is empty")
+        for i, v in enumerate(variants):
+            w = f"{where}['variants'][{i}]"
+            self.typed(v, dict, w)
+            inputs = self.get(v, "inputs", list, w)
+            for j, s in enumerate(inputs):
+                self.spec(s, f"{w}['inputs'][{j}]")
+            if "args" in v:
+                self.numbered({"list": self.typed(v["args"], list, f"{w}['args']")}, f"{w}['args']",
+                              len(inputs))
+            for part in ("variables", "written"):
+                for p in self.get(v, part, list, w):
+                    self.need(isinstance(p, str) and p in variables, f"{w}['{part}']",
+                              f"names {str(p)[:80]!r}, which is not a saved variable")
+            self.need("outputs" in v, w, "has no 'outputs' entry")
+            self.numbered(v["outputs"], f"{w}['outputs']")
+            file = self.get(v, "file", str, w)
+            self.need(_FILE_NAME.fullmatch(file) is not None and file not in (".", ".."), f"{w}['file']",
+                      f"names the file {file[:200]!r}, which is not a file name inside functions/ (a path "
+                      "outside the SavedModel directory?)")
+            sha = v.get("sha256")
+            self.need(sha is None or (isinstance(sha, str) and _HEX64.fullmatch(sha)), f"{w}['sha256']",
+                      "must be 64 hexadecimal digits")
+
+
+def _load_index(export_dir):
+    """The checked index of a SavedModel directory."""
+    index_file = os.path.join(export_dir, _INDEX)
+    if not os.path.isfile(index_file):
+        if os.path.exists(os.path.join(export_dir, "saved_model.pb")):
+            raise ValueError(f"{export_dir!r} is a TensorFlow SavedModel (saved_model.pb): tapejax loads "
+                             "the SavedModels written by tapejax.saved_model.save only.")
+        raise _train.NotFoundError(
+            f"SavedModel file does not exist at: {export_dir!r} (no {_INDEX}). Pass the directory given "
+            "to tf.saved_model.save(obj, export_dir).")
     try:
-        params = [p.name for p in inspect.signature(pyfn).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    except (TypeError, ValueError):
-        params = []
-    names = params[:n]
-    return names + [f"input_{i}" for i in range(len(names), n)]
+        with open(index_file, "rb") as fh:
+            index = json.loads(fh.read().decode("utf-8"))
+    except (ValueError, RecursionError) as e:   # JSON and UTF-8 errors are ValueErrors
+        raise _damaged(index_file, f"its JSON does not parse ({type(e).__name__}: {str(e)[:200]})") from None
+    except OSError as e:
+        raise _damaged(index_file, f"it cannot be read ({e})") from e
+    _IndexChecker(index_file).index(index)
+    return index
 
 
-# ---------------------------------------------------------------------------
-# load
-# ---------------------------------------------------------------------------
+def _read_function(export_dir, variant, variables):
+    """The checked ``jax.export.Exported`` of one variant."""
+    functions_dir = os.path.join(export_dir, "functions")
+    path = os.path.join(functions_dir, variant["file"])
+    real = os.path.realpath(path)
+    if os.path.commonpath([real, os.path.realpath(export_dir)]) != os.path.realpath(export_dir):
+        raise _damaged(os.path.join(export_dir, _INDEX), f"the function file {variant['file']!r} links to "
+                       f"{real!r}, outside the SavedModel directory")
+    if not os.path.isfile(real):   # a directory, a FIFO (which would block), a missing file
+        raise _damaged(path, "it is missing or not a regular file")
+    try:
+        with open(path, "rb") as fh:
+            blob = fh.read()
+    except OSError as e:
+        raise _damaged(path, f"it cannot be read ({type(e).__name__}: {e.strerror or e})") from None
+    sha = variant.get("sha256")
+    if sha is not None and hashlib.sha256(blob).hexdigest() != sha:
+        raise _damaged(path, f"its SHA-256 is not the one in the index ({len(blob)} bytes: truncated or "
+                       "modified)")
+    try:
+        exported = jax.export.deserialize(bytearray(blob))
+        exported.mlir_module()   # parse the program now: a damaged one fails here, not at a call
+    except Exception as e:  # noqa: BLE001 -- flatbuffers' struct.error, MLIR parse errors, ...
+        raise _damaged(path, f"it is not a serialized function ({type(e).__name__}: {str(e)[:200]})") from None
+    _check_exported(path, exported, variant, variables)
+    return exported
+
+
+def _check_exported(path, exported, variant, variables):
+    """The function's arrays agree with the index: its Variables, inputs and outputs."""
+    def same(aval, shape, dtype):
+        return (len(aval.shape) == len(shape) and np.dtype(aval.dtype) == dtype and all(
+            jax.export.is_symbolic_dim(a) if d is None else (not jax.export.is_symbolic_dim(a) and a == d)
+            for a, d in zip(aval.shape, shape)))
+
+    var_values = [variables[p]._value for p in variant["variables"]]
+    written = [variables[p]._value for p in variant["written"]]
+    inputs = [(s["shape"], np.dtype(_dtypes.np_dtype(s["dtype"]))) for s in variant["inputs"]]
+    expected_in = [(x.shape, x.dtype) for x in var_values] + inputs
+    n_out = _leaf_count(variant["outputs"])
+    expected_out = len(written) + n_out
+    ins, outs = exported.in_avals, exported.out_avals
+    if len(ins) != len(expected_in) or not all(same(a, s, d) for a, (s, d) in zip(ins, expected_in)):
+        raise _damaged(path, f"it takes arrays {[f'{a.dtype}{list(a.shape)}' for a in ins][:20]}, but the index "
+                       f"says {[f'{d}{list(s)}' for s, d in expected_in][:20]} (Variables, then inputs)")
+    if len(outs) != expected_out or not all(same(a, x.shape, x.dtype) for a, x in zip(outs[n_out:], written)):
+        raise _damaged(path, f"it returns {len(outs)} arrays, but the index says {n_out} outputs and "
+                       f"{len(written)} assigned Variables")
+
+
+def _leaf_count(desc):
+    leaves = []
+    _decode(desc, leaves.append)
+    return len(leaves)
+
 
 class _LoadedObject(Module):
     """An object rebuilt by ``tf.saved_model.load``: Variables and functions by attribute."""
@@ -626,8 +857,8 @@ class _LoadedObject(Module):
     def __call__(self, *args, **kwargs):
         fn = self.__dict__.get("__call__")
         if fn is None:
-            raise TypeError("This loaded object is not callable: the saved object had no "
-                            "tf.function __call__ with an input_signature.")
+            raise TypeError("This loaded object is not callable: the saved object had no tf.function "
+                            "__call__ with an input_signature or called before saving.")
         return fn(*args, **kwargs)
 
     def __repr__(self):
@@ -638,80 +869,200 @@ def _unescape(seg):
     return seg.replace(".S", "/").replace("..", ".")
 
 
-class _LoadedFunction:
-    """A function loaded from a SavedModel: one tape op per shape variant."""
+class _Shown:
+    """A value shown in an error message by a given text (pprint uses the repr)."""
 
-    def __init__(self, name, entry, directory, variables):
-        self.name = name
-        self._arg_names = list(entry.get("arg_names") or [])
-        self._variants = []
-        for v in entry["variants"]:
-            with open(os.path.join(directory, "functions", v["file"]), "rb") as fh:
-                exported = jax.export.deserialize(bytearray(fh.read()))
-            vars_ = [variables[p] for p in v["variables"]]
-            written = [variables[p] for p in v["written"]]
-            self._variants.append((v, exported, vars_, written, _make_op(name, exported, len(vars_))))
+    def __init__(self, text):
+        self.text = text
 
-    def _match(self, flat):
-        for v, exported, vars_, written, op in self._variants:
-            specs = v["inputs"]
-            if len(specs) != len(flat):
-                continue
-            ok = True
-            for spec, x in zip(specs, flat):
-                shape = spec["shape"]
-                if len(shape) != x.ndim or any(d is not None and d != s for d, s in zip(shape, x.shape)):
-                    ok = False
-                    break
-            if ok:
-                return v, exported, vars_, written, op
+    def __repr__(self):
+        return self.text
+
+
+class _Variant:
+    """One exported trace of a loaded function."""
+
+    def __init__(self, name, entry, exported, variables):
+        self.inputs = [TensorSpec(s["shape"], s["dtype"]) for s in entry["inputs"]]
+        self.args = entry.get("args") or [{"t": i} for i in range(len(self.inputs))]   # version 1
+        self.outputs = entry["outputs"]
+        self.variables = [variables[p] for p in entry["variables"]]
+        self.written = [variables[p] for p in entry["written"]]
+        n_vars = len(self.variables)
+
+        def call(*flat):
+            outs, new = exported.call(list(flat[:n_vars]), *flat[n_vars:])
+            return tuple(outs) + tuple(new)
+
+        call.__name__ = f"saved_model_{name}"
+        self.op = defop(call, name=f"saved_model:{name}")
+
+    def bind(self, args, convert):
+        """The input Tensors for these positional arguments, or None if they do not match
+        (TensorFlow's rules: Python values equal, Tensors of the dtype and a compatible shape;
+        with ``convert``, Python and NumPy values are converted to the TensorSpec's dtype)."""
+        flat = [None] * len(self.inputs)
+        if len(args) != len(self.args):
+            return None
+        if all(_bind(d, a, self.inputs, flat, convert) for d, a in zip(self.args, args)):
+            return flat
         return None
 
-    def __call__(self, *args, **kwargs):
-        if kwargs:
-            names = self._arg_names[len(args):]
-            unknown = [k for k in kwargs if k not in names]
-            if unknown or len(kwargs) != len(names):
-                raise TypeError(f"'{self.name}' takes arguments ({', '.join(self._arg_names)}); got "
-                                f"{len(args)} positional and keywords {sorted(kwargs)}.")
-            args = args + tuple(kwargs[n] for n in names)
-        leaves = jax.tree_util.tree_flatten(list(args), is_leaf=_is_leaf)[0]
-        flat = []
-        for x in leaves:
-            flat.append(x if isinstance(x, _TensorBase) else Tensor(to_array(x)))
-        found = self._match([x._value for x in flat])
-        if found is None:
-            got = ", ".join(f"shape={tuple(x.shape)} dtype={x.dtype.name}" for x in flat)
-            expected = "; ".join(
-                "(" + ", ".join(f"shape={tuple(s['shape'])} dtype={s['dtype']}" for s in v[0]["inputs"]) + ")"
-                for v in self._variants)
-            raise ValueError(
-                f"Could not find matching concrete function to call loaded from the SavedModel: "
-                f"'{self.name}' got ({got}) but was exported for: {expected}. Save the function with an "
-                "input_signature covering these inputs (None for variable dimensions).")
-        v, exported, vars_, written, op = found
-        dtypes = [np.dtype(s["dtype"]) for s in v["inputs"]]
-        flat = [x if x._value.dtype == dt else Tensor(x._value.astype(dt)) for x, dt in zip(flat, dtypes)]
-        outs = op(*vars_, *flat)
+    def run(self, flat):
+        outs = self.op(*self.variables, *flat)
         outs = list(outs) if isinstance(outs, (tuple, list)) else [outs]
-        n_out = len(outs) - len(written)
-        for var, value in zip(written, outs[n_out:]):
+        n_out = len(outs) - len(self.written)
+        for var, value in zip(self.written, outs[n_out:]):
             var._set(value._value)
-        return _decode(v["outputs"], outs[:n_out])
+        return _decode(self.outputs, outs[:n_out].__getitem__)
+
+    def described(self, params):
+        """The positional arguments as TensorFlow lists them: TensorSpecs named after them."""
+        return [_described(d, params[i] if i < len(params) else f"arg_{i}", self.inputs)
+                for i, d in enumerate(self.args)]
+
+
+def _bind(desc, value, specs, flat, convert):
+    if "t" in desc:
+        spec = specs[desc["t"]]
+        if not isinstance(value, _TensorBase):
+            if not convert or isinstance(value, (str, bytes, type(None))):
+                return False
+            try:
+                if np.asarray(value).dtype.kind in "fc" and spec.dtype._np.kind not in "fc":
+                    return False   # TensorFlow does not convert 1.5 to an integer dtype
+                value = _ops.convert_to_tensor(value, dtype_hint=spec.dtype)
+            except (TypeError, ValueError):
+                return False
+        if not spec.is_compatible_with(value):
+            return False
+        flat[desc["t"]] = value
+        return True
+    if "py" in desc:
+        return _is_literal(value) and value == desc["py"]
+    if "none" in desc:
+        return value is None
+    for tag, kind in (("list", list), ("tuple", tuple)):
+        if tag in desc:
+            return (type(value) is kind and len(value) == len(desc[tag])
+                    and all(_bind(d, v, specs, flat, convert) for d, v in zip(desc[tag], value)))
+    keys = [k for k, _ in desc["dict"]]
+    return (isinstance(value, dict) and sorted(map(str, value)) == keys and all(isinstance(k, str) for k in value)
+            and all(_bind(d, value[k], specs, flat, convert) for k, d in desc["dict"]))
+
+
+def _described(desc, name, specs):
+    """A positional argument of a signature with its TensorSpecs named as TensorFlow names them
+    (``x``; ``pair_0``, ``pair_1`` inside a structure)."""
+    if "t" in desc:
+        return TensorSpec(specs[desc["t"]].shape, specs[desc["t"]].dtype, name)
+    count = iter(range(len(specs)))
+    return _decode(desc, lambda i: TensorSpec(specs[i].shape, specs[i].dtype, f"{name}_{next(count)}"))
+
+
+def _shown_args(args, params):
+    """The arguments of a call as TensorFlow shows them: tensors as ``<tf.Tensor 'x:0' ...>``."""
+    out = []
+    for i, a in enumerate(args):
+        name = params[i] if i < len(params) else f"arg_{i}"
+        count = [0]
+
+        def show(x):
+            if not isinstance(x, _TensorBase):
+                return x
+            k, count[0] = count[0], count[0] + 1
+            return _Shown(f"<tf.Tensor '{name if k == 0 else f'{name}_{k}'}:0' shape={x.shape} "
+                          f"dtype={x.dtype.name}>")
+
+        out.append(jax.tree_util.tree_map(show, a, is_leaf=lambda x: isinstance(x, _TensorBase)))
+    return out
+
+
+def _positional(args):
+    return f"Positional arguments ({len(args)} total):\n    * " + "\n    * ".join(pprint.pformat(a) for a in args)
+
+
+class _LoadedFunction:
+    """A function loaded from a SavedModel: one tape op per exported trace."""
+
+    def __init__(self, name, entry, variants):
+        self.name = name
+        self._arg_names = list(entry["arg_names"])
+        self._defaults = dict(entry.get("defaults", {}))
+        self._variants = variants
+        sig = entry.get("signature")
+        self._signature = None if sig is None else (
+            sig["args"], [TensorSpec(s["shape"], s["dtype"], s.get("name")) for s in sig["specs"]])
+
+    def _canonical(self, args, kwargs):
+        """Positional arguments: keywords by position, defaults filled in (TensorFlow's binding)."""
+        args = list(args)
+        kwargs = dict(kwargs)
+        for n in self._arg_names[len(args):]:
+            if n in kwargs:
+                args.append(kwargs.pop(n))
+            elif n in self._defaults:
+                args.append(self._defaults[n])
+            else:
+                break
+        if kwargs:
+            raise TypeError(f"{self.name}() got unexpected keyword arguments {sorted(kwargs)}; it takes "
+                            f"({', '.join(self._arg_names)}).")
+        return args
+
+    def __call__(self, *args, **kwargs):
+        given = (args, kwargs)
+        args = self._canonical(args, kwargs)
+        if self._signature is not None:
+            self._check_signature(args, given)
+        for convert in (False, True):
+            for v in self._variants:
+                flat = v.bind(args, convert)
+                if flat is not None:
+                    return v.run(flat)
+        options = "\n\n".join(f"Option {i + 1}:\n  {_positional(v.described(self._arg_names))}\n  Keyword "
+                              "arguments: {}" for i, v in enumerate(self._variants))
+        hint = ("" if self._signature is None else "\n\nThe input_signature has TensorSpecs of unknown rank: "
+                f"tapejax exports those for ranks 0 to {_MAX_UNKNOWN_RANK - 1}; save the function with a "
+                "TensorSpec of the rank you call it with.")
+        raise ValueError(
+            "Could not find matching concrete function to call loaded from the SavedModel. Got:\n  "
+            f"{_positional(_shown_args(args, self._arg_names))}\n  Keyword arguments: {{}}\n\n Expected these "
+            f"arguments to match one of the following {len(self._variants)} option(s):\n\n{options}{hint}")
+
+    def _check_signature(self, args, given):
+        """TensorFlow's TypeError for arguments that its input_signature does not accept."""
+        descs, specs = self._signature
+        flat = [None] * len(specs)
+        problem = None
+        if len(args) != len(descs):
+            problem = f"takes {len(descs)} positional arguments but {len(args)} were given"
+        else:
+            for d, a in zip(descs, args):
+                if _bind(d, a, specs, flat, True):
+                    continue
+                spec = specs[d["t"]] if "t" in d else None
+                if spec is not None and isinstance(a, _TensorBase):
+                    problem = f"Can not cast {TensorSpec(a.shape, a.dtype, spec.name)!r} to {spec!r}"
+                elif spec is not None:
+                    problem = f"Cannot convert {_short(a)} to EagerTensor of dtype {spec.dtype.name}"
+                else:
+                    problem = f"Can not bind {_short(a)} to {_decode(d, specs.__getitem__)!r}"
+                break
+        if problem is None:
+            return
+        params = self._arg_names + [f"arg_{i}" for i in range(len(self._arg_names), len(descs))]
+        signature = ", ".join(f"{params[i]}: {_decode(d, specs.__getitem__)!r}" for i, d in enumerate(descs))
+        raise TypeError(f"Binding inputs to tf.function failed due to `{problem}`. Received args: {given[0]!r} "
+                        f"and kwargs: {given[1]!r} for signature: ({signature}).")
 
     def __repr__(self):
         return f"<tapejax.saved_model loaded function {self.name!r}>"
 
 
-def _make_op(name, exported, n_vars):
-    from .extend import defop
-
-    def call(*flat):
-        outs, written = exported.call(list(flat[:n_vars]), *flat[n_vars:])
-        return tuple(outs) + tuple(written)
-
-    call.__name__ = f"saved_model_{name}"
-    return defop(call, name=f"saved_model:{name}")
+def _short(x):
+    text = repr(x)
+    return text if len(text) < 200 else text[:200] + "..."
 
 
 class _Signature:
@@ -740,6 +1091,9 @@ class _Signature:
 def load(export_dir, tags=None, options=None):
     """Loads a SavedModel written by ``tf.saved_model.save``; needs only tapejax and JAX.
 
+    The files are treated as untrusted: the index, the paths it names, and every
+    function file (against its SHA-256, shapes and dtypes) are checked before use.
+
     Returns:
         An object with the saved attribute paths: Variables (assignable,
         trainable) and functions (differentiable, callable inside tf.function);
@@ -747,7 +1101,9 @@ def load(export_dir, tags=None, options=None):
 
     Raises:
         FileNotFoundError / tf.errors.NotFoundError: no SavedModel at ``export_dir``.
-        ValueError: a directory that is not a tapejax SavedModel, or a damaged one.
+        ValueError: a directory that is not a tapejax SavedModel.
+        tf.errors.DataLossError (a ValueError): a damaged or hostile SavedModel; the
+            message names the file and the problem.
 
     Example:
         >>> import tempfile, tapejax as tf
@@ -758,45 +1114,37 @@ def load(export_dir, tags=None, options=None):
         not found
     """
     export_dir = os.path.abspath(os.fspath(export_dir))
+    index = _load_index(export_dir)
     index_file = os.path.join(export_dir, _INDEX)
-    if not os.path.exists(index_file):
-        if os.path.exists(os.path.join(export_dir, "saved_model.pb")):
-            raise ValueError(f"{export_dir!r} is a TensorFlow SavedModel (saved_model.pb): tapejax loads "
-                             "the SavedModels written by tapejax.saved_model.save only.")
-        raise _train.NotFoundError(
-            f"SavedModel file does not exist at: {export_dir!r} (no {_INDEX}). Pass the directory given "
-            "to tf.saved_model.save(obj, export_dir).")
-    try:
-        with open(index_file) as fh:
-            index = json.load(fh)
-        if index.get("format") != _FORMAT:
-            raise ValueError("unknown format")
-    except ValueError as e:
-        raise _train.DataLossError(f"The SavedModel index {index_file!r} is corrupted ({e}); save the "
-                                   "model again.") from e
     ckpt_dir = os.path.join(export_dir, "variables")
-    ckpt_index = _train._read_index(ckpt_dir)
-    values = _train._read_values(ckpt_dir, ckpt_index)
+    try:
+        values = _train._read_values(ckpt_dir, _train._read_index(ckpt_dir))
+    except _train.NotFoundError:
+        raise _damaged(ckpt_dir, "the directory of the Variables' values is missing") from None
     variables = {}
     for p, meta in index["variables"].items():
         if p not in values:
-            raise _train.DataLossError(f"The SavedModel at {export_dir!r} has no value for variable '{p}'.")
+            raise _damaged(index_file, f"the variable '{p}' has no value in {ckpt_dir!r}")
         variables[p] = Variable(values[p], trainable=meta["trainable"], name=meta["name"])
+
+    def loaded_function(name, entry):
+        return _LoadedFunction(name, entry, [
+            _Variant(name, v, _read_function(export_dir, v, variables), variables) for v in entry["variants"]])
+
     root = _LoadedObject()
     kinds = index["kinds"]
     nodes = {"": root}
 
     def node(path):
-        got = nodes.get(path)
-        if got is not None:
-            return got
-        parent_path, _, seg = path.rpartition("/")
-        parent = node(parent_path)
-        kind = kinds.get(path, "object")
-        new = [] if kind == "list" else {} if kind == "dict" else _LoadedObject(path)
-        _attach(parent, _unescape(seg), new)
-        nodes[path] = new
-        return new
+        segments = path.split("/") if path else []
+        for i in range(len(segments)):   # the checker bounded the depth
+            sub = "/".join(segments[:i + 1])
+            if sub not in nodes:
+                kind = kinds.get(sub, "object")
+                new = [] if kind == "list" else {} if kind == "dict" else _LoadedObject(sub)
+                _attach(nodes["/".join(segments[:i])], _unescape(segments[i]), new)
+                nodes[sub] = new
+        return nodes[path]
 
     for p, var in variables.items():
         if p.startswith("_captured/"):
@@ -807,14 +1155,12 @@ def load(export_dir, tags=None, options=None):
         if key.startswith(":signature:"):
             continue
         obj_path, _, name = key.rpartition(":")
-        fn = _LoadedFunction(name, entry, export_dir, variables)
         target = node(obj_path)
         if isinstance(target, _LoadedObject):
-            target.__dict__[name] = fn
+            target.__dict__[name] = loaded_function(name, entry)
     signatures = {}
-    for sname, s in index.get("signatures", {}).items():
-        fn = _LoadedFunction(sname, index["functions"][s["key"]], export_dir, variables)
-        signatures[sname] = _Signature(fn, s["arg_names"])
+    for sname, s in index["signatures"].items():
+        signatures[sname] = _Signature(loaded_function(sname, index["functions"][s["key"]]), s["arg_names"])
     root.__dict__["signatures"] = signatures
     return root
 

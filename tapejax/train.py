@@ -47,11 +47,12 @@ class NotFoundError(_errors.NotFoundError, FileNotFoundError):
         _errors.NotFoundError.__init__(self, None, None, message)
 
 
-class DataLossError(_errors.OpError, ValueError):
-    """A checkpoint that exists but cannot be read (truncated or corrupted files)."""
+class DataLossError(_errors.DataLossError, ValueError):
+    """A checkpoint that exists but cannot be read (truncated or corrupted files); a
+    ``tf.errors.DataLossError`` and a ``ValueError``."""
 
     def __init__(self, message):
-        _errors.OpError.__init__(self, None, None, message)
+        _errors.DataLossError.__init__(self, None, None, message)
 
 
 def _ocp():
@@ -924,41 +925,76 @@ def _safe_config(model):
 
 
 def _keras_load_model(filepath, custom_objects=None, compile=True, safe_mode=True, **kwargs):
-    """``tf.keras.models.load_model(path)`` for directories written by ``model.save(path)``."""
+    """``tf.keras.models.load_model(path)`` for directories written by ``model.save(path)``.
+
+    The model file is untrusted: its JSON types are checked, layers are made only from Keras
+    layer classes (or ``custom_objects``), and a configuration that cannot be built raises
+    DataLossError (a ValueError) naming the file.
+    """
     filepath = os.path.abspath(os.fspath(filepath))
     meta_file = os.path.join(filepath, _KERAS_FILE)
-    if not os.path.exists(meta_file):
+    if not os.path.isfile(meta_file):
         raise NotFoundError(f"No model saved at {filepath!r} (no {_KERAS_FILE}). Save it with "
                             "model.save(path) first; for weights only use model.load_weights(path).")
+
+    def damaged(problem):
+        return DataLossError(f"The model file {meta_file!r} is corrupted or was not written by model.save: "
+                             f"{problem}. Save the model again.")
+
     try:
-        with open(meta_file) as fh:
-            meta = json.load(fh)
-    except ValueError as e:
-        raise DataLossError(f"The model file {meta_file!r} is corrupted ({e}).") from e
+        with open(meta_file, "rb") as fh:
+            meta = json.loads(fh.read().decode("utf-8"))
+    except (ValueError, RecursionError) as e:   # JSON and UTF-8 errors are ValueErrors
+        raise damaged(f"its JSON does not parse ({type(e).__name__}: {str(e)[:200]})") from None
+    if not isinstance(meta, dict) or meta.get("format") != "tapejax-keras":
+        raise damaged("it is not a tapejax Keras model description")
     config = meta.get("config")
+    if config is not None and not (isinstance(config, dict) and isinstance(config.get("layers", []), list)
+                                   and isinstance(config.get("name"), (str, type(None)))):
+        raise damaged("'config' must be an object with a list of 'layers'")
     if not config or "layers" not in config:
-        if meta.get("saved_model"):
+        if meta.get("saved_model") is True:
             from . import saved_model as _saved_model
             return _saved_model.load(filepath)
-        raise ValueError(f"The model at {filepath!r} ({meta.get('class_name')}) has no configuration to "
-                         "rebuild it from: re-create it in code and call model.load_weights(path + '/weights').")
+        raise ValueError(f"The model at {filepath!r} ({str(meta.get('class_name'))[:80]}) has no configuration "
+                         "to rebuild it from: re-create it in code and call model.load_weights(path + '/weights').")
+    build_shape = meta.get("build_shape")
+    if build_shape is not None and not (isinstance(build_shape, list) and len(build_shape) <= 16 and all(
+            d is None or (type(d) is int and 0 <= d < 2 ** 31) for d in build_shape)):
+        raise damaged("'build_shape' must list sizes (non-negative integers or null)")
+    comp = meta.get("compile")
+    if comp is not None and not (isinstance(comp, dict) and isinstance(comp.get("loss"), (str, type(None)))
+                                 and isinstance(comp.get("metrics") or [], list)
+                                 and all(isinstance(m, str) for m in comp.get("metrics") or [])
+                                 and isinstance(comp.get("optimizer"), (dict, type(None)))):
+        raise damaged("'compile' must be an object with a loss name, metric names and an optimizer configuration")
     from . import keras as _keras
     custom_objects = dict(custom_objects or {})
     layers = []
-    for entry in config["layers"]:
-        cls = custom_objects.get(entry["class_name"]) or getattr(_keras.layers, entry["class_name"], None)
-        if cls is None:
-            raise ValueError(f"Unknown layer: '{entry['class_name']}'. Pass it in custom_objects="
-                             f"{{'{entry['class_name']}': {entry['class_name']}}}.")
-        layers.append(cls.from_config(dict(entry["config"])))
-    model = _keras.Sequential(layers, name=config.get("name"))
-    if meta.get("build_shape") is not None and not model.built:
-        model.build(tuple(meta["build_shape"]))
-    comp = meta.get("compile")
-    if compile and comp:
-        from .keras import optimizers as _optimizers
-        opt = comp.get("optimizer")
-        model.compile(optimizer=_optimizers.deserialize(opt) if opt else "rmsprop", loss=comp.get("loss"),
-                      metrics=comp.get("metrics") or None)
+    for i, entry in enumerate(config["layers"]):
+        if not (isinstance(entry, dict) and isinstance(entry.get("class_name"), str)
+                and isinstance(entry.get("config"), dict)):
+            raise damaged(f"layer {i} is not a {{'class_name': ..., 'config': {{...}}}} entry")
+        name = entry["class_name"]
+        cls = custom_objects.get(name) or getattr(_keras.layers, name, None)
+        if not (isinstance(cls, type) and issubclass(cls, _keras.layers.Layer)):
+            raise ValueError(f"Unknown layer: '{name[:80]}'. Pass it in custom_objects={{'{name[:80]}': "
+                             f"{name[:80]}}}.")
+        try:
+            layers.append(cls.from_config(dict(entry["config"])))
+        except Exception as e:  # noqa: BLE001 -- whatever a layer's constructor rejects
+            raise damaged(f"layer {i} ({name}) cannot be made from its configuration ({type(e).__name__}: "
+                          f"{str(e)[:200]})") from None
+    try:
+        model = _keras.Sequential(layers, name=config.get("name"))
+        if build_shape is not None and not model.built:
+            model.build(tuple(build_shape))
+        if compile and comp:
+            from .keras import optimizers as _optimizers
+            opt = comp.get("optimizer")
+            model.compile(optimizer=_optimizers.deserialize(opt) if opt else "rmsprop", loss=comp.get("loss"),
+                          metrics=comp.get("metrics") or None)
+    except Exception as e:  # noqa: BLE001 -- a configuration whose parts do not fit together
+        raise damaged(f"the model cannot be built from it ({type(e).__name__}: {str(e)[:200]})") from None
     Checkpoint(root=model).read(os.path.join(filepath, "weights")).expect_partial()
     return model

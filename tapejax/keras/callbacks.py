@@ -19,6 +19,8 @@ import warnings
 
 import numpy as np
 
+from .. import train as _train
+
 
 class Callback:
     """Base class: override the ``on_*`` methods you need. ``self.model`` is the model being
@@ -599,8 +601,14 @@ class BackupAndRestore(Callback):
             raise ValueError("To use the BackupAndRestore callback, your model must be built before you call "
                              f"`fit()`. Model {self.model.name} is unbuilt. You can build it beforehand by "
                              "calling it on a batch of data.")
-        with open(metadata) as f:
-            epoch = json.load(f)["epoch"]
+        try:
+            with open(metadata, "rb") as f:
+                epoch = json.loads(f.read().decode("utf-8"))["epoch"]
+        except (ValueError, RecursionError, KeyError, TypeError):   # TypeError: not a JSON object
+            epoch = None
+        if type(epoch) is not int or epoch < 0:
+            raise _train.DataLossError(f"The backup metadata {metadata!r} is corrupted (no epoch number); delete "
+                                f"{self.backup_dir!r} to start training from the beginning.")
         self.model.load_weights(weights)
         self.model._initial_epoch = epoch
 
