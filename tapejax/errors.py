@@ -21,3 +21,7 @@ class OutOfRangeError(OpError):
 
 class UnimplementedError(OpError):
     pass
+
+
+class DataLossError(OpError):
+    """Unrecoverable data loss or corruption (a damaged checkpoint file)."""

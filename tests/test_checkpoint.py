@@ -314,10 +314,31 @@ def test_list_and_load_variables(tmp_path):
     manager = train.CheckpointManager(train.Checkpoint(model=net), str(tmp_path), max_to_keep=1)
     manager.save()
     names = dict(train.list_variables(str(tmp_path)))
-    assert names == {"model/b": [2], "model/w": [3, 2], "save_counter": []}
-    np.testing.assert_array_equal(train.load_variable(manager.latest_checkpoint, "model/w"), net.w.numpy())
-    with pytest.raises(tf.errors.NotFoundError, match="model/w"):
+    # TensorFlow's keys (the same list TF 2.21 prints for this structure).
+    assert names == {"_CHECKPOINTABLE_OBJECT_GRAPH": [], "model/b/.ATTRIBUTES/VARIABLE_VALUE": [2],
+                     "model/w/.ATTRIBUTES/VARIABLE_VALUE": [3, 2], "save_counter/.ATTRIBUTES/VARIABLE_VALUE": []}
+    np.testing.assert_array_equal(
+        train.load_variable(manager.latest_checkpoint, "model/w/.ATTRIBUTES/VARIABLE_VALUE"), net.w.numpy())
+    with pytest.raises(tf.errors.NotFoundError, match="model/w/.ATTRIBUTES/VARIABLE_VALUE"):
+        train.load_variable(str(tmp_path), "model/w")   # not a key: the message gives the key
+    with pytest.raises(tf.errors.NotFoundError, match="Key model/kernel not found in checkpoint"):
         train.load_variable(str(tmp_path), "model/kernel")
+    reader = tf.train.load_checkpoint(str(tmp_path))
+    assert reader.get_variable_to_dtype_map()["model/w/.ATTRIBUTES/VARIABLE_VALUE"] == tf.float32
+    assert reader.get_tensor("save_counter/.ATTRIBUTES/VARIABLE_VALUE") == 1
+    assert reader.has_tensor("model/b/.ATTRIBUTES/VARIABLE_VALUE") and not reader.has_tensor("model/b")
+    with pytest.raises(tf.errors.NotFoundError, match="nowhere"):
+        tf.train.load_checkpoint(str(tmp_path / "nowhere"))
+
+
+def test_an_orbax_user_restores_the_tree_by_name(tmp_path):
+    import orbax.checkpoint as ocp
+    net = Net()
+    path = train.Checkpoint(model=net, step=tf.Variable(7)).save(str(tmp_path / "ckpt"))
+    tree = ocp.StandardCheckpointer().restore(os.path.abspath(path) + "/state")
+    assert sorted(tree) == ["model", "save_counter", "step"]
+    np.testing.assert_array_equal(np.asarray(tree["model"]["w"]), net.w.numpy())
+    assert int(tree["step"]) == 7
 
 
 def test_model_save_and_load_model_resume_training(tmp_path):
