@@ -361,7 +361,7 @@ class Dataset:
     # -- iteration -----------------------------------------------------------
 
     def __iter__(self):
-        return _Iterator(self._elements(), self._card)
+        return _Iterator(self._elements(), self._card, restart=self._elements)
 
     def _elements(self):
         if self._index is not None:
@@ -1199,19 +1199,44 @@ class _Iterator:
     trace and is simply read while tracing.
     """
 
-    def __init__(self, elements, cardinality=UNKNOWN_CARDINALITY):
+    def __init__(self, elements, cardinality=UNKNOWN_CARDINALITY, restart=None):
         self._it = elements
         self._card = cardinality
         self._local = _state.tracing()
         self._staged = None   # (stacked leaves, tree, n) once a compiled function reads it
         self._pos = None      # Variable: the index of the next staged element
+        self._restart = restart   # () -> the elements from the start, to seek a restored position
+        self._count = 0           # elements read eagerly
+        self._saved = None        # Variable: the position a checkpoint saw (or restored)
+        self._seen = 0            # its value when this iterator last set it
 
     def __iter__(self):
         return self
 
+    def _trackable_children(self):
+        """A checkpoint saves the position (TensorFlow's key ``.ATTRIBUTES/ITERATOR_STATE``)."""
+        if self._saved is None:
+            with _state.init_scope():
+                self._saved = Variable(np.int32(0), trainable=False, name="iterator_state")
+        self._saved.assign(self._count)
+        self._seen = self._count
+        return {".ATTRIBUTES/ITERATOR_STATE": self._saved}
+
+    def _seek_restored(self):
+        n = int(self._saved.numpy())
+        if n != self._seen:   # a restore assigned it
+            if self._restart is None or self._staged is not None:
+                raise ValueError("This iterator cannot move to the position restored from a checkpoint: "
+                                 "make it with iter(dataset) and restore before a tf.function reads it.")
+            self._it, self._count, self._seen = itertools.islice(self._restart(), n, None), n, n
+
     def __next__(self):
         if self._staged is None and (self._local or not _state.tracing()):
-            return _to_tensors(next(self._it))
+            if self._saved is not None:
+                self._seek_restored()
+            element = next(self._it)
+            self._count += 1
+            return _to_tensors(element)
         if self._staged is None:
             self._stage()
         leaves, tree, n = self._staged

@@ -213,16 +213,19 @@ class _Graph:
         self.variables = {}   # path -> Variable
         self.objects = {"": root}   # path -> container / trackable object
         self.kinds = {"": _kind(root)}
-        seen = {id(root)}
+        self.aliases = {}     # another path to an object or Variable -> its path above
+        seen = {id(root): ""}
         frontier = [("", root)]
         while frontier:
             nxt = []
             for path, obj in frontier:
                 for name, child in _children(obj):
-                    if id(child) in seen:
-                        continue
-                    seen.add(id(child))
                     cpath = f"{path}/{_escape(name)}" if path else _escape(name)
+                    if id(child) in seen:
+                        if seen[id(child)] != cpath:
+                            self.aliases.setdefault(cpath, seen[id(child)])
+                        continue
+                    seen[id(child)] = cpath
                     if isinstance(child, Variable):
                         self.variables[cpath] = child
                     else:
@@ -230,6 +233,24 @@ class _Graph:
                         self.kinds[cpath] = _kind(child)
                         nxt.append((cpath, child))
             frontier = nxt
+
+    def paths_of(self, paths):
+        """{other path: path} for the values at ``paths`` reachable by other paths (aliases,
+        and the Variables below aliased objects)."""
+        out, frontier = {}, {p: p for p in paths}
+        for _ in range(8):   # aliases of aliased objects, a few levels deep
+            found = {}
+            for alias, target in self.aliases.items():
+                for p, canonical in frontier.items():
+                    if p == target or p.startswith(target + "/"):
+                        q = alias + p[len(target):]
+                        if q not in out and q not in paths:
+                            found[q] = canonical
+            if not found:
+                break
+            out.update(found)
+            frontier = found
+        return out
 
     def owner(self, path):
         """The deepest existing object on ``path`` and the rest of the path below it."""
@@ -391,12 +412,12 @@ def _tree_get(tree, key):
     return tree
 
 
-def _payload(variables, kinds=None, extra_index=None):
+def _payload(variables, kinds=None, extra_index=None, aliases=None):
     """Orbax arguments saving ``variables`` ({object path: Variable}): a PyTree of their values
     (jax Arrays in their own layouts, nested by object path) and a JSON index."""
     ocp = _ocp()
     tree = {}
-    index = {"version": _INDEX_VERSION, "variables": {}, "kinds": kinds or {}}
+    index = {"version": _INDEX_VERSION, "variables": {}, "kinds": kinds or {}, "aliases": aliases or {}}
     for path, var in variables.items():
         x = var._value   # marks the buffer shared: no later step may donate it while orbax reads it
         if not isinstance(x, jax.Array):
@@ -504,9 +525,11 @@ def _write(root, path, extra_index=None, variables=None):
     kinds = {}
     if variables is None:
         graph = _Graph(root)
-        variables, kinds = graph.variables, graph.kinds
+        variables, kinds, aliases = graph.variables, graph.kinds, graph.aliases
+    else:
+        aliases = {}
     path = os.path.abspath(os.fspath(path))
-    _write_dir(path, _payload(variables, kinds, extra_index))
+    _write_dir(path, _payload(variables, kinds, extra_index, aliases))
     return path
 
 
@@ -683,10 +706,23 @@ def _restore(root, path):
     index = _read_index(path)
     graph = _Graph(root)
     values = _read_values(path, index, targets=graph.variables)
+    found = dict(graph.variables)
+    missing = [p for p in graph.variables if p not in values]
+    if missing and index.get("aliases"):
+        # Variables saved under another path (the same Variable in a list and a dict).
+        saved = _Graph.__new__(_Graph)
+        saved.aliases = index["aliases"]
+        other = saved.paths_of(set(values))
+        mine = graph.paths_of(set(missing))
+        missing = set(missing)
+        for alt, p in list(other.items()) + [(p, p) for p in values]:
+            q = alt if alt in missing else mine.get(alt)   # a missing Variable's path
+            if q is not None and p not in found:
+                found[p] = graph.variables[q]
     matched, unmatched, deferred = [], [], []
     assignments, problems = [], []
     for p, value in values.items():
-        var = graph.variables.get(p)
+        var = found.get(p)
         if var is not None:
             problem = _mismatch(p, var, value)
             if problem:
@@ -708,9 +744,9 @@ def _restore(root, path):
         var._set(_as_value(var, value))
     for owner, rest, p in deferred:
         _defer(owner, rest, values[p])
-    restored = set(matched)
+    restored = {id(found[p]) for p in matched}
     # The save counter is bookkeeping: a checkpoint from write() has none, and that is fine.
-    unrestored = [p for p in graph.variables if p not in restored and p != "save_counter"]
+    unrestored = [p for p, v in graph.variables.items() if id(v) not in restored and p != "save_counter"]
     real = [p for p in matched if p != "save_counter"]
     if not real and unrestored:
         warnings.warn(
@@ -1038,7 +1074,7 @@ class Checkpoint:
 
     def _payload(self):
         graph = _Graph(self._tree_root())
-        return _payload(graph.variables, graph.kinds)
+        return _payload(graph.variables, graph.kinds, aliases=graph.aliases)
 
     def _write(self, file_prefix, options, then=None):
         path = os.fspath(file_prefix)
