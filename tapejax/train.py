@@ -1165,6 +1165,11 @@ class _RootView:
         return out
 
 
+def _now():
+    """The clock of CheckpointManager's retention (TensorFlow's time.time())."""
+    return time.time()
+
+
 def _evaluate(x):
     return int(np.asarray(x.numpy() if hasattr(x, "numpy") else x))
 
@@ -1253,7 +1258,7 @@ class CheckpointManager:
         os.makedirs(self._abs_directory, exist_ok=True)
         _clean_tmp(self._abs_directory)
         latest, paths, stamps, preserved = _read_state(self._directory)
-        now = time.time()
+        now = _now()
         self._maybe_delete = collections.OrderedDict()
         if latest is None:
             self._latest = None
@@ -1346,7 +1351,7 @@ class CheckpointManager:
         ``keep_checkpoint_every_n_hours`` is kept on disk. The state file is written before
         anything is deleted."""
         self._maybe_delete.pop(path, None)
-        self._maybe_delete[path] = time.time()
+        self._maybe_delete[path] = _now()
         self._latest = path
         doomed = []
         if self._max_to_keep:
