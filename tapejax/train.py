@@ -376,12 +376,12 @@ def _block_checksum(block, starts, shape):
     data = block.reshape(block.shape[0], -1).view(view)
     rows = max(1, _CHUNK // inner.size)
     step = np.uint32((strides[0] * words_per) % 2**32)
-    total = np.uint32(0)
+    total = 0
     for r0 in range(0, block.shape[0], rows):
         r = np.arange(r0, min(block.shape[0], r0 + rows), dtype=np.uint32) + np.uint32(starts[0] % 2**32)
         weights = ((r * step)[:, None] + inner[None, :]) * _MULT | np.uint32(1)
-        total = total + np.sum(data[r0:r0 + len(r)].astype(np.uint32) * weights, dtype=np.uint32)
-    return int(total)
+        total += int(np.sum(data[r0:r0 + len(r)].astype(np.uint32) * weights, dtype=np.uint32))
+    return total % 2**32
 
 
 def _checksum(x):
@@ -412,12 +412,28 @@ def _tree_get(tree, key):
     return tree
 
 
+_CHECKSUMS = "checksums.json"
+
+
+class _Save:
+    """One save: orbax's arguments (the values as a PyTree of jax Arrays, the JSON index) and
+    the Arrays whose checksums are computed while orbax writes them."""
+
+    def __init__(self, args, arrays):
+        self.args = args
+        self.arrays = arrays   # {object path: jax Array}
+
+    def checksums(self):
+        return {p: _checksum(x) for p, x in self.arrays.items()}
+
+
 def _payload(variables, kinds=None, extra_index=None, aliases=None):
-    """Orbax arguments saving ``variables`` ({object path: Variable}): a PyTree of their values
-    (jax Arrays in their own layouts, nested by object path) and a JSON index."""
+    """The :class:`_Save` of ``variables`` ({object path: Variable}): their values in their
+    own layouts, nested by object path, and an index of paths, shapes and dtypes."""
     ocp = _ocp()
-    tree = {}
-    index = {"version": _INDEX_VERSION, "variables": {}, "kinds": kinds or {}, "aliases": aliases or {}}
+    tree, arrays = {}, {}
+    index = {"version": _INDEX_VERSION, "variables": {}, "kinds": kinds or {}, "aliases": aliases or {},
+             "checksums": _CHECKSUMS}
     for path, var in variables.items():
         x = var._value   # marks the buffer shared: no later step may donate it while orbax reads it
         if not isinstance(x, jax.Array):
@@ -427,15 +443,26 @@ def _payload(variables, kinds=None, extra_index=None, aliases=None):
         # Orbax refuses zero-size arrays: their shape and dtype in the index are the value.
         if x.size:
             entry["key"] = path.split("/")
-            entry["checksum"] = _checksum(x)
             _tree_set(tree, entry["key"], x)
+            arrays[path] = x
         index["variables"][path] = entry
     if extra_index:
         index.update(extra_index)
     args = {"index": ocp.args.JsonSave(index)}
     if tree:
         args["state"] = ocp.args.PyTreeSave(tree)
-    return ocp.args.Composite(**args)
+    return _Save(ocp.args.Composite(**args), arrays)
+
+
+def _write_checksums(directory, sums):
+    """Adds the checksums to a committed checkpoint directory (atomically): a checkpoint is
+    referenced (state file, returned path) only once they are there."""
+    tmp = os.path.join(directory, f".{_CHECKSUMS}{_TMP_MARK}")
+    with open(tmp, "w") as fh:
+        json.dump(sums, fh)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, os.path.join(directory, _CHECKSUMS))
 
 
 def _clean_tmp(directory):
@@ -476,28 +503,34 @@ class _Writer:
         if error is not None:
             raise error
 
-    def run(self, start, wait, then, background):
-        """``start()`` begins the save and returns once the values are copied; ``wait()``
-        blocks until it is committed; ``then()`` records it."""
+    def run(self, save, start, wait, directory, then, background):
+        """``start()`` begins orbax's save of ``save`` and returns once the values are held;
+        the checksums are computed while orbax writes; ``wait()`` blocks until orbax has
+        committed the directory ``directory()``; the checksums go in; ``then()`` records it."""
         self.sync()
         start()
-        if not background:
-            wait()
-            then()
-            return
 
         def finish():
+            sums = save.checksums()
+            wait()
+            _write_checksums(directory(), sums)
+            then()
+
+        if not background:
+            finish()
+            return
+
+        def body():
             try:
-                wait()
-                then()
+                finish()
             except BaseException as e:  # noqa: BLE001 -- raised by the next sync()
                 self._error = e
 
-        self._thread = threading.Thread(target=finish, name="tapejax-checkpoint-save")
+        self._thread = threading.Thread(target=body, name="tapejax-checkpoint-save")
         self._thread.start()
 
 
-def _write_dir(path, args, writer=None, background=False, then=None):
+def _write_dir(path, save, writer=None, background=False, then=None):
     """Writes a checkpoint directory at ``path`` (absolute), atomically: orbax writes a
     temporary folder and renames it when complete; an existing checkpoint there is
     replaced only once the new one is whole."""
@@ -515,8 +548,8 @@ def _write_dir(path, args, writer=None, background=False, then=None):
         if then is not None:
             then()
 
-    (writer or _Writer()).run(lambda: ckptr.save(target, args=args), ckptr.wait_until_finished, done,
-                              background)
+    (writer or _Writer()).run(save, lambda: ckptr.save(target, args=save.args), ckptr.wait_until_finished,
+                              lambda: target, done, background)
 
 
 def _write(root, path, extra_index=None, variables=None):
@@ -612,6 +645,14 @@ def _read_values(path, index, targets=None):
             arg = ocp.RestoreArgs(restore_type=np.ndarray)
         _tree_set(restore_args, e["key"] if not isinstance(e["key"], str) else [e["key"]], arg)
     data_dir = os.path.join(path, "state")
+    sums = {}
+    if index.get("checksums"):
+        try:
+            with open(os.path.join(path, index["checksums"])) as fh:
+                sums = json.load(fh)
+        except (OSError, ValueError) as e:
+            raise DataLossError(f"The checkpoint {path!r} has no readable {index['checksums']} ({e}): its save "
+                                "did not finish. Restore an earlier one (manager.checkpoints lists them).") from e
     try:
         r = ocp.Checkpointer(ocp.CompositeCheckpointHandler()).restore(
             path, args=ocp.args.Composite(state=ocp.args.PyTreeRestore(restore_args=restore_args)))
@@ -630,12 +671,12 @@ def _read_values(path, index, targets=None):
         if list(arr.shape) != list(e["shape"]):
             raise DataLossError(f"The value of '{_key(p)}' in {data_dir!r} has shape {tuple(arr.shape)}, "
                                 f"its index says {tuple(e['shape'])}: the checkpoint is corrupted.")
-        if "checksum" in e:
-            got = _checksum(arr)
-            if got != e["checksum"]:
+        if index.get("checksums"):
+            got, want = _checksum(arr), sums.get(p)
+            if got != want:
                 raise DataLossError(
                     f"Checksum mismatch for '{_key(p)}' (variable '{e.get('name')}') in the checkpoint data "
-                    f"files under {data_dir!r}: stored {e['checksum']:#010x}, read {got:#010x}. The files "
+                    f"files under {data_dir!r}: stored {'none' if want is None else f'{want:#010x}'}, read {got:#010x}. The files "
                     "were modified or damaged on disk; restore an earlier checkpoint (manager.checkpoints "
                     "lists them).")
         out[p] = arr
@@ -1339,8 +1380,8 @@ class CheckpointManager:
                 self._record_and_sweep(path)
                 _callbacks(options, path)
 
-            ckpt._writer.run(lambda: mgr.save(number, args=args, force=True), mgr.wait_until_finished, done,
-                             _is_async(options))
+            ckpt._writer.run(args, lambda: mgr.save(number, args=args.args, force=True), mgr.wait_until_finished,
+                             lambda: os.path.abspath(path), done, _is_async(options))
         except BaseException:
             ckpt._save_counter.assign_sub(1)
             raise

@@ -565,7 +565,7 @@ def test_sharded_variables_are_saved_shard_by_shard_and_restored_in_any_layout(t
         v._stored = jax.device_put(value, NamedSharding(mesh, P("x")))
         ckpt = train.Checkpoint(v=v)
         # What orbax is given is the sharded jax Array itself (each device writes its shard).
-        leaf = ckpt._payload().state.item["v"]
+        leaf = ckpt._payload().args.state.item["v"]
         assert leaf is v._stored and len(leaf.addressable_shards) == 4, leaf
         path = ckpt.write({str(tmp_path / 'c')!r})
         v._stored = jax.device_put(np.zeros_like(value), NamedSharding(mesh, P(None, "x")))

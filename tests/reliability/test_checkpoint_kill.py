@@ -42,7 +42,9 @@ def _child(directory, stop, ready, use_async):
     step.assign(2)
     if stop == "before_commit":      # every file written, the temporary folder not yet renamed
         atomicity.AtomicRenameTemporaryPath.finalize = hang
-    elif stop == "before_state":     # committed, the state file still names checkpoint 1
+    elif stop == "before_checksums":  # orbax committed the folder, its checksums not yet written
+        train._write_checksums = hang
+    elif stop == "before_state":     # complete, the state file still names checkpoint 1
         train._write_state = hang
     elif stop == "while_deleting":   # state written, checkpoint 1 half deleted
         shutil.rmtree = hang
@@ -63,6 +65,7 @@ def context():
 
 @pytest.mark.parametrize("stop,use_async,delay", [
     ("before_commit", False, 0.0),
+    ("before_checksums", False, 0.0),
     ("before_state", False, 0.0),
     ("while_deleting", False, 0.0),
     ("before_commit", True, 0.0),
@@ -87,8 +90,11 @@ def test_kill_during_save_keeps_the_previous_checkpoint(tmp_path, context, stop,
     latest = tf.train.latest_checkpoint(directory)
     ckpt.restore(latest).assert_consumed()
     number = int(latest.rsplit("-", 1)[1])
-    if stop in ("before_commit", "before_state"):
+    if stop in ("before_commit", "before_checksums", "before_state"):
         assert number == 1
+    if stop == "before_checksums":   # a folder without its checksums is not a checkpoint
+        with pytest.raises(tf.errors.DataLossError, match="did not finish"):
+            tf.train.Checkpoint(v=tf.Variable(np.zeros(_N, np.float32))).restore(os.path.join(directory, "ckpt-2"))
     elif stop == "while_deleting":
         assert number == 2
     # Whichever it is, it is whole: all ones with step 0, or all twos with step 2.
