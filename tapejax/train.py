@@ -1076,6 +1076,8 @@ class Checkpoint:
     def _check_trackable(name, value):
         if type(value) in (list, dict) and not value:
             return   # filled later (TensorFlow's ListWrapper / DictWrapper)
+        if (type(value).__module__ or "").startswith("tapejax.data"):
+            return   # a Dataset: trackable in TensorFlow, with nothing to save (its iterators have)
         if not _holds_trackable(value):
             raise ValueError(
                 f"`Checkpoint` was expecting {name} to be a trackable object (an object derived from "
