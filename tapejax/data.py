@@ -1218,8 +1218,9 @@ class _Iterator:
         if self._saved is None:
             with _state.init_scope():
                 self._saved = Variable(np.int32(0), trainable=False, name="iterator_state")
-        self._saved.assign(self._count)
-        self._seen = self._count
+        if not _state.tracing():
+            self._saved.assign(self._count)
+            self._seen = self._count
         return {".ATTRIBUTES/ITERATOR_STATE": self._saved}
 
     def _seek_restored(self):

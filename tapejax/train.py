@@ -41,7 +41,7 @@ import warnings
 import jax
 import numpy as np
 
-from . import _state, errors as _errors
+from . import _state, dtypes as _dtypes, errors as _errors
 from ._module import Module
 from ._variable import Variable
 
@@ -938,8 +938,7 @@ class CheckpointReader:
 
     def get_variable_to_dtype_map(self):
         """{key: tf.DType}."""
-        from . import dtypes as _dtypes
-        return {k: _dtypes.as_dtype(_np_dtype(self._entry(k)["dtype"]) if k != self._GRAPH_KEY else "string")
+        return {k: _dtypes.string if k == self._GRAPH_KEY else _dtypes.as_dtype(_np_dtype(self._entry(k)["dtype"]))
                 for k in self._keys()}
 
     def _keys(self):
@@ -1233,6 +1232,8 @@ class _StepNames:
             return step_lib.Metadata(step=int(m.group(1)), path=path)
         return None
 
+    # orbax (and etils, its path library) load when a manager first saves: importing them
+    # costs about a second (see _ocp).
     def find_all(self, base_path):
         from etils import epath
         from orbax.checkpoint.path import step as step_lib
