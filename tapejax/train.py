@@ -237,12 +237,17 @@ class _Graph:
     def paths_of(self, paths):
         """{other path: path} for the values at ``paths`` reachable by other paths (aliases,
         and the Variables below aliased objects)."""
+        by_target = collections.defaultdict(list)
+        for alias, target in self.aliases.items():
+            by_target[target].append(alias)
         out, frontier = {}, {p: p for p in paths}
         for _ in range(8):   # aliases of aliased objects, a few levels deep
             found = {}
-            for alias, target in self.aliases.items():
-                for p, canonical in frontier.items():
-                    if p == target or p.startswith(target + "/"):
+            for p, canonical in frontier.items():
+                parts = p.split("/")
+                for i in range(len(parts), 0, -1):   # the path itself, then the objects above it
+                    target = "/".join(parts[:i])
+                    for alias in by_target.get(target, ()):
                         q = alias + p[len(target):]
                         if q not in out and q not in paths:
                             found[q] = canonical
@@ -465,14 +470,20 @@ def _write_checksums(directory, sums):
     os.replace(tmp, os.path.join(directory, _CHECKSUMS))
 
 
+_IN_FLIGHT = set()   # absolute paths of the checkpoints this process is writing now
+
+
 def _clean_tmp(directory):
-    """Removes what interrupted saves left in ``directory`` (orbax's temporary folders)."""
+    """Removes what interrupted saves left in ``directory`` (orbax's temporary folders), but
+    not the folders of saves this process has in flight there."""
     try:
         names = os.listdir(directory)
     except OSError:
         return
+    busy = tuple(os.path.basename(p) + _TMP_MARK for p in list(_IN_FLIGHT)
+                 if os.path.dirname(p) == os.path.abspath(directory))
     for name in names:
-        if _TMP_MARK in name:
+        if _TMP_MARK in name and not name.startswith(busy):
             shutil.rmtree(os.path.join(directory, name), ignore_errors=True)
 
 
@@ -503,18 +514,27 @@ class _Writer:
         if error is not None:
             raise error
 
-    def run(self, save, start, wait, directory, then, background):
-        """``start()`` begins orbax's save of ``save`` and returns once the values are held;
-        the checksums are computed while orbax writes; ``wait()`` blocks until orbax has
-        committed the directory ``directory()``; the checksums go in; ``then()`` records it."""
+    def run(self, save, final, start, wait, directory, then, background):
+        """``start()`` begins orbax's save of ``save`` (the checkpoint ``final``) and returns once
+        the values are held; the checksums are computed while orbax writes; ``wait()`` blocks
+        until orbax has committed the directory ``directory()``; the checksums go in;
+        ``then()`` records it."""
         self.sync()
-        start()
+        _IN_FLIGHT.add(final)
+        try:
+            start()
+        except BaseException:
+            _IN_FLIGHT.discard(final)
+            raise
 
         def finish():
-            sums = save.checksums()
-            wait()
-            _write_checksums(directory(), sums)
-            then()
+            try:
+                sums = save.checksums()
+                wait()
+                _write_checksums(directory(), sums)
+                then()
+            finally:
+                _IN_FLIGHT.discard(final)
 
         if not background:
             finish()
@@ -548,7 +568,7 @@ def _write_dir(path, save, writer=None, background=False, then=None):
         if then is not None:
             then()
 
-    (writer or _Writer()).run(save, lambda: ckptr.save(target, args=save.args), ckptr.wait_until_finished,
+    (writer or _Writer()).run(save, path, lambda: ckptr.save(target, args=save.args), ckptr.wait_until_finished,
                               lambda: target, done, background)
 
 
@@ -1375,7 +1395,9 @@ class CheckpointManager:
             args = ckpt._payload()
             _clean_tmp(self._abs_directory)
             mgr = self._orbax()
-            if os.path.exists(os.path.abspath(path)):   # TensorFlow overwrites a checkpoint of that number
+            if os.path.exists(os.path.abspath(path)):
+                # A number saved before (a restart from an older checkpoint): TensorFlow overwrites it,
+                # and orbax writes no step twice. The one overwrite that is not atomic.
                 _delete_checkpoint(os.path.abspath(path))
             mgr.reload()
 
@@ -1383,8 +1405,9 @@ class CheckpointManager:
                 self._record_and_sweep(path)
                 _callbacks(options, path)
 
-            ckpt._writer.run(args, lambda: mgr.save(number, args=args.args, force=True), mgr.wait_until_finished,
-                             lambda: os.path.abspath(path), done, _is_async(options))
+            final = os.path.abspath(path)
+            ckpt._writer.run(args, final, lambda: mgr.save(number, args=args.args, force=True),
+                             mgr.wait_until_finished, lambda: final, done, _is_async(options))
         except BaseException:
             ckpt._save_counter.assign_sub(1)
             raise
