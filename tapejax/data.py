@@ -1219,22 +1219,30 @@ class _Iterator:
             with _state.init_scope():
                 self._saved = Variable(np.int32(0), trainable=False, name="iterator_state")
         if not _state.tracing():
-            self._saved.assign(self._count)
-            self._seen = self._count
+            self._seek_restored()
+            position = self._count + (int(np.asarray(self._pos._stored)) if self._staged is not None else 0)
+            self._saved.assign(position)
+            self._seen = position
         return {".ATTRIBUTES/ITERATOR_STATE": self._saved}
 
     def _seek_restored(self):
-        n = int(self._saved.numpy())
-        if n != self._seen:   # a restore assigned it
-            if self._restart is None or self._staged is not None:
-                raise ValueError("This iterator cannot move to the position restored from a checkpoint: "
-                                 "make it with iter(dataset) and restore before a tf.function reads it.")
-            self._it, self._count, self._seen = itertools.islice(self._restart(), n, None), n, n
+        """Moves to the position a checkpoint restore assigned, if one did."""
+        n = None if self._saved is None else int(np.asarray(self._saved._stored))
+        if n is None or n == self._seen:
+            return
+        if self._staged is not None and n >= self._count:
+            self._pos.assign(n - self._count)
+        elif self._restart is not None and self._staged is None:
+            self._it, self._count = itertools.islice(self._restart(), n, None), n
+        else:
+            raise ValueError("This iterator cannot move back to the position restored from a checkpoint: "
+                             "make it with iter(dataset) and restore before a tf.function reads it.")
+        self._seen = n
 
     def __next__(self):
+        if not _state.tracing():
+            self._seek_restored()
         if self._staged is None and (self._local or not _state.tracing()):
-            if self._saved is not None:
-                self._seek_restored()
             element = next(self._it)
             self._count += 1
             return _to_tensors(element)
@@ -1254,6 +1262,7 @@ class _Iterator:
         return tree.unflatten([Tensor(jax.lax.dynamic_index_in_dim(l, at, keepdims=False)) for l in leaves])
 
     def _stage(self):
+        self._seek_restored()
         if self._card < 0:
             raise ValueError(_NOT_STAGEABLE.format(why="its length is not known (or infinite)"))
         elems = [_to_numpy(e) for e in self._it]

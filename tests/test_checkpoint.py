@@ -578,3 +578,19 @@ def test_sharded_variables_are_saved_shard_by_shard_and_restored_in_any_layout(t
     env.pop("XLA_FLAGS", None)
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
     assert "SHARDED OK" in run.stdout, run.stderr[-3000:]
+
+
+def test_iterator_read_by_a_function_saves_and_restores_its_position(tmp_path):
+    it = iter(tf.data.Dataset.range(10))
+    step = tf.function(lambda: next(it))
+    first = [int(step()) for _ in range(3)]
+    path = train.Checkpoint(iterator=it).save(str(tmp_path / "ckpt"))
+    assert first == [0, 1, 2] and int(train.load_variable(path, "iterator/.ATTRIBUTES/ITERATOR_STATE")) == 3
+    assert int(step()) == 3
+    train.Checkpoint(iterator=it).restore(path)
+    assert int(next(it)) == 3   # rewound
+
+    fresh = iter(tf.data.Dataset.range(10))   # restored before a function stages it
+    train.Checkpoint(iterator=fresh).restore(path)
+    step2 = tf.function(lambda: next(fresh))
+    assert [int(step2()) for _ in range(2)] == [3, 4]
