@@ -331,10 +331,18 @@ def _apply_deferred(obj):
             pass
 
 
+class _Pending(dict):
+    """Checkpoint values kept on an object for Variables it does not have yet ({path: value});
+    ``tf.Module.__setattr__`` calls ``apply`` when an attribute is set."""
+
+    def apply(self, owner):
+        _apply_deferred(owner)
+
+
 def _defer(obj, path, value):
     pending = obj.__dict__.get("_deferred_restore")
     if pending is None:
-        pending = {}
+        pending = _Pending()
         try:
             obj._deferred_restore = pending
         except AttributeError:

@@ -594,3 +594,24 @@ def test_iterator_read_by_a_function_saves_and_restores_its_position(tmp_path):
     train.Checkpoint(iterator=fresh).restore(path)
     step2 = tf.function(lambda: next(fresh))
     assert [int(step2()) for _ in range(2)] == [3, 4]
+
+
+def test_module_attributes_set_after_restore_get_their_values(tmp_path):
+    net = Net()
+    net.blocks = [tf.Variable(3.0), {"scale": tf.Variable(4.0)}]
+    path = train.Checkpoint(model=net).save(str(tmp_path / "ckpt"))
+
+    class Empty(tf.Module):
+        pass
+
+    later = Empty()
+    status = train.Checkpoint(model=later).restore(path)
+    later.w = tf.Variable(np.zeros((3, 2), np.float32))
+    later.blocks = (tf.Variable(0.0), {"scale": tf.Variable(0.0)})   # a tuple now: same paths
+    np.testing.assert_array_equal(later.w.numpy(), net.w.numpy())
+    assert (later.blocks[0].numpy(), later.blocks[1]["scale"].numpy()) == (3.0, 4.0)
+    with pytest.raises(AssertionError, match="model/b"):
+        status.assert_consumed()
+    later.b = tf.Variable(np.ones(2, np.float32))
+    status.assert_consumed()
+    np.testing.assert_array_equal(later.b.numpy(), np.zeros(2, np.float32))
