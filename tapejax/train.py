@@ -13,11 +13,12 @@ replace the default walk. ``tf.train.list_variables`` shows TensorFlow's keys
 Storage is orbax: one directory per checkpoint holding the values as a PyTree of
 jax Arrays nested by object path (``{'model': {'dense_1': {'kernel': ...}}}``,
 so ``orbax.checkpoint.StandardCheckpointer().restore(path + '/state')`` reads it
-by name; sharded values are written shard by shard, never gathered) and a JSON
-index of paths, shapes, dtypes and a checksum per value, verified on restore.
-Orbax writes to a temporary directory and renames it when complete, so a save
-that fails or is killed half way never damages an earlier checkpoint; the next
-save removes what it left. ``CheckpointManager`` saves through orbax's
+by name; sharded values are written shard by shard, never gathered), a JSON
+index of paths, shapes and dtypes, and a checksum per value (``checksums.json``,
+computed while orbax writes, added last), verified on restore. Orbax writes to a
+temporary directory and renames it when complete, so a save that fails or is
+killed half way never damages an earlier checkpoint; the next save removes what
+it left. ``CheckpointManager`` saves through orbax's
 ``CheckpointManager``; ``CheckpointOptions(experimental_enable_async_checkpoint=True)``
 makes saves return once the values are copied (orbax's async checkpointing).
 
