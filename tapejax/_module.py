@@ -49,6 +49,13 @@ class Module:
             name = _snake(type(self).__name__)
         self._name = name
 
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        # Checkpoint values restored before this attribute existed (tf.train keeps them here).
+        pending = self.__dict__.get("_deferred_restore")
+        if pending and name != "_deferred_restore":
+            pending.apply(self)
+
     @property
     def name(self):
         return self._name

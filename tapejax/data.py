@@ -536,7 +536,7 @@ class Dataset:
     # -- iteration -----------------------------------------------------------
 
     def __iter__(self):
-        return _Iterator(self._elements(), self._card)
+        return _Iterator(self._elements(), self._card, restart=self._elements)
 
     def _elements(self):
         if self._index is not None:
@@ -1489,19 +1489,53 @@ class _Iterator:
     trace and is simply read while tracing.
     """
 
-    def __init__(self, elements, cardinality=UNKNOWN_CARDINALITY):
+    def __init__(self, elements, cardinality=UNKNOWN_CARDINALITY, restart=None):
         self._it = elements
         self._card = cardinality
         self._local = _state.tracing()
         self._staged = None   # (stacked leaves, tree, n) once a compiled function reads it
         self._pos = None      # Variable: the index of the next staged element
+        self._restart = restart   # () -> the elements from the start, to seek a restored position
+        self._count = 0           # elements read eagerly
+        self._saved = None        # Variable: the position a checkpoint saw (or restored)
+        self._seen = 0            # its value when this iterator last set it
 
     def __iter__(self):
         return self
 
+    def _trackable_children(self):
+        """A checkpoint saves the position (TensorFlow's key ``.ATTRIBUTES/ITERATOR_STATE``)."""
+        if self._saved is None:
+            with _state.init_scope():
+                self._saved = Variable(np.int32(0), trainable=False, name="iterator_state")
+        if not _state.tracing():
+            self._seek_restored()
+            position = self._count + (int(np.asarray(self._pos._stored)) if self._staged is not None else 0)
+            self._saved.assign(position)
+            self._seen = position
+        return {".ATTRIBUTES/ITERATOR_STATE": self._saved}
+
+    def _seek_restored(self):
+        """Moves to the position a checkpoint restore assigned, if one did."""
+        n = None if self._saved is None else int(np.asarray(self._saved._stored))
+        if n is None or n == self._seen:
+            return
+        if self._staged is not None and n >= self._count:
+            self._pos.assign(n - self._count)
+        elif self._restart is not None and self._staged is None:
+            self._it, self._count = itertools.islice(self._restart(), n, None), n
+        else:
+            raise ValueError("This iterator cannot move back to the position restored from a checkpoint: "
+                             "make it with iter(dataset) and restore before a tf.function reads it.")
+        self._seen = n
+
     def __next__(self):
+        if not _state.tracing():
+            self._seek_restored()
         if self._staged is None and (self._local or not _state.tracing()):
-            return _to_tensors(next(self._it))
+            element = next(self._it)
+            self._count += 1
+            return _to_tensors(element)
         if self._staged is None:
             self._stage()
         leaves, tree, n = self._staged
@@ -1518,6 +1552,7 @@ class _Iterator:
         return tree.unflatten([Tensor(jax.lax.dynamic_index_in_dim(l, at, keepdims=False)) for l in leaves])
 
     def _stage(self):
+        self._seek_restored()
         if self._card < 0:
             raise ValueError(_NOT_STAGEABLE.format(why="its length is not known (or infinite)"))
         elems = [_to_numpy(e) for e in self._it]

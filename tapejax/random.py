@@ -293,6 +293,10 @@ class Generator:
     def algorithm(self):
         return self._alg
 
+    def _trackable_children(self):
+        """What a checkpoint saves: the state Variable, under TensorFlow's name."""
+        return {"_state_var": self.state}
+
     def reset(self, state):
         """Replaces the state."""
         self.state.assign(jnp.asarray(_state_words(state), jnp.uint32))

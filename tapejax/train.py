@@ -7,37 +7,52 @@ through attributes of Modules, Keras layers, models, optimizers and metrics,
 lists, tuples and dicts (sorted keys), and nested Checkpoints, breadth first, so
 a Variable reachable by several paths is stored once under its shortest one.
 An object may define ``_trackable_children()`` returning ``{name: child}`` to
-replace the default walk.
+replace the default walk. ``tf.train.list_variables`` shows TensorFlow's keys
+(``model/dense_1/kernel/.ATTRIBUTES/VARIABLE_VALUE``).
 
-Storage is orbax (one directory per checkpoint: the values as a PyTree of
-NumPy arrays plus a JSON index of paths, shapes and dtypes). Orbax writes to a
-temporary directory and renames it when complete, so a save that fails half way
-never damages an earlier checkpoint.
+Storage is orbax: one directory per checkpoint holding the values as a PyTree of
+jax Arrays nested by object path (``{'model': {'dense_1': {'kernel': ...}}}``,
+so ``orbax.checkpoint.StandardCheckpointer().restore(path + '/state')`` reads it
+by name; sharded values are written shard by shard, never gathered), a JSON
+index of paths, shapes and dtypes, and a checksum per value (``checksums.json``,
+computed while orbax writes, added last), verified on restore. Orbax writes to a
+temporary directory and renames it when complete, so a save that fails or is
+killed half way never damages an earlier checkpoint; the next save removes what
+it left. ``CheckpointManager`` saves through orbax's
+``CheckpointManager``; ``CheckpointOptions(experimental_enable_async_checkpoint=True)``
+makes saves return once the values are copied (orbax's async checkpointing).
 
 Values whose Variables do not exist yet (an unbuilt Keras model, an optimizer
-before its first step) are kept on the deepest existing object of their path
-(``obj._deferred_restore``) and assigned when the object creates them: Keras
-layers and optimizers call :func:`_apply_deferred` after building.
+before its first step, an attribute of a Checkpoint assigned later) are kept on
+the deepest existing object of their path (``obj._deferred_restore``) and
+assigned when the object creates them: Keras layers and optimizers call
+:func:`_apply_deferred` after building, Checkpoints when an attribute is set.
 """
+import collections
+import dataclasses
 import json
 import os
 import re
 import shutil
+import threading
+import time
 import uuid
 import warnings
 
 import jax
 import numpy as np
 
-from . import _state, errors as _errors
+from . import _state, dtypes as _dtypes, errors as _errors
 from ._module import Module
 from ._variable import Variable
 
 __all__ = ["Checkpoint", "CheckpointManager", "latest_checkpoint", "CheckpointOptions", "list_variables",
-           "load_variable"]
+           "load_variable", "load_checkpoint", "CheckpointReader"]
 
 _STATE_FILE = "checkpoint"
-_INDEX_VERSION = 1
+_ATTRIBUTES = ".ATTRIBUTES"
+_TMP_MARK = ".orbax-checkpoint-tmp"   # orbax's temporary folders (and ours) carry this
+_INDEX_VERSION = 2
 
 
 class NotFoundError(_errors.NotFoundError, FileNotFoundError):
@@ -48,7 +63,7 @@ class NotFoundError(_errors.NotFoundError, FileNotFoundError):
 
 
 class DataLossError(_errors.DataLossError, ValueError):
-    """A checkpoint that exists but cannot be read (truncated or corrupted files); a
+    """A checkpoint that exists but cannot be read (truncated, corrupted or modified files); a
     ``tf.errors.DataLossError`` and a ``ValueError``."""
 
     def __init__(self, message):
@@ -66,8 +81,77 @@ def _ocp():
 # ---------------------------------------------------------------------------
 
 def _escape(name):
-    """A path segment: '/' inside a name must not split it (TensorFlow's escaping)."""
-    return str(name).replace(".", "..").replace("/", ".S")
+    """A path segment: '/' inside a name must not split it (TensorFlow's escaping).
+    Names under ``.ATTRIBUTES/`` (an iterator's state) are TensorFlow's own keys."""
+    name = str(name)
+    if name.startswith(_ATTRIBUTES + "/"):
+        return name
+    return name.replace(".", "..").replace("/", ".S")
+
+
+class ListWrapper(list):
+    """A list attribute of a Checkpoint: a plain list that restores the Variables appended to
+    it from an earlier ``restore()`` (TensorFlow's ``ListWrapper``)."""
+
+    def __init__(self, items=(), owner=None):
+        super().__init__(items)
+        self._owner = owner
+
+    def __repr__(self):
+        return f"ListWrapper({list.__repr__(self)})"
+
+    def _changed(self):
+        if self._owner is not None:
+            _apply_deferred(self._owner)
+
+    def append(self, x):
+        super().append(x)
+        self._changed()
+
+    def extend(self, xs):
+        super().extend(xs)
+        self._changed()
+
+    def insert(self, i, x):
+        super().insert(i, x)
+        self._changed()
+
+    def __setitem__(self, i, x):
+        super().__setitem__(i, x)
+        self._changed()
+
+    def __iadd__(self, xs):
+        self.extend(xs)
+        return self
+
+
+class _DictWrapper(dict):
+    """A dict attribute of a Checkpoint: restores the Variables added to it later."""
+
+    def __init__(self, items=(), owner=None):
+        super().__init__(items)
+        self._owner = owner
+
+    def __repr__(self):
+        return f"DictWrapper({dict.__repr__(self)})"
+
+    def __setitem__(self, k, x):
+        super().__setitem__(k, x)
+        if self._owner is not None:
+            _apply_deferred(self._owner)
+
+    def update(self, *args, **kwargs):
+        super().update(*args, **kwargs)
+        if self._owner is not None:
+            _apply_deferred(self._owner)
+
+
+def _wrap(value, owner):
+    if type(value) is list:
+        return ListWrapper(value, owner)
+    if type(value) is dict:
+        return _DictWrapper(value, owner)
+    return value
 
 
 def _is_trackable_object(x):
@@ -131,16 +215,19 @@ class _Graph:
         self.variables = {}   # path -> Variable
         self.objects = {"": root}   # path -> container / trackable object
         self.kinds = {"": _kind(root)}
-        seen = {id(root)}
+        self.aliases = {}     # another path to an object or Variable -> its path above
+        seen = {id(root): ""}
         frontier = [("", root)]
         while frontier:
             nxt = []
             for path, obj in frontier:
                 for name, child in _children(obj):
-                    if id(child) in seen:
-                        continue
-                    seen.add(id(child))
                     cpath = f"{path}/{_escape(name)}" if path else _escape(name)
+                    if id(child) in seen:
+                        if seen[id(child)] != cpath:
+                            self.aliases.setdefault(cpath, seen[id(child)])
+                        continue
+                    seen[id(child)] = cpath
                     if isinstance(child, Variable):
                         self.variables[cpath] = child
                     else:
@@ -148,6 +235,29 @@ class _Graph:
                         self.kinds[cpath] = _kind(child)
                         nxt.append((cpath, child))
             frontier = nxt
+
+    def paths_of(self, paths):
+        """{other path: path} for the values at ``paths`` reachable by other paths (aliases,
+        and the Variables below aliased objects)."""
+        by_target = collections.defaultdict(list)
+        for alias, target in self.aliases.items():
+            by_target[target].append(alias)
+        out, frontier = {}, {p: p for p in paths}
+        for _ in range(8):   # aliases of aliased objects, a few levels deep
+            found = {}
+            for p, canonical in frontier.items():
+                parts = p.split("/")
+                for i in range(len(parts), 0, -1):   # the path itself, then the objects above it
+                    target = "/".join(parts[:i])
+                    for alias in by_target.get(target, ()):
+                        q = alias + p[len(target):]
+                        if q not in out and q not in paths:
+                            found[q] = canonical
+            if not found:
+                break
+            out.update(found)
+            frontier = found
+        return out
 
     def owner(self, path):
         """The deepest existing object on ``path`` and the rest of the path below it."""
@@ -182,6 +292,8 @@ def _check_shape(path, var, value):
 
 
 def _as_value(var, value):
+    if isinstance(value, jax.Array) and value.dtype == var.dtype._np:
+        return value   # read from the checkpoint in the Variable's layout
     # Concrete even while a tf.function is traced (the restore happens during a lazy build).
     with jax.ensure_compile_time_eval():
         return jax.device_put(np.asarray(value, dtype=var.dtype._np))
@@ -197,7 +309,7 @@ def _apply_deferred(obj):
     pending = getattr(obj, "__dict__", {}).get("_deferred_restore")
     if not pending:
         return
-    graph = _Graph(obj)
+    graph = _Graph(obj._tree_root() if isinstance(obj, Checkpoint) else obj)
     for path in list(pending):
         var = graph.variables.get(path)
         if var is not None:
@@ -208,6 +320,8 @@ def _apply_deferred(obj):
             _state.initialize(var, _as_value(var, value))
             continue
         owner, rest = graph.owner(path)
+        if isinstance(owner, _RootView):
+            owner = owner._ckpt
         if owner is not None and owner is not obj:
             value = pending.pop(path)
             _defer(owner, rest, value)
@@ -219,10 +333,18 @@ def _apply_deferred(obj):
             pass
 
 
+class _Pending(dict):
+    """Checkpoint values kept on an object for Variables it does not have yet ({path: value});
+    ``tf.Module.__setattr__`` calls ``apply`` when an attribute is set."""
+
+    def apply(self, owner):
+        _apply_deferred(owner)
+
+
 def _defer(obj, path, value):
     pending = obj.__dict__.get("_deferred_restore")
     if pending is None:
-        pending = {}
+        pending = _Pending()
         try:
             obj._deferred_restore = pending
         except AttributeError:
@@ -234,43 +356,243 @@ def _defer(obj, path, value):
 # Reading and writing one checkpoint directory
 # ---------------------------------------------------------------------------
 
-def _write(root, path, extra_index=None, variables=None):
-    """Writes the Variables below ``root`` (or ``variables``: {path: Variable}) to the
-    directory ``path``, atomically."""
+def _key(path):
+    """TensorFlow's checkpoint key of the value at an object path."""
+    return path if f"/{_ATTRIBUTES}/" in f"/{path}" else f"{path}/{_ATTRIBUTES}/VARIABLE_VALUE"
+
+
+_MULT = np.uint32(2654435761)
+_CHUNK = 1 << 20
+
+
+def _block_checksum(block, starts, shape):
+    """Checksum of the elements of ``block``, which sits at ``starts`` in an array of ``shape``.
+
+    Each 32-bit word of the data is multiplied by an odd weight derived from its
+    position in the whole array and the products are summed modulo 2**32: a flipped
+    bit always changes the sum, and the sums of the blocks of a sharded array add
+    up to the checksum of the whole, however it is split.
+    """
+    if len(shape) == 0:
+        block, starts, shape = np.reshape(block, 1), (0,), (1,)
+    block = np.ascontiguousarray(block)
+    if block.size == 0:
+        return 0
+    size = block.dtype.itemsize
+    words_per = size // 4 if size >= 4 else 1
+    view = np.uint32 if size >= 4 else (np.uint16 if size == 2 else np.uint8)
+    strides = [int(np.prod(shape[k + 1:], dtype=np.int64)) for k in range(len(shape))]
+    inner = np.zeros(block.shape[1:], np.uint32)
+    for k in range(1, block.ndim):
+        pos = (np.arange(block.shape[k], dtype=np.uint64) + starts[k]) * strides[k]
+        inner = inner + pos.astype(np.uint32).reshape((-1,) + (1,) * (block.ndim - 1 - k))
+    inner = (inner.reshape(-1, 1) * np.uint32(words_per)
+             + np.arange(words_per, dtype=np.uint32)).reshape(-1)
+    data = block.reshape(block.shape[0], -1).view(view)
+    rows = max(1, _CHUNK // inner.size)
+    step = np.uint32((strides[0] * words_per) % 2**32)
+    total = 0
+    for r0 in range(0, block.shape[0], rows):
+        r = np.arange(r0, min(block.shape[0], r0 + rows), dtype=np.uint32) + np.uint32(starts[0] % 2**32)
+        weights = ((r * step)[:, None] + inner[None, :]) * _MULT | np.uint32(1)
+        total += int(np.sum(data[r0:r0 + len(r)].astype(np.uint32) * weights, dtype=np.uint32))
+    return total % 2**32
+
+
+def _checksum(x):
+    """The checksum of an array (NumPy or jax, sharded or not) from its addressable shards:
+    no shard is gathered to one host."""
+    if not isinstance(x, jax.Array):
+        return _block_checksum(np.asarray(x), (0,) * np.ndim(x), np.shape(x))
+    total = 0
+    for shard in x.addressable_shards:
+        if shard.replica_id != 0:
+            continue
+        starts = tuple(s.start or 0 for s in shard.index)
+        total += _block_checksum(np.asarray(shard.data), starts, x.shape)
+    return total % 2**32
+
+
+def _tree_set(tree, parts, value):
+    for part in parts[:-1]:
+        tree = tree.setdefault(part, {})
+    tree[parts[-1]] = value
+
+
+def _tree_get(tree, key):
+    if isinstance(key, str):   # version 1: flat keys v0, v1, ...
+        return tree[key]
+    for part in key:
+        tree = tree[part]
+    return tree
+
+
+_CHECKSUMS = "checksums.json"
+
+
+class _Save:
+    """One save: orbax's arguments (the values as a PyTree of jax Arrays, the JSON index) and
+    the Arrays whose checksums are computed while orbax writes them."""
+
+    def __init__(self, args, arrays):
+        self.args = args
+        self.arrays = arrays   # {object path: jax Array}
+
+    def checksums(self):
+        return {p: _checksum(x) for p, x in self.arrays.items()}
+
+
+def _payload(variables, kinds=None, extra_index=None, aliases=None):
+    """The :class:`_Save` of ``variables`` ({object path: Variable}): their values in their
+    own layouts, nested by object path, and an index of paths, shapes and dtypes."""
     ocp = _ocp()
-    if variables is None:
-        graph = _Graph(root)
-        variables, kinds = graph.variables, graph.kinds
-    else:
-        kinds = {}
-    path = os.path.abspath(os.fspath(path))
-    values = {}
-    index = {"version": _INDEX_VERSION, "variables": {}, "kinds": kinds}
-    for i, (p, var) in enumerate(variables.items()):
-        arr = np.asarray(var._value)
+    tree, arrays = {}, {}
+    index = {"version": _INDEX_VERSION, "variables": {}, "kinds": kinds or {}, "aliases": aliases or {},
+             "checksums": _CHECKSUMS}
+    for path, var in variables.items():
+        x = var._value   # marks the buffer shared: no later step may donate it while orbax reads it
+        if not isinstance(x, jax.Array):
+            x = jax.numpy.asarray(x)
+        entry = {"key": None, "shape": list(x.shape), "dtype": str(x.dtype),
+                 "trainable": bool(var.trainable), "name": var._name}
         # Orbax refuses zero-size arrays: their shape and dtype in the index are the value.
-        key = f"v{i}" if arr.size else None
-        if key is not None:
-            values[key] = arr
-        index["variables"][p] = {"key": key, "shape": list(arr.shape), "dtype": str(arr.dtype),
-                                 "trainable": bool(var.trainable), "name": var._name}
+        if x.size:
+            entry["key"] = path.split("/")
+            _tree_set(tree, entry["key"], x)
+            arrays[path] = x
+        index["variables"][path] = entry
     if extra_index:
         index.update(extra_index)
-    parent = os.path.dirname(path)
-    if parent:
-        os.makedirs(parent, exist_ok=True)
-    # Orbax writes into a temporary directory and renames it when complete. Writing
-    # next to an existing checkpoint and swapping keeps that one intact until the
-    # new one is whole (orbax's own force=True deletes it first).
-    target = path if not os.path.exists(path) else f"{path}.new-{uuid.uuid4().hex[:8]}"
-    ckptr = ocp.Checkpointer(ocp.CompositeCheckpointHandler())
     args = {"index": ocp.args.JsonSave(index)}
-    if values:
-        args["state"] = ocp.args.PyTreeSave(values)
-    ckptr.save(target, args=ocp.args.Composite(**args))
-    ckptr.close()
-    if target != path:
-        _swap_into_place(target, path)
+    if tree:
+        args["state"] = ocp.args.PyTreeSave(tree)
+    return _Save(ocp.args.Composite(**args), arrays)
+
+
+def _write_checksums(directory, sums):
+    """Adds the checksums to a committed checkpoint directory (atomically): a checkpoint is
+    referenced (state file, returned path) only once they are there."""
+    tmp = os.path.join(directory, f".{_CHECKSUMS}{_TMP_MARK}")
+    with open(tmp, "w") as fh:
+        json.dump(sums, fh)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, os.path.join(directory, _CHECKSUMS))
+
+
+_IN_FLIGHT = set()   # absolute paths of the checkpoints this process is writing now
+
+
+def _clean_tmp(directory):
+    """Removes what interrupted saves left in ``directory`` (orbax's temporary folders), but
+    not the folders of saves this process has in flight there."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    busy = tuple(os.path.basename(p) + _TMP_MARK for p in list(_IN_FLIGHT)
+                 if os.path.dirname(p) == os.path.abspath(directory))
+    for name in names:
+        if _TMP_MARK in name and not name.startswith(busy):
+            shutil.rmtree(os.path.join(directory, name), ignore_errors=True)
+
+
+def _delete_checkpoint(path):
+    """Deletes a checkpoint directory; renamed first, so a crash half way leaves only a
+    temporary folder (removed by the next save) and never a partial checkpoint."""
+    if not os.path.isdir(path):
+        return
+    doomed = f"{path}{_TMP_MARK}-deleted-{uuid.uuid4().hex[:8]}"
+    os.rename(path, doomed)
+    shutil.rmtree(doomed, ignore_errors=True)
+
+
+class _Writer:
+    """Runs one save at a time; a background save (orbax's async checkpointing) finishes in
+    a thread, and the next save, restore or ``sync()`` waits for it and raises its error."""
+
+    def __init__(self):
+        self._thread = None
+        self._error = None
+
+    def sync(self):
+        thread = self._thread
+        if thread is not None:
+            thread.join()
+            self._thread = None
+        error, self._error = self._error, None
+        if error is not None:
+            raise error
+
+    def run(self, save, final, start, wait, directory, then, background):
+        """``start()`` begins orbax's save of ``save`` (the checkpoint ``final``) and returns once
+        the values are held; the checksums are computed while orbax writes; ``wait()`` blocks
+        until orbax has committed the directory ``directory()``; the checksums go in;
+        ``then()`` records it."""
+        self.sync()
+        _IN_FLIGHT.add(final)
+        try:
+            start()
+        except BaseException:
+            _IN_FLIGHT.discard(final)
+            raise
+
+        def finish():
+            try:
+                sums = save.checksums()
+                wait()
+                _write_checksums(directory(), sums)
+                then()
+            finally:
+                _IN_FLIGHT.discard(final)
+
+        if not background:
+            finish()
+            return
+
+        def body():
+            try:
+                finish()
+            except BaseException as e:  # noqa: BLE001 -- raised by the next sync()
+                self._error = e
+
+        self._thread = threading.Thread(target=body, name="tapejax-checkpoint-save")
+        self._thread.start()
+
+
+def _write_dir(path, save, writer=None, background=False, then=None):
+    """Writes a checkpoint directory at ``path`` (absolute), atomically: orbax writes a
+    temporary folder and renames it when complete; an existing checkpoint there is
+    replaced only once the new one is whole."""
+    ocp = _ocp()
+    parent = os.path.dirname(path)
+    os.makedirs(parent, exist_ok=True)
+    _clean_tmp(parent)
+    target = path if not os.path.exists(path) else f"{path}{_TMP_MARK}-new-{uuid.uuid4().hex[:8]}"
+    ckptr = ocp.AsyncCheckpointer(ocp.CompositeCheckpointHandler())
+
+    def done():
+        ckptr.close()
+        if target != path:
+            _swap_into_place(target, path)
+        if then is not None:
+            then()
+
+    (writer or _Writer()).run(save, path, lambda: ckptr.save(target, args=save.args), ckptr.wait_until_finished,
+                              lambda: target, done, background)
+
+
+def _write(root, path, extra_index=None, variables=None):
+    """Writes the Variables below ``root`` (or ``variables``: {path: Variable}) to the
+    directory ``path``, atomically and synchronously. Returns the absolute path."""
+    kinds = {}
+    if variables is None:
+        graph = _Graph(root)
+        variables, kinds, aliases = graph.variables, graph.kinds, graph.aliases
+    else:
+        aliases = {}
+    path = os.path.abspath(os.fspath(path))
+    _write_dir(path, _payload(variables, kinds, extra_index, aliases))
     return path
 
 
@@ -278,10 +600,10 @@ def _swap_into_place(new, dest):
     """Moves the complete directory ``new`` to ``dest``, replacing what is there.
 
     The old copy is moved aside first and deleted last, so a crash leaves either
-    the old or the new directory whole at ``dest``.
+    the old or the new directory whole at ``dest`` (or the new one still aside).
     """
     if os.path.exists(dest):
-        old = f"{dest}.old-{uuid.uuid4().hex[:8]}"
+        old = f"{dest}{_TMP_MARK}-old-{uuid.uuid4().hex[:8]}"
         os.rename(dest, old)
         os.rename(new, dest)
         shutil.rmtree(old, ignore_errors=True)
@@ -329,33 +651,69 @@ def _np_dtype(name):
     return np.dtype(getattr(ml_dtypes, name)) if hasattr(ml_dtypes, name) else np.dtype(name)
 
 
-def _read_values(path, index):
-    """{object path: numpy array} of a checkpoint directory."""
+def _read_values(path, index, targets=None):
+    """{object path: array} of a checkpoint directory, each value checked against its checksum.
+
+    ``targets`` ({object path: Variable}): values of those Variables come back as jax
+    Arrays in the Variables' layouts (each shard read by its device); the rest as NumPy.
+    """
     path = os.path.abspath(os.fspath(path))
     entries = index["variables"]
     out = {p: np.zeros(e["shape"], _np_dtype(e["dtype"])) for p, e in entries.items() if e["key"] is None}
-    if len(out) == len(entries):
+    stored = {p: e for p, e in entries.items() if e["key"] is not None}
+    if not stored:
         return out
     ocp = _ocp()
+    targets = targets or {}
+    restore_args = {}
+    for p, e in stored.items():
+        var = targets.get(p)
+        sharding = getattr(var._stored, "sharding", None) if var is not None else None
+        if sharding is not None and list(var.shape) == list(e["shape"]):
+            arg = ocp.ArrayRestoreArgs(sharding=sharding)
+        else:
+            arg = ocp.RestoreArgs(restore_type=np.ndarray)
+        _tree_set(restore_args, e["key"] if not isinstance(e["key"], str) else [e["key"]], arg)
+    data_dir = os.path.join(path, "state")
+    sums = {}
+    if index.get("checksums"):
+        try:
+            with open(os.path.join(path, index["checksums"])) as fh:
+                sums = json.load(fh)
+        except (OSError, ValueError) as e:
+            raise DataLossError(f"The checkpoint {path!r} has no readable {index['checksums']} ({e}): its save "
+                                "did not finish. Restore an earlier one (manager.checkpoints lists them).") from e
     try:
         r = ocp.Checkpointer(ocp.CompositeCheckpointHandler()).restore(
-            path, args=ocp.args.Composite(state=ocp.args.PyTreeRestore()))
+            path, args=ocp.args.Composite(state=ocp.args.PyTreeRestore(restore_args=restore_args)))
         state = r["state"]
-        for p, e in entries.items():
-            if e["key"] is None:
-                continue
-            arr = np.asarray(state[e["key"]])
-            if list(arr.shape) != list(e["shape"]):
-                raise ValueError(f"value {e['key']} of '{p}' has shape {arr.shape}, index says {e['shape']}")
-            out[p] = arr
     except Exception as e:
-        raise DataLossError(f"Unable to read the values of the checkpoint {path!r}: {type(e).__name__}: "
-                            f"{e}. The checkpoint is corrupted (truncated or modified files); restore "
-                            "an earlier one (manager.checkpoints lists them).") from e
+        raise DataLossError(f"Unable to read the values of the checkpoint {path!r} (data files under "
+                            f"{data_dir!r}): {type(e).__name__}: {e}. The checkpoint is corrupted "
+                            "(truncated or modified files); restore an earlier one (manager.checkpoints "
+                            "lists them).") from e
+    for p, e in stored.items():
+        try:
+            arr = _tree_get(state, e["key"])
+        except (KeyError, TypeError):
+            raise DataLossError(f"The checkpoint {path!r} has no stored value for '{_key(p)}' (its data "
+                                f"files under {data_dir!r} are incomplete).") from None
+        if list(arr.shape) != list(e["shape"]):
+            raise DataLossError(f"The value of '{_key(p)}' in {data_dir!r} has shape {tuple(arr.shape)}, "
+                                f"its index says {tuple(e['shape'])}: the checkpoint is corrupted.")
+        if index.get("checksums"):
+            got, want = _checksum(arr), sums.get(p)
+            if got != want:
+                raise DataLossError(
+                    f"Checksum mismatch for '{_key(p)}' (variable '{e.get('name')}') in the checkpoint data "
+                    f"files under {data_dir!r}: stored {'none' if want is None else f'{want:#010x}'}, read {got:#010x}. The files "
+                    "were modified or damaged on disk; restore an earlier checkpoint (manager.checkpoints "
+                    "lists them).")
+        out[p] = arr
     return out
 
 
-class _Status:
+class CheckpointLoadStatus:
     """What a restore matched; returned by ``Checkpoint.restore`` / ``read``."""
 
     def __init__(self, path, unmatched, unrestored, deferred, matched):
@@ -417,12 +775,25 @@ class _Status:
 
 def _restore(root, path):
     index = _read_index(path)
-    values = _read_values(path, index)
     graph = _Graph(root)
+    values = _read_values(path, index, targets=graph.variables)
+    found = dict(graph.variables)
+    missing = [p for p in graph.variables if p not in values]
+    if missing and index.get("aliases"):
+        # Variables saved under another path (the same Variable in a list and a dict).
+        saved = _Graph.__new__(_Graph)
+        saved.aliases = index["aliases"]
+        other = saved.paths_of(set(values))
+        mine = graph.paths_of(set(missing))
+        missing = set(missing)
+        for alt, p in list(other.items()) + [(p, p) for p in values]:
+            q = alt if alt in missing else mine.get(alt)   # a missing Variable's path
+            if q is not None and p not in found:
+                found[p] = graph.variables[q]
     matched, unmatched, deferred = [], [], []
     assignments, problems = [], []
     for p, value in values.items():
-        var = graph.variables.get(p)
+        var = found.get(p)
         if var is not None:
             problem = _mismatch(p, var, value)
             if problem:
@@ -432,10 +803,10 @@ def _restore(root, path):
             continue
         owner, rest = graph.owner(p)
         if isinstance(owner, _RootView):
-            owner = owner._ckpt._root
-        if owner is None or isinstance(owner, Checkpoint):
+            owner = owner._ckpt
+        if owner is None:
             unmatched.append(p)
-        else:
+        else:   # assigned when the Variable appears (a build, an attribute set later)
             deferred.append((owner, rest, p))
     # Everything is checked before anything is assigned: a failed restore changes nothing.
     if problems:
@@ -444,9 +815,9 @@ def _restore(root, path):
         var._set(_as_value(var, value))
     for owner, rest, p in deferred:
         _defer(owner, rest, values[p])
-    restored = set(matched)
+    restored = {id(found[p]) for p in matched}
     # The save counter is bookkeeping: a checkpoint from write() has none, and that is fine.
-    unrestored = [p for p in graph.variables if p not in restored and p != "save_counter"]
+    unrestored = [p for p, v in graph.variables.items() if id(v) not in restored and p != "save_counter"]
     real = [p for p in matched if p != "save_counter"]
     if not real and unrestored:
         warnings.warn(
@@ -455,7 +826,7 @@ def _restore(root, path):
             f"{', '.join(unrestored[:8])}{' ...' if len(unrestored) > 8 else ''}. Restore with the same "
             "structure (attribute names) as the save; status.assert_consumed() lists every difference.",
             stacklevel=3)
-    return _Status(os.fspath(path), unmatched, unrestored,
+    return CheckpointLoadStatus(os.fspath(path), unmatched, unrestored,
                    [_PendingRef(owner, rest, p) for owner, rest, p in deferred], matched)
 
 
@@ -482,29 +853,40 @@ def _still_pending(ref):
 # ---------------------------------------------------------------------------
 
 def _read_state(directory):
+    """(latest, [paths], [timestamps], last_preserved_timestamp) of a directory's state file;
+    relative paths are joined to ``directory`` as given (relative stays relative)."""
     f = os.path.join(os.fspath(directory), _STATE_FILE)
     if not os.path.exists(f):
-        return None, []
-    latest, paths = None, []
+        return None, [], [], None
+    latest, paths, stamps, preserved = None, [], [], None
     with open(f) as fh:
         for line in fh:
-            m = re.match(r'\s*(\w+)\s*:\s*"(.*)"\s*$', line)
+            m = re.match(r'\s*(\w+)\s*:\s*"?(.*?)"?\s*$', line)
             if not m:
                 continue
-            if m.group(1) == "model_checkpoint_path":
-                latest = m.group(2)
-            elif m.group(1) == "all_model_checkpoint_paths":
-                paths.append(m.group(2))
-    absolute = lambda p: p if os.path.isabs(p) else os.path.join(os.fspath(directory), p)  # noqa: E731
-    return (absolute(latest) if latest else None), [absolute(p) for p in paths]
+            key, value = m.groups()
+            if key == "model_checkpoint_path":
+                latest = value
+            elif key == "all_model_checkpoint_paths":
+                paths.append(value)
+            elif key == "all_model_checkpoint_timestamps":
+                stamps.append(float(value))
+            elif key == "last_preserved_timestamp":
+                preserved = float(value)
+    join = lambda p: p if os.path.isabs(p) else os.path.join(os.fspath(directory), p)  # noqa: E731
+    return (join(latest) if latest else None), [join(p) for p in paths], stamps, preserved
 
 
-def _write_state(directory, latest, paths):
+def _write_state(directory, latest, paths, timestamps=(), last_preserved=None):
+    """Writes the state file atomically, with paths relative to ``directory`` (as TensorFlow)."""
     directory = os.fspath(directory)
     rel = lambda p: os.path.relpath(p, directory) if os.path.dirname(os.path.abspath(p)) == os.path.abspath(directory) else p  # noqa: E731
     text = f'model_checkpoint_path: "{rel(latest)}"\n' + "".join(
         f'all_model_checkpoint_paths: "{rel(p)}"\n' for p in paths)
-    tmp = os.path.join(directory, f".{_STATE_FILE}.tmp-{uuid.uuid4().hex[:8]}")
+    text += "".join(f"all_model_checkpoint_timestamps: {t!r}\n" for t in timestamps)
+    if last_preserved is not None:
+        text += f"last_preserved_timestamp: {last_preserved!r}\n"
+    tmp = os.path.join(directory, f".{_STATE_FILE}{_TMP_MARK}-{uuid.uuid4().hex[:8]}")
     with open(tmp, "w") as fh:
         fh.write(text)
     os.replace(tmp, os.path.join(directory, _STATE_FILE))
@@ -518,7 +900,8 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
             the prefixes passed to ``Checkpoint.save``.
 
     Returns:
-        A path for ``Checkpoint.restore``, or ``None`` when there is none.
+        A path for ``Checkpoint.restore`` (relative when ``checkpoint_dir`` is), or
+        ``None`` when there is none.
 
     Example:
         >>> import tempfile, tapejax as tf
@@ -529,41 +912,10 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
         >>> tf.train.latest_checkpoint(d) == path
         True
     """
-    latest, _ = _read_state(checkpoint_dir)
+    latest = _read_state(checkpoint_dir)[0]
     if latest is None or not os.path.isdir(latest):
         return None
     return latest
-
-
-def list_variables(ckpt_dir_or_file):
-    """``[(path, shape)]`` of the values in a checkpoint (a directory of them: the latest).
-
-    Example:
-        >>> import tempfile, tapejax as tf
-        >>> path = tf.train.Checkpoint(v=tf.Variable([1.0, 2.0])).save(tempfile.mkdtemp() + '/ckpt')
-        >>> tf.train.list_variables(path)
-        [('save_counter', []), ('v', [2])]
-    """
-    path = _resolve(ckpt_dir_or_file)
-    index = _read_index(path)
-    return sorted((p, list(e["shape"])) for p, e in index["variables"].items())
-
-
-def load_variable(ckpt_dir_or_file, name):
-    """The value (a NumPy array) stored under ``name`` (a path from ``list_variables``).
-
-    Example:
-        >>> import tempfile, tapejax as tf
-        >>> path = tf.train.Checkpoint(v=tf.Variable([1.0, 2.0])).save(tempfile.mkdtemp() + '/ckpt')
-        >>> tf.train.load_variable(path, 'v').tolist()
-        [1.0, 2.0]
-    """
-    path = _resolve(ckpt_dir_or_file)
-    index = _read_index(path)
-    if name not in index["variables"]:
-        raise NotFoundError(f"Key {name!r} not found in checkpoint {path!r}. It holds: "
-                            f"{', '.join(sorted(index['variables']))} (see tf.train.list_variables).")
-    return _read_values(path, index)[name]
 
 
 def _resolve(ckpt_dir_or_file):
@@ -576,17 +928,139 @@ def _resolve(ckpt_dir_or_file):
     return path
 
 
+class CheckpointReader:
+    """What ``tf.train.load_checkpoint`` returns: a checkpoint's keys, shapes, dtypes, values.
+
+    Example:
+        >>> import tempfile, tapejax as tf
+        >>> path = tf.train.Checkpoint(v=tf.Variable([1.0, 2.0])).save(tempfile.mkdtemp() + '/ckpt')
+        >>> reader = tf.train.load_checkpoint(path)
+        >>> reader.get_variable_to_shape_map()['v/.ATTRIBUTES/VARIABLE_VALUE']
+        [2]
+        >>> reader.get_tensor('v/.ATTRIBUTES/VARIABLE_VALUE')
+        array([1., 2.], dtype=float32)
+    """
+
+    _GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+
+    def __init__(self, path):
+        self._path = _resolve(path)
+        self._index = _read_index(self._path)
+        self._paths = {_key(p): p for p in self._index["variables"]}
+        self._values = None
+
+    def _entry(self, key):
+        if key == self._GRAPH_KEY:
+            return {"shape": [], "dtype": "string"}
+        if key not in self._paths:
+            guess = _key(key) if _key(key) in self._paths else None
+            raise NotFoundError(f"Key {key} not found in checkpoint"
+                                + (f". Its key is {guess!r}" if guess else
+                                   f" {self._path!r} (tf.train.list_variables lists its keys)"))
+        return self._index["variables"][self._paths[key]]
+
+    def has_tensor(self, key):
+        return key == self._GRAPH_KEY or key in self._paths
+
+    def get_variable_to_shape_map(self):
+        """{key: shape as a list}."""
+        return {k: list(self._entry(k)["shape"]) for k in self._keys()}
+
+    def get_variable_to_dtype_map(self):
+        """{key: tf.DType}."""
+        return {k: _dtypes.string if k == self._GRAPH_KEY else _dtypes.as_dtype(_np_dtype(self._entry(k)["dtype"]))
+                for k in self._keys()}
+
+    def _keys(self):
+        return [self._GRAPH_KEY] + sorted(self._paths)
+
+    def get_tensor(self, key):
+        """The value stored under ``key`` (a NumPy array; the object graph: its JSON as bytes)."""
+        entry = self._entry(key)
+        if key == self._GRAPH_KEY:
+            return json.dumps(self._index, sort_keys=True).encode()
+        if self._values is None:
+            self._values = _read_values(self._path, self._index)
+        value = self._values[self._paths[key]]
+        return value[()] if value.ndim == 0 else value
+
+
+def load_checkpoint(ckpt_dir_or_file):
+    """A :class:`CheckpointReader` of a checkpoint (a directory of them: the latest).
+
+    Raises:
+        tf.errors.NotFoundError: nothing is there.
+    """
+    return CheckpointReader(ckpt_dir_or_file)
+
+
+def list_variables(ckpt_dir_or_file):
+    """``[(key, shape)]`` of the values in a checkpoint (a directory of them: the latest).
+
+    Example:
+        >>> import tempfile, tapejax as tf
+        >>> path = tf.train.Checkpoint(v=tf.Variable([1.0, 2.0])).save(tempfile.mkdtemp() + '/ckpt')
+        >>> tf.train.list_variables(path)
+        [('_CHECKPOINTABLE_OBJECT_GRAPH', []), ('save_counter/.ATTRIBUTES/VARIABLE_VALUE', []), ('v/.ATTRIBUTES/VARIABLE_VALUE', [2])]
+    """
+    return sorted(load_checkpoint(ckpt_dir_or_file).get_variable_to_shape_map().items())
+
+
+def load_variable(ckpt_dir_or_file, name):
+    """The value (a NumPy array) stored under the key ``name`` (see ``list_variables``).
+
+    Example:
+        >>> import tempfile, tapejax as tf
+        >>> path = tf.train.Checkpoint(v=tf.Variable([1.0, 2.0])).save(tempfile.mkdtemp() + '/ckpt')
+        >>> tf.train.load_variable(path, 'v/.ATTRIBUTES/VARIABLE_VALUE').tolist()
+        [1.0, 2.0]
+    """
+    if name.endswith(":0"):
+        name = name[:-2]
+    return load_checkpoint(ckpt_dir_or_file).get_tensor(name)
+
+
 # ---------------------------------------------------------------------------
 # Public API
 # ---------------------------------------------------------------------------
 
 class CheckpointOptions:
-    """Options of ``Checkpoint.save/write/restore`` (accepted for compatibility)."""
+    """Options of ``Checkpoint.save/write/restore`` and ``CheckpointManager.save``.
+
+    Args:
+        experimental_enable_async_checkpoint: (or ``enable_async``) saves return as
+            soon as the values are copied; the files are written in the background
+            (orbax's async checkpointing). The next save or restore, or ``sync()``,
+            waits for it.
+        experimental_write_callbacks: functions called with the path of each
+            checkpoint once it is written.
+
+    Example:
+        >>> import tempfile, tapejax as tf
+        >>> ckpt = tf.train.Checkpoint(v=tf.Variable(1.0))
+        >>> options = tf.train.CheckpointOptions(experimental_enable_async_checkpoint=True)
+        >>> path = ckpt.save(tempfile.mkdtemp() + '/ckpt', options=options)
+        >>> ckpt.sync()   # the files are complete from here on
+    """
 
     def __init__(self, experimental_io_device=None, experimental_enable_async_checkpoint=False,
-                 **kwargs):
+                 experimental_write_callbacks=None, enable_async=False, experimental_sharding_callback=None,
+                 experimental_skip_slot_variables=False):
         self.experimental_io_device = experimental_io_device
         self.experimental_enable_async_checkpoint = experimental_enable_async_checkpoint
+        self.enable_async = enable_async
+        self.experimental_write_callbacks = experimental_write_callbacks
+        self.experimental_sharding_callback = experimental_sharding_callback
+        self.experimental_skip_slot_variables = experimental_skip_slot_variables
+
+
+def _is_async(options):
+    return bool(options is not None and (options.experimental_enable_async_checkpoint or options.enable_async))
+
+
+def _callbacks(options, path):
+    for fn in (getattr(options, "experimental_write_callbacks", None) or ()):
+        fn(path)
 
 
 class Checkpoint:
@@ -595,7 +1069,8 @@ class Checkpoint:
     Args:
         root: optional object whose children become the checkpoint's top level.
         **kwargs: the objects to track (models, layers, optimizers, metrics,
-            Modules, Variables, lists / dicts of them, other Checkpoints).
+            Modules, Variables, lists / dicts of them, other Checkpoints,
+            ``tf.random.Generator``, dataset iterators).
 
     Example:
         >>> import tempfile, tapejax as tf
@@ -619,21 +1094,19 @@ class Checkpoint:
         object.__setattr__(self, "_objects", {})
         object.__setattr__(self, "_save_counter", None)
         object.__setattr__(self, "_root", root)
+        object.__setattr__(self, "_writer", _Writer())
         for k, v in kwargs.items():
             if v is None:
                 continue
             self._check_trackable(k, v)
-            self._objects[k] = v
+            self._objects[k] = _wrap(v, self)
 
     @staticmethod
     def _check_trackable(name, value):
+        if type(value) in (list, dict) and not value:
+            return   # filled later (TensorFlow's ListWrapper / DictWrapper)
         if (type(value).__module__ or "").startswith("tapejax.data"):
-            # TF's tutorials checkpoint the input iterator; tapejax's keeps no position.
-            warnings.warn(f"tf.train.Checkpoint: the tf.data object '{name}' is accepted but its "
-                          "position is not saved: after a restore, iteration starts from the "
-                          "beginning. Skip the consumed elements with dataset.skip(n) if it matters.",
-                          stacklevel=3)
-            return
+            return   # a Dataset: trackable in TensorFlow, with nothing to save (its iterators have)
         if not _holds_trackable(value):
             raise ValueError(
                 f"`Checkpoint` was expecting {name} to be a trackable object (an object derived from "
@@ -652,7 +1125,8 @@ class Checkpoint:
             object.__setattr__(self, name, value)
             return
         self._check_trackable(name, value)
-        self._objects[name] = value
+        self._objects[name] = _wrap(value, self)
+        _apply_deferred(self)   # values of an earlier restore() waiting for this attribute
 
     def _tree_root(self):
         if self._root is None:
@@ -670,33 +1144,51 @@ class Checkpoint:
             object.__setattr__(self, "_save_counter",
                                Variable(0, dtype="int32", trainable=False, name="save_counter"))
 
+    def _payload(self):
+        graph = _Graph(self._tree_root())
+        return _payload(graph.variables, graph.kinds, aliases=graph.aliases)
+
+    def _write(self, file_prefix, options, then=None):
+        path = os.fspath(file_prefix)
+        self._writer.sync()
+
+        def done():
+            if then is not None:
+                then()
+            _callbacks(options, path)
+
+        _write_dir(os.path.abspath(path), self._payload(), self._writer, _is_async(options), done)
+        return path
+
     def write(self, file_prefix, options=None):
         """Writes a checkpoint to exactly ``file_prefix`` (no numbering, no state file).
 
         Returns:
-            The path written.
+            ``file_prefix``, for ``read``.
         """
-        return _write(self._tree_root(), file_prefix)
+        return self._write(file_prefix, options)
 
     def save(self, file_prefix, options=None):
         """Saves a numbered checkpoint ``{file_prefix}-{n}`` and records it as the latest.
 
         Returns:
-            The path of the checkpoint, for ``restore``.
+            The path of the checkpoint (relative when ``file_prefix`` is), for ``restore``.
         """
+        self._writer.sync()
         self._ensure_counter()
         self._save_counter.assign_add(1)
-        path = os.path.abspath(f"{os.fspath(file_prefix)}-{int(self._save_counter.numpy())}")
+        path = f"{os.fspath(file_prefix)}-{int(self._save_counter.numpy())}"
+        directory = os.path.dirname(path) or "."
         try:
-            self.write(path)
+            self._write(path, options, lambda: _write_state(directory, path, [path]))
         except BaseException:
             self._save_counter.assign_sub(1)
             raise
-        directory = os.path.dirname(path)
-        _, paths = _read_state(directory)
-        paths = [p for p in paths if os.path.abspath(p) != path] + [path]
-        _write_state(directory, path, paths)
         return path
+
+    def sync(self):
+        """Waits for a save started with async checkpointing; raises its error if it failed."""
+        self._writer.sync()
 
     def read(self, save_path, options=None):
         """Restores from ``save_path`` (the counterpart of ``write``); returns a status."""
@@ -706,8 +1198,8 @@ class Checkpoint:
         """Restores the tracked Variables from ``save_path``.
 
         Variables that exist get their values now; values for Variables not
-        created yet (an unbuilt model, optimizer slots before the first step) are
-        assigned when those are created.
+        created yet (an unbuilt model, optimizer slots before the first step, an
+        attribute assigned later) are assigned when those are created.
 
         Args:
             save_path: a path returned by ``save``/``write`` or
@@ -720,10 +1212,12 @@ class Checkpoint:
         Raises:
             tf.errors.NotFoundError (also FileNotFoundError): no checkpoint at ``save_path``.
             ValueError: a checkpoint value whose shape differs from its Variable's.
-            DataLossError (a ValueError): a corrupted checkpoint.
+            tf.errors.DataLossError (also a ValueError): a corrupted checkpoint (a
+                checksum that does not match names the value and the files).
         """
+        self._writer.sync()
         if save_path is None:
-            return _Status(None, [], [], [], [])
+            return CheckpointLoadStatus(None, [], [], [], [])
         self._ensure_counter()
         return _restore(self._tree_root(), os.fspath(save_path))
 
@@ -743,14 +1237,62 @@ class _RootView:
         return out
 
 
+def _now():
+    """The clock of CheckpointManager's retention (TensorFlow's time.time())."""
+    return time.time()
+
+
+def _evaluate(x):
+    return int(np.asarray(x.numpy() if hasattr(x, "numpy") else x))
+
+
+@dataclasses.dataclass(frozen=True)
+class _StepNames:
+    """Orbax's step naming for TensorFlow's ``{checkpoint_name}-{number}`` directories."""
+
+    prefix: str
+
+    def build_name(self, step):
+        return f"{self.prefix}-{step}"
+
+    def _metadata(self, path):
+        from orbax.checkpoint.path import step as step_lib
+        m = re.fullmatch(re.escape(self.prefix) + r"-(\d+)", path.name)
+        if m and path.is_dir():
+            return step_lib.Metadata(step=int(m.group(1)), path=path)
+        return None
+
+    # orbax (and etils, its path library) load when a manager first saves: importing them
+    # costs about a second (see _ocp).
+    def find_all(self, base_path):
+        from etils import epath
+        from orbax.checkpoint.path import step as step_lib
+        return step_lib.build_step_metadatas(epath.Path(base_path).iterdir(), self._metadata)
+
+    def find_step(self, base_path, step):
+        from etils import epath
+        found = self._metadata(epath.Path(base_path) / self.build_name(step))
+        if found is None:
+            raise ValueError(f"No checkpoint {self.build_name(step)!r} in {base_path}.")
+        return found
+
+
 class CheckpointManager:
-    """Keeps the last ``max_to_keep`` numbered checkpoints in a directory.
+    """Keeps the last ``max_to_keep`` numbered checkpoints in a directory (saved through
+    orbax's ``CheckpointManager``).
 
     Args:
         checkpoint: the ``tf.train.Checkpoint`` to save.
         directory: where checkpoints and the ``checkpoint`` state file go.
         max_to_keep: how many to keep (``None`` keeps all).
+        keep_checkpoint_every_n_hours: of the checkpoints leaving the kept set,
+            keep one each this many hours (they leave ``checkpoints`` but stay on disk).
         checkpoint_name: file name prefix (``ckpt``).
+        step_counter: a Variable counting steps, read when ``checkpoint_interval`` is set.
+        checkpoint_interval: ``save()`` does nothing until ``step_counter`` has moved
+            this many steps since the last checkpoint (``save(check_interval=False)``
+            saves anyway, unless the step has a checkpoint already).
+        init_fn: what ``restore_or_initialize`` runs when there is no checkpoint.
 
     Example:
         >>> import tempfile, tapejax as tf
@@ -765,22 +1307,44 @@ class CheckpointManager:
         True
     """
 
-    def __init__(self, checkpoint, directory, max_to_keep=5, keep_checkpoint_every_n_hours=None,
-                 checkpoint_name="ckpt", step_counter=None, checkpoint_interval=None, init_fn=None):
+    def __init__(self, checkpoint, directory, max_to_keep, keep_checkpoint_every_n_hours=None,
+                 checkpoint_name="ckpt", step_counter=None, checkpoint_interval=None, init_fn=None,
+                 last_checkpoint_step=None):
         if not isinstance(checkpoint, Checkpoint):
             raise TypeError(f"CheckpointManager needs a tf.train.Checkpoint, got {type(checkpoint).__name__}: "
                             "write tf.train.CheckpointManager(tf.train.Checkpoint(model=model), directory).")
         if max_to_keep is not None and max_to_keep <= 0:
-            raise ValueError(f"max_to_keep must be a positive integer or None, got {max_to_keep}.")
+            raise ValueError(f"Expected a positive integer or `None` for `max_to_keep`, got {max_to_keep}.")
+        if checkpoint_interval is not None and step_counter is None:
+            raise ValueError("`step_counter` should be passed if `checkpoint_interval` is not None.")
         self._checkpoint = checkpoint
-        self._directory = os.path.abspath(os.fspath(directory))
+        self._directory = os.fspath(directory)
+        self._abs_directory = os.path.abspath(self._directory)
         self._max_to_keep = max_to_keep
+        self._keep_hours = keep_checkpoint_every_n_hours
+        self._name = checkpoint_name
         self._prefix = os.path.join(self._directory, checkpoint_name)
         self._init_fn = init_fn
-        os.makedirs(self._directory, exist_ok=True)
-        latest, paths = _read_state(self._directory)
-        self._checkpoints = [p for p in paths if os.path.isdir(p)]
-        self._latest = latest if latest and os.path.isdir(latest) else None
+        self._step_counter = step_counter
+        self._checkpoint_interval = checkpoint_interval
+        self._last_checkpoint_step = last_checkpoint_step
+        self._orbax_manager = None
+        os.makedirs(self._abs_directory, exist_ok=True)
+        _clean_tmp(self._abs_directory)
+        latest, paths, stamps, preserved = _read_state(self._directory)
+        now = _now()
+        self._maybe_delete = collections.OrderedDict()
+        if latest is None:
+            self._latest = None
+            self._last_preserved = now - 1.0
+        else:
+            self._latest = latest if os.path.isdir(latest) else None
+            self._last_preserved = min(preserved if preserved is not None else now - 1.0, now)
+            stamps = stamps if len(stamps) == len(paths) else [self._last_preserved] * len(paths)
+            for p, t in zip(paths, stamps):
+                t = min(t, now)
+                if t > self._last_preserved or preserved is None:
+                    self._maybe_delete[p] = t
 
     @property
     def directory(self):
@@ -791,49 +1355,104 @@ class CheckpointManager:
         return self._checkpoint
 
     @property
+    def checkpoint_interval(self):
+        return self._checkpoint_interval
+
+    @property
     def latest_checkpoint(self):
-        """The newest checkpoint's path, or None."""
+        """The newest checkpoint's path (relative when ``directory`` is), or None."""
         return self._latest
 
     @property
     def checkpoints(self):
-        """Paths of the kept checkpoints, oldest first."""
-        return list(self._checkpoints)
+        """Paths of the kept checkpoints, oldest first (not those kept by
+        ``keep_checkpoint_every_n_hours``)."""
+        return list(self._maybe_delete)
+
+    def _orbax(self):
+        if self._orbax_manager is None:
+            ocp = _ocp()
+            options = ocp.CheckpointManagerOptions(
+                step_name_format=_StepNames(self._name), enable_async_checkpointing=True,
+                save_root_metadata=False, create=True)
+            self._orbax_manager = ocp.CheckpointManager(self._abs_directory, options=options)
+        return self._orbax_manager
 
     def save(self, checkpoint_number=None, check_interval=True, options=None):
-        """Saves a checkpoint numbered by ``checkpoint_number`` (default: the save counter).
+        """Saves a checkpoint numbered ``checkpoint_number`` (default: the save counter).
 
-        Deletes the oldest ones beyond ``max_to_keep``. Returns the path.
+        Deletes the oldest beyond ``max_to_keep`` once it is written. With async
+        checkpointing (``options``) this returns before the files are complete.
+
+        Returns:
+            Its path, or None when ``checkpoint_interval`` says it is not time yet.
         """
+        if self._checkpoint_interval is not None:
+            step = _evaluate(self._step_counter)
+            if self._last_checkpoint_step is not None:
+                if step == self._last_checkpoint_step:
+                    return None
+                if check_interval and step < self._last_checkpoint_step + self._checkpoint_interval:
+                    return None
+            self._last_checkpoint_step = step
         ckpt = self._checkpoint
+        ckpt._writer.sync()
         ckpt._ensure_counter()
-        if checkpoint_number is None:
-            ckpt._save_counter.assign_add(1)
-            number = int(ckpt._save_counter.numpy())
-        else:
-            number = int(checkpoint_number)
-            ckpt._save_counter.assign_add(1)
+        ckpt._save_counter.assign_add(1)
+        number = _evaluate(ckpt._save_counter if checkpoint_number is None else checkpoint_number)
         path = f"{self._prefix}-{number}"
         try:
-            ckpt.write(path)
+            args = ckpt._payload()
+            _clean_tmp(self._abs_directory)
+            mgr = self._orbax()
+            if os.path.exists(os.path.abspath(path)):
+                # A number saved before (a restart from an older checkpoint): TensorFlow overwrites it,
+                # and orbax writes no step twice. The one overwrite that is not atomic.
+                _delete_checkpoint(os.path.abspath(path))
+            mgr.reload()
+
+            def done():
+                self._record_and_sweep(path)
+                _callbacks(options, path)
+
+            final = os.path.abspath(path)
+            ckpt._writer.run(args, final, lambda: mgr.save(number, args=args.args, force=True),
+                             mgr.wait_until_finished, lambda: final, done, _is_async(options))
         except BaseException:
             ckpt._save_counter.assign_sub(1)
             raise
-        self._checkpoints = [p for p in self._checkpoints if p != path] + [path]
-        removed = []
-        if self._max_to_keep is not None:
-            while len(self._checkpoints) > self._max_to_keep:
-                removed.append(self._checkpoints.pop(0))
-        self._latest = path
-        _write_state(self._directory, path, self._checkpoints)
-        for p in removed:
-            shutil.rmtree(p, ignore_errors=True)
         return path
+
+    def _record_and_sweep(self, path):
+        """TensorFlow's retention: the newest ``max_to_keep`` stay; of those leaving, one every
+        ``keep_checkpoint_every_n_hours`` is kept on disk. The state file is written before
+        anything is deleted."""
+        self._maybe_delete.pop(path, None)
+        self._maybe_delete[path] = _now()
+        self._latest = path
+        doomed = []
+        if self._max_to_keep:
+            while len(self._maybe_delete) > self._max_to_keep:
+                old, stamp = self._maybe_delete.popitem(last=False)
+                if self._keep_hours and stamp - self._keep_hours * 3600.0 >= self._last_preserved:
+                    self._last_preserved = stamp
+                    continue
+                doomed.append(old)
+        _write_state(self._directory, path, list(self._maybe_delete), list(self._maybe_delete.values()),
+                     self._last_preserved)
+        for old in doomed:
+            _delete_checkpoint(os.path.abspath(old))
+
+    def sync(self):
+        """Waits for a save started with async checkpointing."""
+        self._checkpoint.sync()
 
     def restore_or_initialize(self):
         """Restores the latest checkpoint if there is one, else runs ``init_fn``; returns the path or None."""
         if self._latest is not None:
             self._checkpoint.restore(self._latest)
+            if self._checkpoint_interval is not None:
+                self._last_checkpoint_step = _evaluate(self._step_counter)
             return self._latest
         if self._init_fn is not None:
             self._init_fn()

@@ -314,10 +314,31 @@ def test_list_and_load_variables(tmp_path):
     manager = train.CheckpointManager(train.Checkpoint(model=net), str(tmp_path), max_to_keep=1)
     manager.save()
     names = dict(train.list_variables(str(tmp_path)))
-    assert names == {"model/b": [2], "model/w": [3, 2], "save_counter": []}
-    np.testing.assert_array_equal(train.load_variable(manager.latest_checkpoint, "model/w"), net.w.numpy())
-    with pytest.raises(tf.errors.NotFoundError, match="model/w"):
+    # TensorFlow's keys (the same list TF 2.21 prints for this structure).
+    assert names == {"_CHECKPOINTABLE_OBJECT_GRAPH": [], "model/b/.ATTRIBUTES/VARIABLE_VALUE": [2],
+                     "model/w/.ATTRIBUTES/VARIABLE_VALUE": [3, 2], "save_counter/.ATTRIBUTES/VARIABLE_VALUE": []}
+    np.testing.assert_array_equal(
+        train.load_variable(manager.latest_checkpoint, "model/w/.ATTRIBUTES/VARIABLE_VALUE"), net.w.numpy())
+    with pytest.raises(tf.errors.NotFoundError, match="model/w/.ATTRIBUTES/VARIABLE_VALUE"):
+        train.load_variable(str(tmp_path), "model/w")   # not a key: the message gives the key
+    with pytest.raises(tf.errors.NotFoundError, match="Key model/kernel not found in checkpoint"):
         train.load_variable(str(tmp_path), "model/kernel")
+    reader = tf.train.load_checkpoint(str(tmp_path))
+    assert reader.get_variable_to_dtype_map()["model/w/.ATTRIBUTES/VARIABLE_VALUE"] == tf.float32
+    assert reader.get_tensor("save_counter/.ATTRIBUTES/VARIABLE_VALUE") == 1
+    assert reader.has_tensor("model/b/.ATTRIBUTES/VARIABLE_VALUE") and not reader.has_tensor("model/b")
+    with pytest.raises(tf.errors.NotFoundError, match="nowhere"):
+        tf.train.load_checkpoint(str(tmp_path / "nowhere"))
+
+
+def test_an_orbax_user_restores_the_tree_by_name(tmp_path):
+    import orbax.checkpoint as ocp
+    net = Net()
+    path = train.Checkpoint(model=net, step=tf.Variable(7)).save(str(tmp_path / "ckpt"))
+    tree = ocp.StandardCheckpointer().restore(os.path.abspath(path) + "/state")
+    assert sorted(tree) == ["model", "save_counter", "step"]
+    np.testing.assert_array_equal(np.asarray(tree["model"]["w"]), net.w.numpy())
+    assert int(tree["step"]) == 7
 
 
 def test_model_save_and_load_model_resume_training(tmp_path):
@@ -378,3 +399,219 @@ def test_dtypes_and_zero_size_values_round_trip(tmp_path):
         np.testing.assert_array_equal(v.numpy(), saved[k])
     only_empty = train.Checkpoint(e=tf.Variable(np.zeros((0,), np.float32)))
     only_empty.restore(only_empty.write(str(tmp_path / "e"))).assert_consumed()
+
+
+# ---------------------------------------------------------------------------
+# CheckpointManager: TensorFlow's retention, intervals, paths; async saves
+# ---------------------------------------------------------------------------
+
+def test_manager_checkpoint_interval_skips_like_tensorflow(tmp_path):
+    step = tf.Variable(0)
+    manager = train.CheckpointManager(train.Checkpoint(step=step), str(tmp_path / "i"), max_to_keep=None,
+                                      step_counter=step, checkpoint_interval=3)
+    out = []
+    for s in [0, 1, 2, 3, 3, 5, 6, 7]:
+        step.assign(s)
+        out.append((s, manager.save()))
+    step.assign(7)
+    out.append(("7 force", manager.save(check_interval=False)))
+    step.assign(8)
+    out.append(("8 force", manager.save(check_interval=False)))
+    d = str(tmp_path / "i")
+    # Recorded with TensorFlow 2.21 (directory 'i').
+    assert out == [(0, f"{d}/ckpt-1"), (1, None), (2, None), (3, f"{d}/ckpt-2"), (3, None), (5, None),
+                   (6, f"{d}/ckpt-3"), (7, None), ("7 force", f"{d}/ckpt-4"), ("8 force", f"{d}/ckpt-5")]
+    with pytest.raises(ValueError, match="step_counter"):
+        train.CheckpointManager(train.Checkpoint(step=step), d, max_to_keep=1, checkpoint_interval=3)
+
+
+def test_manager_keep_checkpoint_every_n_hours_like_tensorflow(tmp_path, monkeypatch):
+    clock = [1000.0]
+    monkeypatch.setattr(train, "_now", lambda: clock[0])
+    monkeypatch.chdir(tmp_path)
+    ckpt = train.Checkpoint(v=tf.Variable(1.0))
+    manager = train.CheckpointManager(ckpt, "k", max_to_keep=2, keep_checkpoint_every_n_hours=1)
+    for i in range(8):
+        clock[0] = 1000.0 + i * 1800.0   # a save every half hour
+        manager.save()
+    # Recorded with TensorFlow 2.21: ckpt-3 and ckpt-5 are kept on disk, outside `checkpoints`.
+    assert manager.checkpoints == ["k/ckpt-7", "k/ckpt-8"]
+    assert sorted(os.listdir("k")) == ["checkpoint", "ckpt-3", "ckpt-5", "ckpt-7", "ckpt-8"]
+    assert open("k/checkpoint").read() == (
+        'model_checkpoint_path: "ckpt-8"\nall_model_checkpoint_paths: "ckpt-7"\n'
+        'all_model_checkpoint_paths: "ckpt-8"\nall_model_checkpoint_timestamps: 11800.0\n'
+        "all_model_checkpoint_timestamps: 13600.0\nlast_preserved_timestamp: 8200.0\n")
+    again = train.CheckpointManager(ckpt, "k", max_to_keep=2, keep_checkpoint_every_n_hours=1)
+    assert (again.checkpoints, again.latest_checkpoint) == (["k/ckpt-7", "k/ckpt-8"], "k/ckpt-8")
+    clock[0] += 1800.0
+    again.save()
+    assert again.checkpoints == ["k/ckpt-8", "k/ckpt-9"]
+    assert sorted(os.listdir("k")) == ["checkpoint", "ckpt-3", "ckpt-5", "ckpt-7", "ckpt-8", "ckpt-9"]
+
+
+def test_relative_paths_stay_relative(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    v = tf.Variable(3.0)
+    ckpt = train.Checkpoint(v=v)
+    assert ckpt.save("./tf_list_example") == "./tf_list_example-1"
+    assert ckpt.write("w") == "w"
+    manager = train.CheckpointManager(ckpt, "./tf_ckpts", max_to_keep=3)
+    assert manager.save() == "./tf_ckpts/ckpt-2"
+    assert train.latest_checkpoint("./tf_ckpts/") == "./tf_ckpts/ckpt-2"
+    assert train.CheckpointManager(ckpt, "./tf_ckpts", max_to_keep=3).latest_checkpoint == "./tf_ckpts/ckpt-2"
+    v.assign(0.0)
+    ckpt.restore("./tf_ckpts/ckpt-2")
+    assert v.numpy() == 3.0
+
+
+def test_async_save_returns_early_and_the_next_operation_waits(tmp_path):
+    v = tf.Variable(np.arange(1 << 16, dtype=np.float32))
+    ckpt = train.Checkpoint(v=v)
+    seen = []
+    options = train.CheckpointOptions(experimental_enable_async_checkpoint=True,
+                                      experimental_write_callbacks=[seen.append])
+    manager = train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=2)
+    first = manager.save(options=options)
+    v.assign(v + 1.0)   # the save has the values of the moment it was called
+    second = manager.save(options=options)   # waits for the first
+    assert seen[0] == first
+    ckpt.sync()
+    assert seen == [first, second]
+    assert manager.latest_checkpoint == second == train.latest_checkpoint(str(tmp_path))
+    v.assign(tf.zeros_like(v))
+    ckpt.restore(first)
+    np.testing.assert_array_equal(v.numpy(), np.arange(1 << 16, dtype=np.float32))
+    # A plain Checkpoint.save too; restore() waits for it.
+    path = ckpt.save(str(tmp_path / "plain"), options=train.CheckpointOptions(enable_async=True))
+    v.assign(tf.zeros_like(v))
+    ckpt.restore(path)
+    np.testing.assert_array_equal(v.numpy(), np.arange(1 << 16, dtype=np.float32))
+
+
+def test_a_failed_async_save_raises_at_sync(tmp_path, monkeypatch):
+    ckpt = train.Checkpoint(v=tf.Variable(1.0))
+    options = train.CheckpointOptions(experimental_enable_async_checkpoint=True)
+
+    def broken(*args, **kwargs):
+        raise OSError("disk full (injected)")
+
+    monkeypatch.setattr(train, "_write_state", broken)
+    ckpt.save(str(tmp_path / "ckpt"), options=options)
+    with pytest.raises(OSError, match="injected"):
+        ckpt.sync()
+    ckpt.sync()   # reported once
+
+
+def test_generator_and_iterator_are_checkpointable(tmp_path):
+    g = tf.random.Generator.from_seed(5)
+    it = iter(tf.data.Dataset.range(10))
+    ckpt = train.Checkpoint(gen=g, iterator=it)
+    next(it), next(it), g.normal([3])
+    path = ckpt.save(str(tmp_path / "ckpt"))
+    assert dict(train.list_variables(path)).keys() >= {
+        "gen/_state_var/.ATTRIBUTES/VARIABLE_VALUE", "iterator/.ATTRIBUTES/ITERATOR_STATE"}
+    expected_draw = g.normal([3]).numpy()
+    expected_next = [int(next(it)) for _ in range(3)]
+
+    ckpt.restore(path)   # the same objects, rewound
+    np.testing.assert_array_equal(g.normal([3]).numpy(), expected_draw)
+    assert [int(next(it)) for _ in range(3)] == expected_next
+
+    g2, it2 = tf.random.Generator.from_seed(99), iter(tf.data.Dataset.range(10))
+    train.Checkpoint(gen=g2, iterator=it2).restore(path).assert_consumed()
+    np.testing.assert_array_equal(g2.normal([3]).numpy(), expected_draw)
+    assert [int(next(it2)) for _ in range(3)] == expected_next == [2, 3, 4]
+
+
+def test_structures_assigned_after_restore_get_their_values(tmp_path):
+    save = train.Checkpoint()
+    save.listed = [tf.Variable(1.0)]
+    save.listed.append(tf.Variable(2.0))
+    save.mapped = {"one": save.listed[0]}
+    save.mapped["two"] = save.listed[1]
+    save.nested = train.Checkpoint(pair=(tf.Variable(5.0), tf.Variable(6.0)))
+    path = save.save(str(tmp_path / "ckpt"))
+
+    restore = train.Checkpoint()
+    v2 = tf.Variable(0.0)
+    restore.mapped = {"two": v2}   # the same Variable as listed/1, saved through a dict
+    status = restore.restore(path)
+    assert v2.numpy() == 2.0
+    restore.listed = []
+    assert repr(restore.listed) == "ListWrapper([])"
+    v1 = tf.Variable(0.0)
+    restore.listed.append(v1)
+    assert v1.numpy() == 1.0
+    a, b = tf.Variable(0.0), tf.Variable(0.0)
+    restore.nested = train.Checkpoint(pair=(a, b))
+    assert (a.numpy(), b.numpy()) == (5.0, 6.0)
+    status.assert_consumed()
+
+
+def test_sharded_variables_are_saved_shard_by_shard_and_restored_in_any_layout(tmp_path):
+    import subprocess
+    import sys
+    import textwrap
+    script = textwrap.dedent(f"""
+        import os
+        os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
+        import jax, numpy as np
+        from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+        import tapejax as tf
+        from tapejax import train
+        mesh = Mesh(np.array(jax.devices()), ("x",))
+        value = np.arange(32, dtype=np.float32).reshape(8, 4)
+        v = tf.Variable(value)
+        v._stored = jax.device_put(value, NamedSharding(mesh, P("x")))
+        ckpt = train.Checkpoint(v=v)
+        # What orbax is given is the sharded jax Array itself (each device writes its shard).
+        leaf = ckpt._payload().args.state.item["v"]
+        assert leaf is v._stored and len(leaf.addressable_shards) == 4, leaf
+        path = ckpt.write({str(tmp_path / 'c')!r})
+        v._stored = jax.device_put(np.zeros_like(value), NamedSharding(mesh, P(None, "x")))
+        ckpt.restore(path).assert_consumed()
+        assert v._stored.sharding.spec == P(None, "x"), v._stored.sharding   # read into its own layout
+        np.testing.assert_array_equal(np.asarray(v._stored), value)
+        print("SHARDED OK")
+    """)
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    env.pop("XLA_FLAGS", None)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300)
+    assert "SHARDED OK" in run.stdout, run.stderr[-3000:]
+
+
+def test_iterator_read_by_a_function_saves_and_restores_its_position(tmp_path):
+    it = iter(tf.data.Dataset.range(10))
+    step = tf.function(lambda: next(it))
+    first = [int(step()) for _ in range(3)]
+    path = train.Checkpoint(iterator=it).save(str(tmp_path / "ckpt"))
+    assert first == [0, 1, 2] and int(train.load_variable(path, "iterator/.ATTRIBUTES/ITERATOR_STATE")) == 3
+    assert int(step()) == 3
+    train.Checkpoint(iterator=it).restore(path)
+    assert int(next(it)) == 3   # rewound
+
+    fresh = iter(tf.data.Dataset.range(10))   # restored before a function stages it
+    train.Checkpoint(iterator=fresh).restore(path)
+    step2 = tf.function(lambda: next(fresh))
+    assert [int(step2()) for _ in range(2)] == [3, 4]
+
+
+def test_module_attributes_set_after_restore_get_their_values(tmp_path):
+    net = Net()
+    net.blocks = [tf.Variable(3.0), {"scale": tf.Variable(4.0)}]
+    path = train.Checkpoint(model=net).save(str(tmp_path / "ckpt"))
+
+    class Empty(tf.Module):
+        pass
+
+    later = Empty()
+    status = train.Checkpoint(model=later).restore(path)
+    later.w = tf.Variable(np.zeros((3, 2), np.float32))
+    later.blocks = (tf.Variable(0.0), {"scale": tf.Variable(0.0)})   # a tuple now: same paths
+    np.testing.assert_array_equal(later.w.numpy(), net.w.numpy())
+    assert (later.blocks[0].numpy(), later.blocks[1]["scale"].numpy()) == (3.0, 4.0)
+    with pytest.raises(AssertionError, match="model/b"):
+        status.assert_consumed()
+    later.b = tf.Variable(np.ones(2, np.float32))
+    status.assert_consumed()
+    np.testing.assert_array_equal(later.b.numpy(), np.zeros(2, np.float32))
