@@ -79,7 +79,7 @@ def test_jacobian_is_cached_too():
 
 
 def test_backward_cache_is_bounded():
-    assert len(_engine._BACKWARD_CACHE) <= _engine._CACHE_SIZE
+    assert len(_engine._BACKWARD_CACHE) <= _engine.limits.max_programs
 
 
 # ---------------------------------------------------------------- threads
