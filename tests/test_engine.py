@@ -82,6 +82,121 @@ def test_backward_cache_is_bounded():
     assert len(_engine._BACKWARD_CACHE) <= _engine.limits.max_programs
 
 
+@pytest.fixture
+def cache_limits():
+    """Restores the compile cache limits (and forgets the churn rule's memory) after a test."""
+    saved = tf.config.experimental.get_compile_cache_limits()
+    _engine.clear_compile_caches()
+    yield tf.config.experimental.set_compile_cache_limits
+    tf.config.experimental.set_compile_cache_limits(**saved)
+    _engine.clear_compile_caches()
+
+
+def _mlp_grads(n, w1, w2, seed=0):
+    rng = np.random.default_rng(seed + n)
+    x = rng.normal(size=(n, 3)).astype(np.float32)
+    with tf.GradientTape() as tape:
+        h = tf.nn.relu(tf.constant(x) @ w1)
+        loss = tf.reduce_mean(tf.tanh(h @ w2) ** 2)
+    grads = tape.gradient(loss, [w1, w2])
+
+    def f(a, b):
+        return jnp.mean(jnp.tanh(jax.nn.relu(x @ a) @ b) ** 2)
+    return grads, jax.grad(f, argnums=(0, 1))(w1.numpy(), w2.numpy())
+
+
+def test_backward_cache_evicts_least_recently_used(cache_limits):
+    cache_limits(max_programs=2)
+    w = tf.Variable([1.0, 2.0])
+
+    def grad(op):
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(op(w * w))
+        return tape.gradient(y, w)
+
+    ops = [tf.sin, tf.cos, tf.exp]
+    for op in ops:
+        grad(op)
+    assert len(_engine._BACKWARD_CACHE) == 2
+    n = backward_trace_count()
+    assert_close(grad(tf.exp), 2 * w.numpy() * np.exp(w.numpy() ** 2))   # kept
+    assert backward_trace_count() == n
+    assert_close(grad(tf.sin), 2 * w.numpy() * np.cos(w.numpy() ** 2))   # evicted: compiled again
+    assert backward_trace_count() == n + 1 and len(_engine._BACKWARD_CACHE) == 2
+
+
+def test_backward_cache_is_bounded_by_bytes(cache_limits):
+    cache_limits(max_bytes=1)   # every program is over the budget: only the newest is kept
+    w = tf.Variable([1.0, 2.0])
+    for op in (tf.sin, tf.cos, tf.exp):
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(op(w) * w)
+        tape.gradient(y, w)
+    assert len(_engine._BACKWARD_CACHE) == 1
+
+
+def test_churning_structure_is_differentiated_op_by_op(cache_limits):
+    cache_limits(max_shapes_per_structure=2)
+    rng = np.random.default_rng(1)
+    w1 = tf.Variable(rng.normal(size=(3, 4)).astype(np.float32))
+    w2 = tf.Variable(rng.normal(size=(4, 2)).astype(np.float32))
+    n0 = backward_trace_count()
+    for n in (1, 2):                        # two shapes: each compiled whole
+        got, want = _mlp_grads(n, w1, w2)
+        assert_close(got, want, rtol=1e-5, atol=1e-6)
+    assert backward_trace_count() == n0 + 2
+    for n in range(3, 9):                   # more shapes: op by op, no whole program
+        got, want = _mlp_grads(n, w1, w2)
+        assert_close(got, want, rtol=1e-5, atol=1e-6)
+    assert backward_trace_count() == n0 + 2
+    for _ in range(2):                      # a shape that keeps coming back is compiled whole
+        _mlp_grads(8, w1, w2)
+    assert backward_trace_count() == n0 + 3
+    got, want = _mlp_grads(8, w1, w2, seed=5)
+    assert_close(got, want, rtol=1e-5, atol=1e-6)
+    assert backward_trace_count() == n0 + 3
+
+
+def test_op_by_op_backward_is_differentiable(cache_limits):
+    """The op-by-op pass records on an outer tape, like the compiled one: second derivatives."""
+    cache_limits(max_shapes_per_structure=1)
+    for n in (2, 3, 4):
+        x = tf.constant(np.linspace(0.1, 1.0, n).astype(np.float32))
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y = tf.reduce_sum(tf.sin(x) * x)
+            g = inner.gradient(y, x)
+        h = outer.gradient(g, x)
+        xv = x.numpy()
+        assert_close(g, np.cos(xv) * xv + np.sin(xv), rtol=1e-5)
+        assert_close(h, -np.sin(xv) * xv + 2 * np.cos(xv), rtol=1e-5)
+
+
+def test_op_variants_are_bounded(cache_limits):
+    cache_limits(max_variants_per_op=3)
+    op = tf.extend.defop(lambda x: x * 3.0, name="times3_variants")
+    for n in range(1, 12):                  # ever new shapes: at most the limit stays compiled
+        assert_close(op(tf.ones([n])), np.full(n, 3.0, np.float32))
+        assert op._jfn._cache_size() <= 3
+    for _ in range(3):                      # a working set of 4 shapes: the limit grows to hold it
+        for n in (20, 21, 22, 23):
+            op(tf.ones([n]))
+    assert op._limit >= 4
+    size = op._jfn._cache_size()
+    for n in (20, 21, 22, 23):
+        op(tf.ones([n]))
+    assert op._jfn._cache_size() == size    # no recompiling
+
+
+def test_compile_cache_limits_validate():
+    with pytest.raises(ValueError, match="max_programs must be a positive integer"):
+        tf.config.experimental.set_compile_cache_limits(max_programs=0)
+    with pytest.raises(ValueError, match="max_bytes"):
+        tf.config.experimental.set_compile_cache_limits(max_bytes=1.5)
+
+
 # ---------------------------------------------------------------- threads
 def test_threads_do_not_see_each_others_ops():
     v = tf.Variable(2.0)
