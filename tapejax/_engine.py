@@ -10,7 +10,15 @@ the recorded nodes. For tapes made of pure ops that whole loop is one JAX
 function, compiled once per tape *fingerprint* (ops, static arguments, shapes,
 dtypes, wiring) and cached, and applied through the op layer itself, so an outer
 tape records it like any op: that is how higher-order gradients work. Tapes with
-Python-level nodes (``custom_gradient``) run the same loop through the op layer.
+Python-level nodes (``custom_gradient``) run the same loop through the op layer, and so
+do tapes of a structure that keeps arriving with new shapes or lengths (``_compile_whole``):
+there each node's VJP is a small op compiled per (op, shapes) and shared by every tape,
+instead of a whole program compiled per shape.
+
+Every compile cache is bounded (``limits``, set by
+``tf.config.experimental.set_compile_cache_limits``): whole programs by count and bytes
+(:class:`CompileCache`, least recently used first), each op's compiled shape variants by
+count (``_track_variants``). JAX keeps every executable it compiles, 1-3 MB each on CPU.
 """
 import collections
 import inspect

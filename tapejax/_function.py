@@ -1187,8 +1187,15 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None, 
             control flow (``tf.cond`` / ``jax.lax.while_loop``), as TensorFlow's
             AutoGraph does (see ``tapejax._autograph``); ``False`` traces the
             Python code as written.
-        jit_compile, reduce_retracing: accepted for compatibility (everything
-            is compiled by XLA; each new shape is its own trace).
+        jit_compile: accepted for compatibility (everything is compiled by XLA).
+        reduce_retracing: accepted for compatibility, with no effect: XLA programs
+            have static shapes, so each new input shape is traced and compiled (TF
+            instead traces once more with the differing dimensions as ``None``). The
+            traces are kept in a least-recently-used cache bounded by
+            ``tf.config.experimental.set_compile_cache_limits``; an evicted signature is
+            traced again when it comes back. TensorFlow's retracing warning is logged (at
+            most twice per Python function) when 5 of the last 10 calls traced: pad
+            inputs to a few sizes, or use ``input_signature``, to trace less.
 
     Returns:
         A callable :class:`Function`.
