@@ -342,6 +342,16 @@ except ImportError:  # not a Unix
     _PAGE = 4096
 
 
+def data_bytes(values):
+    """The bytes of the arrays among ``values`` (Tensors, Variables, arrays; others count 0)."""
+    total = 0
+    for v in jax.tree_util.tree_leaves(values, is_leaf=lambda x: isinstance(x, _TensorBase)):
+        if isinstance(v, _TensorBase):
+            v = v._value
+        total += getattr(v, "nbytes", 0) if not isinstance(v, jax.core.Tracer) else 0
+    return total
+
+
 class CompileCache:
     """A least-recently-used cache of compiled programs, bounded by ``limits.max_programs``
     entries and ``limits.max_bytes`` of memory.
@@ -773,7 +783,8 @@ def run_backward(p, targets, seeds, mode="grad", vmap_info=None):
     flat = [t for n in p.nodes for t in n.args] + given
     out = apply(op, flat, {})
     if new:
-        _BACKWARD_CACHE.charge(key, resident_bytes() - before)
+        # The program's size: what the process grew by, less the gradients it returned.
+        _BACKWARD_CACHE.charge(key, resident_bytes() - before - data_bytes(out))
     return [None if s is None else g for s, g in zip(p.source_slots, out)]
 
 

@@ -900,13 +900,16 @@ class Function:
             with _detectors_lock:
                 detector.called_without_tracing()
             return conc._call(vals, tensors, var_args)
-        before = _engine.resident_bytes()
+        before, known = _engine.resident_bytes(), set(self._variables)
         conc = self._new_concrete(vals, var_args, leaves, tree, key)
+        out = None
         try:
             out = conc._call(vals, tensors, var_args)
         finally:
-            # The trace's size: what the process grew by while it was traced, compiled and run.
-            self._cache.charge(key, _engine.resident_bytes() - before)
+            # The trace's size: what the process grew by while it was traced, compiled and run,
+            # less the data it made (its outputs, the Variables it created).
+            data = [v for i, v in self._variables.items() if i not in known]
+            self._cache.charge(key, _engine.resident_bytes() - before - _engine.data_bytes([out, data]))
         detector = self._detector or self._find_detector()
         with _detectors_lock:
             detector.called_with_tracing(self._python_function)
