@@ -691,36 +691,52 @@ def cached(key, build):
 
 # Which backward passes are compiled whole. A tape structure that keeps arriving with new
 # shapes (variable-length batches, sequences unrolled to each length) would compile a whole
-# program per shape: past ``limits.max_shapes_per_structure`` fingerprints of one family (the
-# same kinds of operations), a new fingerprint is differentiated op by op, each op's VJP a
-# small compiled program cached per (op, shapes) and shared by every tape; a fingerprint that
-# keeps coming back (``_REPEATS`` times) is compiled whole after all.
+# program per shape. Past ``limits.max_shapes_per_structure`` fingerprints of one family (the
+# same kinds of operations), a new fingerprint is differentiated op by op -- each node's VJP
+# a small program compiled per (op, shapes) and shared by every tape -- when most of its
+# nodes' VJPs were compiled before (an RNN unrolled to a new length: none is new), or the
+# first time, to find out. Otherwise one whole program is still the cheaper compile (a new
+# batch size makes every node new). A fingerprint that keeps coming back (``_REPEATS``
+# times) is compiled whole, as are jacobians.
 _REPEATS = 3
 _MAX_REMEMBERED = 4096
-_families = collections.OrderedDict()   # family -> set of fingerprint hashes (up to the limit)
+_families = collections.OrderedDict()   # family -> [fingerprint hashes (up to the limit), probed]
 _sightings = collections.OrderedDict()  # fingerprint hash -> times seen, for churning families
+_vjp_seen = collections.OrderedDict()   # node VJP keys the op-by-op path compiled
 _churn_lock = threading.Lock()
+
+
+def _remember(table, key, value):
+    table[key] = value
+    table.move_to_end(key)
+    if len(table) > _MAX_REMEMBERED:
+        table.popitem(last=False)
 
 
 def _compile_whole(p, key):
     family = hash(frozenset([(spec[0], spec[1]) for spec in p.specs]))
     h = hash(key)
     with _churn_lock:
-        seen = _families.get(family)
-        if seen is None:
-            seen = _families[family] = set()
-            if len(_families) > _MAX_REMEMBERED:
-                _families.popitem(last=False)
-        else:
-            _families.move_to_end(family)
+        entry = _families.get(family)
+        if entry is None:
+            entry = [set(), False]
+        _remember(_families, family, entry)
+        seen = entry[0]
         if len(seen) < limits.max_shapes_per_structure or h in seen:
             seen.add(h)
             return True
         n = _sightings.pop(h, 0) + 1
-        _sightings[h] = n
-        if len(_sightings) > _MAX_REMEMBERED:
-            _sightings.popitem(last=False)
-        return n >= _REPEATS
+        _remember(_sightings, h, n)
+        if n >= _REPEATS:
+            return True
+        nodes = [hash((spec[0], spec[1], spec[2], spec[3], spec[6])) for spec in p.specs]
+        known = sum(1 for k in nodes if k in _vjp_seen)
+        if entry[1] and 2 * known < len(nodes):
+            return True
+        entry[1] = True
+        for k in nodes:
+            _remember(_vjp_seen, k, True)
+        return False
 
 
 def clear_compile_caches():
@@ -729,6 +745,7 @@ def clear_compile_caches():
     with _churn_lock:
         _families.clear()
         _sightings.clear()
+        _vjp_seen.clear()
 
 
 def _split_args(layout, flat):

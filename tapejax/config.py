@@ -127,10 +127,13 @@ def set_compile_cache_limits(max_programs=None, max_bytes=None, max_shapes_per_s
             (default 64). An evicted trace is traced again when its signature comes back.
         max_bytes: the memory those programs may hold, per cache (default 256 MiB), measured as
             what the process's resident set grew by while each was compiled and first run.
-        max_shapes_per_structure: a tape of the same kinds of operations seen with more
-            than this many shapes or arrangements (default 8) is differentiated op by op: each
-            op's VJP is a small program compiled per (op, shapes) and shared by every tape,
-            instead of one whole program per shape. A shape seen 3 times is compiled whole.
+        max_shapes_per_structure: past this many shapes or arrangements of a tape of the
+            same kinds of operations (default 8), a new one whose ops' VJPs were compiled
+            before (a sequence unrolled to a new length) is differentiated op by op: each
+            op's VJP a small program compiled per (op, shapes) and shared by every tape,
+            instead of one whole program per shape. A new batch size makes every op new:
+            that still compiles one whole program, the cheaper compile. A shape seen 3
+            times is compiled whole.
         max_variants_per_op: compiled shape variants kept per op (default 8). An op that
             needs more (its evicted variants come back) has its limit doubled.
 

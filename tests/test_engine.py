@@ -135,26 +135,60 @@ def test_backward_cache_is_bounded_by_bytes(cache_limits):
     assert len(_engine._BACKWARD_CACHE) == 1
 
 
-def test_churning_structure_is_differentiated_op_by_op(cache_limits):
+def test_new_batch_sizes_stay_compiled_whole(cache_limits):
+    """Past the limit, a new batch size makes every node's VJP new: one whole program is the
+    cheaper compile (after one op-by-op probe). Every path gives JAX's gradients."""
     cache_limits(max_shapes_per_structure=2)
     rng = np.random.default_rng(1)
     w1 = tf.Variable(rng.normal(size=(3, 4)).astype(np.float32))
     w2 = tf.Variable(rng.normal(size=(4, 2)).astype(np.float32))
     n0 = backward_trace_count()
-    for n in (1, 2):                        # two shapes: each compiled whole
+    traces = []
+    for n in range(1, 7):
         got, want = _mlp_grads(n, w1, w2)
         assert_close(got, want, rtol=1e-5, atol=1e-6)
-    assert backward_trace_count() == n0 + 2
-    for n in range(3, 9):                   # more shapes: op by op, no whole program
-        got, want = _mlp_grads(n, w1, w2)
-        assert_close(got, want, rtol=1e-5, atol=1e-6)
-    assert backward_trace_count() == n0 + 2
-    for _ in range(2):                      # a shape that keeps coming back is compiled whole
-        _mlp_grads(8, w1, w2)
-    assert backward_trace_count() == n0 + 3
-    got, want = _mlp_grads(8, w1, w2, seed=5)
-    assert_close(got, want, rtol=1e-5, atol=1e-6)
-    assert backward_trace_count() == n0 + 3
+        traces.append(backward_trace_count() - n0)
+    # 1, 2: within the limit; 3: the op-by-op probe; 4, 5, 6: compiled whole
+    assert traces == [1, 2, 2, 3, 4, 5]
+
+
+def _chain(k, x, w):
+    with tf.GradientTape() as tape:
+        y = x
+        for _ in range(k):
+            y = tf.sin(y) * w
+        loss = tf.reduce_sum(y)
+    return tape.gradient(loss, w)
+
+
+def _chain_want(k, x, w):
+    def f(w):
+        y = x
+        for _ in range(k):
+            y = jnp.sin(y) * w
+        return jnp.sum(y)
+    return jax.grad(f)(w)
+
+
+def test_sequence_lengths_are_differentiated_op_by_op(cache_limits):
+    """A tape unrolled to a new length every call (a sequence model): the same ops on the same
+    shapes in a new arrangement. Past the limit no whole program is compiled for it."""
+    cache_limits(max_shapes_per_structure=2)
+    x = tf.constant(np.linspace(-1, 1, 5).astype(np.float32))
+    w = tf.Variable(np.linspace(0.5, 1.0, 5).astype(np.float32))
+    n0 = backward_trace_count()
+    traces = []
+    for k in range(1, 9):
+        assert_close(_chain(k, x, w), _chain_want(k, x.numpy(), w.numpy()), rtol=1e-5, atol=1e-6)
+        traces.append(backward_trace_count() - n0)
+    # k=1 records no sin (x is not watched): a family of its own. k=2, 3: within the limit;
+    # k=4: the op-by-op probe; k=5..8: every node's VJP is known, nothing compiled whole.
+    assert traces == [1, 2, 3, 3, 3, 3, 3, 3]
+    for _ in range(2):                      # a length that keeps coming back is compiled whole
+        _chain(8, x, w)
+    assert backward_trace_count() == n0 + 4
+    assert_close(_chain(8, x, w), _chain_want(8, x.numpy(), w.numpy()), rtol=1e-5, atol=1e-6)
+    assert backward_trace_count() == n0 + 4
 
 
 def test_op_by_op_backward_is_differentiable(cache_limits):
