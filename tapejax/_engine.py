@@ -316,7 +316,7 @@ class pause_recording:
 class _Limits:
     """The bounds of the compile caches (``tf.config.experimental.set_compile_cache_limits``)."""
 
-    max_programs = 64                 # whole compiled programs kept per cache (LRU)
+    max_programs = 32                 # whole compiled programs kept per cache (LRU)
     max_bytes = 256 * 2 ** 20         # their memory, measured as resident-set growth
     max_shapes_per_structure = 8      # tape structures seen with more shapes differentiate op by op
     max_variants_per_op = 8           # compiled (shapes, static arguments) variants of one op

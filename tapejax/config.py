@@ -124,7 +124,7 @@ def set_compile_cache_limits(max_programs=None, max_bytes=None, max_shapes_per_s
 
     Args:
         max_programs: compiled backward passes kept, and traces kept per ``tf.function``
-            (default 64). An evicted trace is traced again when its signature comes back.
+            (default 32). An evicted trace is traced again when its signature comes back.
         max_bytes: the memory those programs may hold, per cache (default 256 MiB), measured as
             what the process's resident set grew by while each was compiled and first run.
         max_shapes_per_structure: past this many shapes or arrangements of a tape of the
@@ -139,10 +139,10 @@ def set_compile_cache_limits(max_programs=None, max_bytes=None, max_shapes_per_s
 
     Example:
         >>> import tapejax as tf
-        >>> tf.config.experimental.set_compile_cache_limits(max_programs=32)
+        >>> tf.config.experimental.set_compile_cache_limits(max_programs=16)
         >>> tf.config.experimental.get_compile_cache_limits()['max_programs']
-        32
-        >>> tf.config.experimental.set_compile_cache_limits(max_programs=64)
+        16
+        >>> tf.config.experimental.set_compile_cache_limits(max_programs=32)
     """
     given = dict(max_programs=max_programs, max_bytes=max_bytes,
                  max_shapes_per_structure=max_shapes_per_structure, max_variants_per_op=max_variants_per_op)
