@@ -347,7 +347,8 @@ def data_bytes(values):
     total = 0
     for v in jax.tree_util.tree_leaves(values, is_leaf=lambda x: isinstance(x, _TensorBase)):
         if isinstance(v, _TensorBase):
-            v = v._value
+            stored = getattr(v, "_stored", None)   # a Variable: its storage (reading it would mark it shared)
+            v = v._value if stored is None else stored
         total += getattr(v, "nbytes", 0) if not isinstance(v, jax.core.Tracer) else 0
     return total
 
@@ -362,8 +363,9 @@ class CompileCache:
     """
 
     def __init__(self, on_evict=None):
-        self._entries = collections.OrderedDict()   # key -> [value, bytes]
+        self._entries = collections.OrderedDict()   # key -> [value, bytes, insertion number]
         self._bytes = 0
+        self._inserted = 0
         self._lock = threading.RLock()
         self._on_evict = on_evict
 
@@ -380,7 +382,8 @@ class CompileCache:
             old = self._entries.pop(key, None)
             if old is not None:
                 self._bytes -= old[1]
-            self._entries[key] = [value, 0]
+            self._inserted += 1
+            self._entries[key] = [value, 0, self._inserted]
             dropped = self._trim()
         self._evict(dropped)
 
@@ -399,7 +402,7 @@ class CompileCache:
         dropped = []
         while self._entries and (len(self._entries) > limits.max_programs
                                  or (self._bytes > limits.max_bytes and len(self._entries) > 1)):
-            _, (value, nbytes) = self._entries.popitem(last=False)
+            _, (value, nbytes, _) = self._entries.popitem(last=False)
             self._bytes -= nbytes
             dropped.append(value)
         return dropped
@@ -417,14 +420,15 @@ class CompileCache:
 
     def clear(self):
         with self._lock:
-            dropped = [v for v, _ in self._entries.values()]
+            dropped = [e[0] for e in self._entries.values()]
             self._entries.clear()
             self._bytes = 0
         self._evict(dropped)
 
     def values(self):
+        """The values in the order they were put in (not the order of use)."""
         with self._lock:
-            return [v for v, _ in self._entries.values()]
+            return [e[0] for e in sorted(self._entries.values(), key=lambda e: e[2])]
 
     @property
     def nbytes(self):
