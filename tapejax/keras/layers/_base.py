@@ -16,7 +16,7 @@ import numpy as np
 from ... import _dtypes
 from ..._engine import pause_recording
 from ..._module import Module
-from ..._state import init_scope
+from ..._state import Scope, init_scope
 from ..._tensor import Tensor, TensorShape, _TensorBase, to_array
 from ..._variable import Variable, _name_scope
 from .. import initializers as _initializers
@@ -252,7 +252,9 @@ def _infer_output(fn, specs):
             _dtypes.np_dtype(sp.dtype)) for sp in specs]
 
         def run(arrays):
-            with pause_recording():
+            # In a scope of its own, then dropped: state the call assigns (a flax module's
+            # batch_stats, a generator's advance) is traced here and must not leak out.
+            with pause_recording(), Scope():
                 out = fn([Tensor(a) for a in arrays])
             return jax.tree_util.tree_map(to_array, out, is_leaf=_is_tensor_leaf)
 
