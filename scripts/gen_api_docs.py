@@ -26,7 +26,8 @@ MODULES = [
     "tapejax.keras.losses", "tapejax.keras.metrics", "tapejax.keras.callbacks",
     "tapejax.keras.utils", "tapejax.keras.mixed_precision", "tapejax.keras.initializers",
     "tapejax.data", "tapejax.train", "tapejax.saved_model", "tapejax.extend",
-    "tapejax.autograph", "tapejax.summary", "tapejax.debugging", "tapejax.dtypes",
+    "tapejax.autograph", "tapejax.summary", "tapejax.debugging", "tapejax.dtypes", "tapejax.io",
+    "tapejax.image",
 ]
 
 

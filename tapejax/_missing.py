@@ -34,10 +34,6 @@ MISSING = {
                         "lengths.",
         "strings": "tf.strings " + _NOT_PROVIDED + ": tapejax tensors hold numbers; process text in Python "
                    "(or tokenize with your tokenizer) before making tensors.",
-        "image": "tf.image " + _NOT_PROVIDED + ": use jax.image.resize / jax.image.scale_and_translate, or "
-                 "dm-pix (import dm_pix) for augmentations, on jax arrays.",
-        "io": "tf.io " + _NOT_PROVIDED + ": read files with Python or NumPy (np.load, PIL), then "
-              "tf.data.Dataset.from_tensor_slices or from_generator; tf.train.Checkpoint saves variables.",
         "audio": "tf.audio " + _NOT_PROVIDED + ": decode audio with Python (soundfile, scipy.io.wavfile), then "
                  "make tensors.",
         "signal": "tf.signal " + _NOT_PROVIDED + ": use jnp.fft and jax.scipy.signal on jax arrays.",
@@ -69,6 +65,26 @@ MISSING = {
                         "tf.keras.optimizers.schedules.",
         "export": "tf.keras.export " + _NOT_PROVIDED + ": use tf.saved_model.save(model, path).",
         "dtensor": "tf.keras.dtensor " + _NOT_PROVIDED + ": shard with tf.distribute or jax.sharding.",
+    },
+    "tapejax.image": {
+        "extract_patches": "tf.image.extract_patches " + _NOT_PROVIDED + ": use "
+                           "jax.lax.conv_general_dilated_patches on jax arrays.",
+        "non_max_suppression": "tf.image.non_max_suppression " + _NOT_PROVIDED + ": select boxes with NumPy "
+                               "(or a jax while_loop) on the scores and IoUs.",
+        "random_crop": "tf.image.random_crop " + _NOT_PROVIDED + ": draw offsets with tf.random.uniform and use "
+                       "tf.image.crop_to_bounding_box.",
+        "sample_distorted_bounding_box": "tf.image.sample_distorted_bounding_box " + _NOT_PROVIDED + ": use "
+                                         "dm-pix (import dm_pix) for augmentations on jax arrays.",
+    },
+    "tapejax.io": {
+        "TFRecordWriter": "tf.io.TFRecordWriter " + _NOT_PROVIDED + ": store arrays with np.save / np.savez, or "
+                          "variables with tf.train.Checkpoint.",
+        "parse_example": "tf.io.parse_example (tf.train.Example protos) " + _NOT_PROVIDED + ": keep features as "
+                         "arrays (np.load) and use tf.data.Dataset.from_tensor_slices.",
+        "parse_single_example": "tf.io.parse_single_example (tf.train.Example protos) " + _NOT_PROVIDED
+                                + ": keep features as arrays (np.load) and use tf.data.Dataset.from_tensor_slices.",
+        "FixedLenFeature": "tf.io.FixedLenFeature (tf.train.Example parsing) " + _NOT_PROVIDED + ": keep features "
+                           "as arrays (np.load).",
     },
     "tapejax.data": {
         "TFRecordDataset": "tf.data.TFRecordDataset " + _NOT_PROVIDED + ": read the records in Python and "

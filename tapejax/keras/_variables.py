@@ -29,7 +29,7 @@ class KerasVariable(Variable):
         ('s', 's')
         >>> v
         <Variable path=s, shape=(), dtype=float32, value=2.0>
-        >>> d = tf.keras.layers.Dense(2)
+        >>> d = tf.keras.layers.Dense(2, name="dense")
         >>> d.build((None, 3))
         >>> d.kernel.name, d.kernel.path
         ('kernel', 'dense/kernel')

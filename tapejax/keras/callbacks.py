@@ -745,9 +745,9 @@ class ProgbarLogger(Callback):
         >>> model.compile(optimizer=tf.keras.optimizers.SGD(0.0), loss='mse')
         >>> _ = model.fit(np.ones((8, 2)), np.ones((8, 1)), batch_size=4, epochs=2, verbose=2)
         Epoch 1/2
-        2/2 - 0s - ...s/step - loss: 1.0000
+        2/2 - ...s - ...s/step - loss: 1.0000
         Epoch 2/2
-        2/2 - 0s - ...s/step - loss: 1.0000
+        2/2 - ...s - ...s/step - loss: 1.0000
     """
 
     def __init__(self):

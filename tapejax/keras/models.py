@@ -39,8 +39,8 @@ class Model(Layer):
         >>> model = MyModel()
         >>> model(tf.ones([4, 8])).shape
         TensorShape([4, 10])
-        >>> [v.name for v in model.trainable_variables][:2]
-        ['my_model/dense.../kernel:0', 'my_model/dense.../bias:0']
+        >>> [v.path for v in model.trainable_variables][:2]
+        ['my_model/dense.../kernel', 'my_model/dense.../bias']
         >>> model.count_params()
         618
     """
@@ -259,11 +259,11 @@ class Model(Layer):
             ...                             name='mlp')
             >>> model.summary(line_length=60)
             Model: "mlp"
-            ┏━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━┓
-            ┃ Layer (type)            ┃ Output Shape     ┃    Param # ┃
-            ┡━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━┩
-            │ d (Dense)               │ (None, 10)       │      7,850 │
-            └─────────────────────────┴──────────────────┴────────────┘
+            ┏━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━┓
+            ┃ Layer (type)             ┃ Output Shape      ┃   Param # ┃
+            ┡━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━┩
+            │ d (Dense)                │ (None, 10)        │     7,850 │
+            └──────────────────────────┴───────────────────┴───────────┘
              Total params: 7,850 (30.66 KB)
              Trainable params: 7,850 (30.66 KB)
              Non-trainable params: 0 (0.00 B)

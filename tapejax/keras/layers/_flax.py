@@ -57,8 +57,8 @@ class FlaxLayer(Layer):
         >>> x = tf.ones([2, 4])
         >>> with tf.GradientTape() as tape:
         ...     y = tf.reduce_sum(layer(x))
-        >>> [v.name for v in layer.trainable_variables]
-        ['flax_dense/params/bias:0', 'flax_dense/params/kernel:0']
+        >>> [v.path for v in layer.trainable_variables]
+        ['flax_dense/params/bias', 'flax_dense/params/kernel']
         >>> [tuple(g.shape) for g in tape.gradient(y, layer.trainable_variables)]
         [(3,), (4, 3)]
     """
