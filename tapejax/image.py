@@ -78,11 +78,6 @@ def _is_int(dt):
     return np.dtype(dt).kind in "iu" or np.dtype(dt) == np.bool_
 
 
-def _dtype_max(dt):
-    dt = np.dtype(dt)
-    return np.iinfo(dt).max if dt.kind in "iu" else float(jnp.finfo(dt).max)
-
-
 # ---------------------------------------------------------------------------
 # resize
 # ---------------------------------------------------------------------------

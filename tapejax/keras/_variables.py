@@ -7,7 +7,7 @@ name (``'kernel'``), ``path`` the name under the scopes it was created in
 """
 import numpy as np
 
-from .._variable import Variable
+from .._variable import Variable, _name_scope
 from . import initializers
 
 
@@ -70,3 +70,14 @@ class KerasVariable(Variable):
 
     def __deepcopy__(self, memo):
         return KerasVariable(self._value, trainable=self.trainable, name=self._short)
+
+
+def owned_variable(owner, value, name, trainable=False):
+    """A variable of an optimizer or metric named ``owner``: path ``'<owner>/<name>'`` whatever
+    layer scope is active when it is created (Keras 3's ``adam/iteration``, ``mean/total``)."""
+    saved = _name_scope[:]
+    _name_scope[:] = [owner]
+    try:
+        return KerasVariable(value, trainable=trainable, name=name)
+    finally:
+        _name_scope[:] = saved

@@ -31,8 +31,7 @@ import optax
 from .._engine import read_raw
 from .._state import init_scope
 from .._tensor import Tensor, _TensorBase, to_array, is_tracer
-from .._variable import Variable, _name_scope
-from ._variables import KerasVariable
+from ._variables import owned_variable
 
 _EPSILON = 1e-7  # Keras's backend.epsilon(), the default epsilon of every Keras optimizer
 
@@ -400,12 +399,7 @@ class Optimizer:
 
     def _variable(self, value, name):
         """A non-trainable ``tf.keras.Variable`` of the optimizer: path ``'<optimizer>/<name>'``."""
-        saved = _name_scope[:]    # not under the scope of a layer that happens to be running
-        _name_scope[:] = [self.name]
-        try:
-            return KerasVariable(value, trainable=False, name=name)
-        finally:
-            _name_scope[:] = saved
+        return owned_variable(self.name, value, name)
 
     def _update(self, params, grads, state, step, lr):
         """The whole step, pure: traced once per structure, then one compiled call."""
