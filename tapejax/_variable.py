@@ -236,6 +236,11 @@ class _UnreadVariable(Variable):
         return self._target.__deepcopy__(memo)
 
 
-for _cls in (Variable, _UnreadVariable):
-    jax.tree_util.register_pytree_node(
-        _cls, lambda v: ((v._value,), None), lambda _, c: Tensor(c[0]))
+def register_pytree(cls):
+    """Makes a Variable class a pytree as Variable is (one leaf: its value; rebuilt as a Tensor)."""
+    jax.tree_util.register_pytree_node(cls, lambda v: ((v._value,), None), lambda _, c: Tensor(c[0]))
+    return cls
+
+
+register_pytree(Variable)
+register_pytree(_UnreadVariable)

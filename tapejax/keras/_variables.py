@@ -7,10 +7,11 @@ name (``'kernel'``), ``path`` the name under the scopes it was created in
 """
 import numpy as np
 
-from .._variable import Variable, _name_scope
+from .._variable import Variable, _name_scope, register_pytree
 from . import initializers
 
 
+@register_pytree
 class KerasVariable(Variable):
     """A Keras 3 variable: ``name`` is its own name, ``path`` includes the creating layer's.
 
