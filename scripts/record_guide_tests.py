@@ -26,7 +26,8 @@ PLAN_FUNCTION = {
  35: ([], False), 36: ([], False), 37: ([], False), 38: ([], False), 39: ([], False), 40: ([2, 39], False),
  41: ([], False), 42: ([2], False), 43: ([], False), 44: ([], False), 45: ([44], False), 46: ([], False),
  47: ([46], False), 48: ([], False), 49: ([48], False), 50: ([48], False), 51: ([48, 50], False),
- 52: ([48], False), 53: ([48, 52], False), 54: ([2], False), 55: ([], False), 58: ([], False),
+ 52: ([48], False), 53: ([48, 52], False), 54: ([2], False), 55: ([], False), 56: ([2], False),
+ 57: ([2, 56], False), 58: ([], False),
 }
 PLAN_INTRO = {
  2: ([], False), 3: ([], False), 4: ([], False), 7: ([], False), 8: ([7], False), 9: ([7, 8], False),
@@ -82,26 +83,7 @@ def record(nb_path, out_json):
 
 AG = "AutoGraph: Python {what} on a tensor inside tf.function (being added by the AutoGraph work)"
 FUNCTION_XFAIL = {
- 10: "tf.function input_signature mismatch raises ValueError; TensorFlow raises TypeError",
- 11: "repr of traced tensors (TF prints Tensor(\"x:0\", shape=(None,), dtype=int32)) and an input_signature with a None dimension retraces per shape",
- 12: "reduce_retracing=True: TF retraces once with a generalized (None,) shape; also the repr of traced tensors",
- 13: AG.format(what="`for` over tf.range"),
- 15: "tf.types.experimental.TraceType (the tracing protocol, __tf_tracing_type__) is missing",
- 21: "ConcreteFunction's printed signature (Input Parameters / Output Type / Captures)",
- 22: "a ConcreteFunction from get_concrete_function(a=TensorSpec, b=2) must bind the Python argument b and reject b=3 with TypeError",
- 25: AG.format(what="`while`"),
- 27: AG.format(what="`for` over tf.range and `if`"),
- 35: "state model for Variables under tf.function: assign_add staged in the trace must run on every call, and a returned Variable reads as its value",
- 36: "tf.init_scope is missing",
- 38: "tf.data iterators as tf.function state: next(iterator) inside tf.function runs once at trace time instead of on every call",
- 39: "traced tensors leaked out of tf.function: TF's SymbolicTensor has no .numpy() (AttributeError); tapejax raises NotImplementedError",
- 40: "traced tensors leaked out of tf.function: TF's SymbolicTensor has no .numpy() (AttributeError), and capturing one in another tf.function raises TypeError",
- 43: "tf.function converts Python return values to Tensors (returns <tf.Tensor ... numpy=1>, not 1)",
- 44: "tf.function converts Python return values to Tensors",
- 45: "tf.function converts Python return values to Tensors",
- 50: "get_concrete_function(new_model, x) must bind the non-tensor argument, so the ConcreteFunction is called with x alone",
- 51: "get_concrete_function(new_model, x) must bind the non-tensor argument, so the ConcreteFunction is called with x alone",
- 55: "state model for Variables under tf.function: Variable.assign_add returns the updated value as a Tensor inside tf.function",
+ 21: "ConcreteFunction's Output Type for an input of unknown rank: TensorFlow prints shape=<unknown>; tapejax traces an unknown rank at rank 0 (JAX has no unknown ranks)",
 }
 FUNCTION_SKIP = {
  0: "license header", 1: "`import tensorflow as tf` (the tests bind tf to tapejax)",
@@ -111,13 +93,8 @@ FUNCTION_SKIP = {
  23: "needs a tf.Graph object (graph.as_graph_def()) and string tensors", 24: "string tensors and ConcreteFunction.inference_fn (a TF graph internal)",
  26: "tf.autograph.to_code prints TensorFlow's generated graph code, an implementation detail",
  28: "needs a tf.Graph object (counts graph nodes)",
- 56: "deliberate difference: TF raises ValueError when a tf.function creates Variables (optimizer slots) on a later call; tapejax creates them (DESIGN.md: no singleton-variable error)",
- 57: "uses w, x, y from cell 56, which is skipped (see above)",
 }
-INTRO_XFAIL = {
- 4: AG.format(what="`if`") + "; and tf.function converting the Python return value 0 to a Tensor",
- 9: "Function.pretty_printed_concrete_signatures is missing",
-}
+INTRO_XFAIL = {}
 INTRO_SKIP = {
  0: "license header", 1: "imports (`import tensorflow as tf`); tests bind tf to tapejax (the other imports are re-run where needed)",
  5: "tf.autograph.to_code prints TensorFlow's generated graph code, an implementation detail",

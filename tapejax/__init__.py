@@ -46,7 +46,7 @@ from .math import (
 )
 from . import (  # noqa: F401
     dtypes as dtypes, math as math, nn as nn, linalg as linalg, random as random, debugging as debugging,
-    errors as errors, autodiff as autodiff, experimental as experimental, extend as extend,
+    errors as errors, autodiff as autodiff, experimental as experimental, extend as extend, types as types,
 )
 from . import numpy as numpy  # noqa: F401
 from . import keras as keras  # noqa: F401

@@ -169,6 +169,27 @@ def _walk_scope(node):
             todo.extend(ast.iter_child_nodes(n))
 
 
+def _in_scope(stmts, kind):
+    """The nodes of ``kind`` in ``stmts``, not looking inside nested scopes."""
+    out, todo = [], list(stmts)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, kind):
+            out.append(n)
+        if not isinstance(n, _SCOPES):
+            todo.extend(ast.iter_child_nodes(n))
+    return out
+
+
+def _declare_globals(stmts, names):
+    """``global names`` at the top of every function the rewrite made in ``stmts`` (branch and
+    loop bodies): they assign the function's globals as the original statements did."""
+    for n in _in_scope(stmts, (ast.FunctionDef,)):
+        if not getattr(n, "_ag_own_scope", False):
+            n.body.insert(0, ast.Global(names=names))
+            _declare_globals(n.body[1:], names)
+
+
 def _contains(stmts, kinds, stop=()):
     """Whether ``stmts`` contain a node of ``kinds`` in this scope, not looking inside ``stop`` nodes."""
     todo = list(stmts)
@@ -415,7 +436,7 @@ def _lower_one_loop(loop, counter):
 # Expressions: calls, and/or/not, conditional expressions
 # ---------------------------------------------------------------------------
 
-_UNCONVERTIBLE = (ast.Global, ast.Yield, ast.YieldFrom, ast.Await, ast.Match)
+_UNCONVERTIBLE = (ast.Yield, ast.YieldFrom, ast.Await, ast.Match)
 _UNWRAPPED_CALLS = {"super", "locals", "globals", "vars", "eval", "exec", "__import__"}
 
 
@@ -427,7 +448,7 @@ class _Expressions(ast.NodeTransformer):
 
     def visit_FunctionDef(self, node):
         if _contains(node.body, _UNCONVERTIBLE):
-            node._ag_own_scope = True   # a nested generator (or one with `global`) runs as written
+            node._ag_own_scope = True   # a nested generator runs as written
         else:
             self.converter.function(node)
         return node
@@ -496,6 +517,7 @@ def _lambda(body):
 class _Converter:
     def __init__(self):
         self.counter = itertools.count(1)
+        self.globals = frozenset()   # the names the function being converted declares `global`
 
     # -- one function (each nested def is its own scope) ----------------------
 
@@ -508,7 +530,14 @@ class _Converter:
         params = {a.arg for a in fnode.args.args + fnode.args.posonlyargs + fnode.args.kwonlyargs}
         params |= {a.arg for a in (fnode.args.vararg, fnode.args.kwarg) if a is not None}
         self.maybe_undefined = set()
-        fnode.body = self.block(fnode.body, set(), set(params))
+        outer, self.globals = self.globals, frozenset(
+            n for g in _in_scope(fnode.body, ast.Global) for n in g.names)
+        try:
+            fnode.body = self.block(fnode.body, set(), set(params))
+        finally:
+            globals_, self.globals = self.globals, outer
+        if globals_:
+            _declare_globals(fnode.body, sorted(globals_))
         _LoadChecks(self.maybe_undefined).visit_body(fnode)
 
     def block(self, stmts, live_out, defined):
@@ -560,7 +589,7 @@ class _Converter:
 
     def if_(self, s, live_out, defined):
         modified = _stored(s.body) | _stored(s.orelse)
-        names = modified & (live_out | _live_in(s.body, live_out) | _live_in(s.orelse, live_out))
+        names = (modified & (live_out | _live_in(s.body, live_out) | _live_in(s.orelse, live_out))) - self.globals
         pre, fns, get, put, k = self._state(names, defined)
         inner = defined | names
         body = self._nonlocal(names) + self.block(s.body, live_out, inner)
@@ -590,7 +619,7 @@ class _Converter:
     def while_(self, s, live_out, defined):
         opts, s.body = self._options(s.body)
         head = _live_stmt(s, live_out)
-        names = _stored(s.body) & (head | _live_in(s.body, head))
+        names = (_stored(s.body) & (head | _live_in(s.body, head))) - self.globals
         pre, fns, get, put, k = self._state(names, defined)
         body = self._nonlocal(names) + self.block(s.body, head, defined | names)
         stmts = pre + [_def(f"loop_test_{k}", [], [ast.Return(value=s.test)]),
@@ -605,7 +634,7 @@ class _Converter:
         head = _live_stmt(s, live_out)
         extra = getattr(s, "_ag_extra_test", None)
         target = _stored(s.target)
-        names = (_stored(s.body) | target) & (head | (_live_in(s.body, head) - target))
+        names = ((_stored(s.body) | target) & (head | (_live_in(s.body, head) - target))) - self.globals
         pre, fns, get, put, k = self._state(names, defined)
         body = (self._nonlocal(names)
                 + [ast.Assign(targets=[s.target], value=_name("itr"))]
@@ -785,7 +814,7 @@ def _transform(fn):
     node, indent = _source_node(fn)
     node.decorator_list = []    # @tf.function itself, among others
     if _contains(node.body, _UNCONVERTIBLE):
-        raise _Unsupported("functions with `global` or `match` statements are not converted")
+        raise _Unsupported("generators, coroutines and `match` statements are not converted")
     node.name = "tf__" + node.name.replace("<lambda>", "lambda")
     _Converter().function(node)
     freevars = list(fn.__code__.co_freevars)

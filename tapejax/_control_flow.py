@@ -283,37 +283,40 @@ def _traced_loop(cond, body, lv, call, normalize, limit):
     def rebuild(arrays):
         return jax.tree_util.tree_unflatten(tree, [Tensor(a) for a in arrays])
 
-    # Probe the body once to learn which Variables it assigns: they join the carry.
+    # The body is traced once (its Python side effects happen once, as in TensorFlow), which
+    # also tells which Variables it assigns: they join the carry, in place of the values the
+    # trace read of them (constants of its jaxpr, the enclosing trace's values).
     probe_scope = _state.Scope()
 
     def probe(arrays):
         with probe_scope:
             new = _snapshot(normalize(call(body, rebuild(arrays)), lv))
-        return _arrays(_flatten(new)[0])
-
-    jax.make_jaxpr(probe)(init)
-    variables = list(probe_scope.written.values())
-
-    def with_vars(vals, fn):
-        with _state.Scope(zip(variables, vals)) as scope:
-            out = fn()
-        return out, [scope.values[v._id] for v in variables]
-
-    def cond_fn(carry):
-        arrays, vals, i = carry
-        c, _ = with_vars(vals, lambda: call(cond, rebuild(arrays)))
-        c = to_array(c)
-        return c if limit is None else jnp.logical_and(c, i < limit)
-
-    def body_fn(carry):
-        arrays, vals, i = carry
-        new, vals = with_vars(vals, lambda: _snapshot(normalize(call(body, rebuild(arrays)), lv)))
         new_leaves, new_tree = _flatten(new)
         if new_tree != tree:
             raise TypeError(f"tf.while_loop: body must return the structure of loop_vars ({tree}), "
                             f"got {new_tree}.")
-        out = [jnp.asarray(to_array(x)).astype(a.dtype) for x, a in zip(new_leaves, arrays)]
-        return out, vals, i + 1
+        return [jnp.asarray(to_array(x)).astype(a.dtype) for x, a in zip(new_leaves, arrays)], \
+            probe_scope.new_values()
+
+    closed = jax.make_jaxpr(probe)(init)
+    variables = list(probe_scope.written.values())
+    before = {id(_state.read(v)): k for k, v in enumerate(variables)}
+    carried = [before.get(id(c)) for c in closed.consts]
+
+    def with_vars(vals, fn):
+        with _state.Scope(zip(variables, vals)):
+            return fn()
+
+    def cond_fn(carry):
+        arrays, vals, i = carry
+        c = to_array(with_vars(vals, lambda: call(cond, rebuild(arrays))))
+        return c if limit is None else jnp.logical_and(c, i < limit)
+
+    def body_fn(carry):
+        arrays, vals, i = carry
+        consts = [c if k is None else vals[k] for c, k in zip(closed.consts, carried)]
+        out = jax.core.eval_jaxpr(closed.jaxpr, consts, *arrays)
+        return out[:len(arrays)], out[len(arrays):], i + 1
 
     arrays, vals, _ = jax.lax.while_loop(cond_fn, body_fn, (init, [_state.read(v) for v in variables], 0))
     for v, x in zip(variables, vals):

@@ -55,11 +55,13 @@ class Op:
     hashable configuration such as ``axis``.
     """
 
-    __slots__ = ("name", "fn", "vjp", "static", "n_args", "variadic", "_jfn", "same_dtype", "__weakref__")
+    __slots__ = ("name", "fn", "vjp", "static", "n_args", "variadic", "_jfn", "same_dtype", "host",
+                 "__weakref__")
 
     def __init__(self, fn, vjp=None, name=None, static=(), jit=True):
         self.name = name or getattr(fn, "__name__", "op")
         self.same_dtype = False  # inputs share one dtype (TF's type attr T): see _converted_like
+        self.host = None         # a NumPy version folding known values while tracing (see _fold)
         self.fn = fn
         self.vjp = vjp
         self.static = tuple(static)
@@ -212,11 +214,39 @@ def apply(op, args, static):
         result = outs[0]
     if _state._local.tracing:
         _state.name_traced(outs, op.name)
+        if op.host is not None and len(outs) == 1:
+            _fold(op, args, static, outs[0])
     if recorders:
         # An op with a hand-written rule keeps its (single) output for the backward pass.
         keep = op.vjp is not None and type(result) is Tensor
         _record(recorders, op, static, ins, outs, ans=result if keep else None)
     return result
+
+
+_FOLD_SIZE = 64   # values larger than this are not folded
+
+
+def _fold(op, args, static, out):
+    """TensorFlow's constant folding of shape arithmetic: while tracing, an op whose inputs
+    are all known (``_state.known_value``, or Python and NumPy values) gets a known value too,
+    computed by ``op.host`` in NumPy (with jax.export's symbolic dimensions for unknown sizes)."""
+    vals = []
+    for a in args:
+        if isinstance(a, _TensorBase):
+            a = _state.known_value(a)
+            if a is None:
+                return
+        elif isinstance(a, (jax.Array, jax.core.Tracer)):
+            return
+        if np.size(a) > _FOLD_SIZE:
+            return
+        vals.append(a)
+    try:
+        value = np.asarray(op.host(*vals, **static))
+    except Exception:   # e.g. a comparison of unknown dimensions: the value is not known
+        return
+    if value.dtype == object or value.dtype.kind in "iub":
+        _state.set_known(out, value)
 
 
 def _out_of_scope(ins):

@@ -20,8 +20,10 @@ When a tape outside the call is recording, the whole call is one tape op. Its
 VJP re-runs the step under an internal GradientTape and runs tapejax's own
 backward pass, so custom gradients inside the function are honoured outside.
 """
+import abc
 import collections
 import contextlib
+import types
 import functools
 import inspect
 import logging
@@ -33,7 +35,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes, _engine, _state, _variable
+from . import _dtypes, _engine, _state, _variable, errors
 from ._module import Module as _Module
 from ._engine import pause_recording
 from ._tensor import Tensor, _TensorBase, TensorShape, to_array, is_tracer
@@ -183,7 +185,7 @@ def _bind_signature(fn_name, signature, params, args, kwargs):
                     f"{fn_name}(): argument {i} has dtype {x.dtype.name}, but its input_signature says "
                     f"{s!r}. Cast it first: tf.cast(x, tf.{s.dtype.name}).")
             if s.shape is not None and not s.shape.is_compatible_with(x.shape):
-                raise ValueError(
+                raise TypeError(
                     f"{fn_name}(): argument {i} has shape {tuple(x.shape)}, incompatible with its "
                     f"input_signature {s!r}. Reshape it, or use None for dimensions that vary.")
             conv.append(x)
@@ -199,7 +201,61 @@ def _arg_is_leaf(x):
     return isinstance(x, _TensorBase) or x is None
 
 
+class TracingContext:
+    """What ``__tf_tracing_type__(context)`` is given (TensorFlow's ``TracingContext``)."""
+
+
+class TraceType(abc.ABC):
+    """How a Python argument of a :func:`function` keys its traces (``tf.types.experimental.TraceType``).
+
+    An object with ``__tf_tracing_type__(context)`` returning a TraceType is keyed by it:
+    calls whose arguments have equal trace types reuse a trace, and the trace runs the
+    Python function with ``placeholder_value()`` in the argument's place.
+
+    Example:
+        >>> import tapejax as tf
+        >>> class Kind(tf.types.experimental.TraceType):
+        ...     def __init__(self, obj): self.cls, self.obj = type(obj), obj
+        ...     def is_subtype_of(self, other): return self == other
+        ...     def most_specific_common_supertype(self, others):
+        ...         return self if all(self == o for o in others) else None
+        ...     def placeholder_value(self, placeholder_context=None): return self.obj
+        ...     def __eq__(self, other): return isinstance(other, Kind) and self.cls is other.cls
+        ...     def __hash__(self): return hash(self.cls)
+        >>> class Scale:
+        ...     factor = 3.0
+        ...     def __tf_tracing_type__(self, context): return Kind(self)
+        >>> f = tf.function(lambda s, x: s.factor * x)
+        >>> _ = f(Scale(), tf.constant(1.0)); _ = f(Scale(), tf.constant(2.0))
+        >>> f.experimental_get_tracing_count()
+        1
+    """
+
+    @abc.abstractmethod
+    def is_subtype_of(self, other):
+        """Whether every value of this type is also one of ``other``."""
+
+    @abc.abstractmethod
+    def most_specific_common_supertype(self, others):
+        """The most specific type of which this and ``others`` are subtypes, or None."""
+
+    def placeholder_value(self, placeholder_context=None):
+        """The value the Python function is traced with."""
+        raise NotImplementedError(f"{type(self).__name__}.placeholder_value is not implemented: the "
+                                  "trace needs a value to run the Python function with.")
+
+    @abc.abstractmethod
+    def __eq__(self, other):
+        ...
+
+    @abc.abstractmethod
+    def __hash__(self):
+        ...
+
+
 def _static_key(x):
+    if hasattr(x, "__tf_tracing_type__"):
+        return ("trace_type", x.__tf_tracing_type__(TracingContext()))
     try:
         hash(x)
     except TypeError:
@@ -212,10 +268,12 @@ def _split_args(args, kwargs):
 
     A Variable argument is state the program reads and writes, keyed by its shape, dtype
     and trainability like in TensorFlow: another Variable of that kind reuses the trace.
+    The key is (tree and the other arguments, one (shape, dtype, weak type) per tensor):
+    a trace for shapes with unknown dimensions is keyed by those (see ``_Shapes``).
     """
     leaves, tree = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_arg_is_leaf)
     vals, tensors, var_args = [], [], []
-    key = [tree]
+    key, tkey = [tree], []
     first = {}   # Variable id -> its first argument position: f(v, v) is not traced as f(v, w)
     for x in leaves:
         if type(x) is Tensor:
@@ -232,8 +290,12 @@ def _split_args(args, kwargs):
             continue
         vals.append(v)
         tensors.append(x)
-        key.append((v.shape, v.dtype, getattr(v, "weak_type", False)))
-    return vals, tensors, var_args, leaves, tree, tuple(key)
+        key.append(_TENSOR)
+        tkey.append((v.shape, v.dtype, getattr(v, "weak_type", False)))
+    return vals, tensors, var_args, leaves, tree, (tuple(key), tuple(tkey))
+
+
+_TENSOR = ("tensor",)   # a tensor argument's entry in a key (its type is in the key's second part)
 
 
 class _Slot:
@@ -245,14 +307,17 @@ class _Slot:
         self.spec = spec
 
 
-def _slots(leaves):
+def _slots(leaves, shapes=None):
     out = []
+    shapes = iter(shapes or ())
     for x in leaves:
         if type(x) is Tensor or isinstance(x, (jax.Array, np.ndarray)):
             v = to_array(x)
-            x = _Slot(TensorSpec(v.shape, v.dtype))
+            x = _Slot(TensorSpec(next(shapes, v.shape), v.dtype))
         elif isinstance(x, _variable.Variable):
             x = _VarSlot
+        elif hasattr(x, "__tf_tracing_type__"):
+            x = x.__tf_tracing_type__(TracingContext()).placeholder_value(None)
         out.append(x)
     return out
 
@@ -327,6 +392,43 @@ def _copy(x):
     return jax.device_put(x, None if x.is_fully_addressable else x.sharding, may_alias=False)
 
 
+def _symbolic_specs(vals, shapes):
+    """The traced arguments of a trace serving unknown dimensions: each None dimension a
+    symbol of its own (``jax.export.symbolic_shape``), the others the call's sizes."""
+    n = sum(d is None for shape in shapes for d in shape)
+    dims = iter(jax.export.symbolic_shape(", ".join(f"d{i}" for i in range(n))))
+    return [jax.ShapeDtypeStruct(tuple(next(dims) if d is None else d for d in shape), v.dtype,
+                                 weak_type=getattr(v, "weak_type", False))
+            for v, shape in zip(vals, shapes)]
+
+
+class _Polymorphic:
+    """A program exported for every size of its unknown dimensions, compiled once per size
+    it is called with (the Python function is not traced again)."""
+
+    _MAX_SIZES = 64
+
+    def __init__(self, exported):
+        self._exported = exported
+        self._jitted = jax.jit(exported.call, donate_argnums=(1,))
+        self._compiled = collections.OrderedDict()
+
+    def __call__(self, arg_vals, don_vals, keep_vals):
+        if any(is_tracer(x) for x in (*arg_vals, *don_vals, *keep_vals)):
+            return self._exported.call(arg_vals, don_vals, keep_vals)
+        sizes = tuple(a.shape for a in arg_vals)
+        compiled = self._compiled.get(sizes)
+        if compiled is None:
+            # jax.jit's dispatch of an exported call is slower than a compiled program's.
+            compiled = self._jitted.lower(arg_vals, don_vals, keep_vals).compile()
+            self._compiled[sizes] = compiled
+            if len(self._compiled) > self._MAX_SIZES:
+                self._compiled.popitem(last=False)
+        else:
+            self._compiled.move_to_end(sizes)
+        return compiled(arg_vals, don_vals, keep_vals)
+
+
 class ConcreteFunction:
     """One trace of a :func:`function`: a compiled program for one input signature.
 
@@ -344,9 +446,12 @@ class ConcreteFunction:
         <tf.Tensor: shape=(2,), dtype=float32, numpy=array([2., 4.], dtype=float32)>
     """
 
-    def __init__(self, function, leaves, tree, var_args, captured, assigned):
+    def __init__(self, function, leaves, tree, var_args, captured, assigned, shapes=None):
         self._function = function
-        self._leaves = _slots(leaves)   # statics are baked into the trace; tensors are slots
+        self._leaves = _slots(leaves, shapes)   # statics are baked into the trace; tensors are slots
+        # The tensor arguments' shapes with None for the dimensions this trace serves at any
+        # size (jax.export shape polymorphism), or None: traced for the shapes it was given.
+        self._shapes = shapes
         self._tree = tree
         self._n_args = sum(1 for x in self._leaves if type(x) is _Slot)
         self._n_var_args = len(var_args)
@@ -357,7 +462,7 @@ class ConcreteFunction:
         self._donate = tuple(i for i, v in enumerate(state) if i < len(var_args) or v._id in assigned)
         self._keep = tuple(i for i in range(len(state)) if i not in self._donate)
         self._updated = self._donate   # plus the kept state the trace assigns (see _new_state)
-        self._traced = None            # the last jax trace of the program (see _donate_assigned)
+        self._traced = None            # the last jax trace of the program (see _finish)
         self._outputs = None
         self._scope = None
         self._checks = ()
@@ -431,7 +536,11 @@ class ConcreteFunction:
         Keras layers, optimizers and metrics create theirs concretely and never need that.
         """
         state = self._trace_state
+        if self._shapes is not None:
+            arg_vals = _symbolic_specs(arg_vals, self._shapes)
         args = (arg_vals, [state[i]._stored for i in self._donate], [state[i]._stored for i in self._keep])
+        self._arg_specs = [jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=getattr(a, "weak_type", False))
+                           for a in arg_vals]
         try:
             self._traced = self._jitted.trace(*args)
         except _state.TracedInitialValue:
@@ -443,10 +552,15 @@ class ConcreteFunction:
         self._checks = tuple(scope.checks)
         return scope
 
-    def _donate_assigned(self):
-        """Recompiles the traced program so that the state it assigns is donated too, without
-        running the Python function again (a second trace would repeat its side effects, and
-        TensorFlow traces once): the program is replayed from this trace's jaxpr."""
+    def _finish(self):
+        """Makes the traced program the one calls run. When the trace assigns state it was not
+        told to donate, or serves unknown dimensions, the program is replayed from the trace's
+        jaxpr: a second trace would repeat the Python function's side effects, and TensorFlow
+        traces once. The replay donates every assigned Variable; with unknown dimensions it is
+        exported (``jax.export``) and compiled per size."""
+        if self._shapes is None and not set(self._updated) - set(self._donate):
+            self._traced = None
+            return
         closed, self._traced = self._traced.jaxpr, None
         old_don, old_keep, n_state = self._donate, self._keep, len(self._trace_state)
         self._donate = tuple(sorted(set(self._updated)))
@@ -460,7 +574,13 @@ class ConcreteFunction:
             out = jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *flat)
             return out[:n_out], out[n_out:]
 
-        self._jitted = jax.jit(replay, donate_argnums=(1,))
+        if self._shapes is None:
+            self._jitted = jax.jit(replay, donate_argnums=(1,))
+            return
+        state = self._trace_state
+        exported = jax.export.export(jax.jit(replay))(
+            self._arg_specs, [state[i]._stored for i in self._donate], [state[i]._stored for i in self._keep])
+        self._jitted = _Polymorphic(exported)
 
     def _discard(self):
         """Drops a trace that will not be used, now: its program holds the initial values of
@@ -538,31 +658,91 @@ class ConcreteFunction:
             args, kwargs = _bind_signature(f.__name__, f._input_signature, f._params, args, kwargs)
         vals, tensors, var_args, leaves, tree, key = _split_args(args, kwargs)
         if key != self._key:
-            bound = self._bind_tensor_args(args, kwargs)
-            if bound is None:
-                # Another size for a None dimension of the signature: the function traces it.
+            args, kwargs = self._bind_flat(args, kwargs) or self._bind_structured(args, kwargs)
+            vals, tensors, var_args, leaves, tree, key = _split_args(args, kwargs)
+            for i, ((_, dt, _), (_, want, _)) in enumerate(zip(key[1], self._key[1])):
+                if dt != want:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"cannot compute {f.__name__} as input #{i}(zero-based) was expected "
+                        f"to be a {_dtypes.as_dtype(want).name} tensor but is a "
+                        f"{_dtypes.as_dtype(dt).name} tensor. Cast it first: tf.cast(x, tf.{_dtypes.as_dtype(want).name}).")
+            if not self._serves(key):
+                # Other shapes than this trace's (an unknown rank, a size 0): the function traces them.
                 return f(*args, **kwargs)
-            vals, tensors, var_args = bound
         return self._call(vals, tensors, var_args)
 
-    def _bind_tensor_args(self, args, kwargs):
+    def _bind_flat(self, args, kwargs):
         """TensorFlow's call of a concrete function with only its tensor arguments (the Python
-        arguments it was traced with are bound): ``f.get_concrete_function(spec, 3)(x)``."""
-        if kwargs or len(args) != self._n_args + self._n_var_args:
+        arguments it was traced with are bound): ``f.get_concrete_function(spec, 3)(x)``.
+        Returns the arguments in the traced structure, or None for another form of call."""
+        n = sum(1 for x in self._leaves if type(x) is _Slot or x is _VarSlot)
+        if kwargs or len(args) != n or not all(
+                isinstance(a, (_TensorBase, jax.Array, np.ndarray, np.generic, int, float, bool)) for a in args):
             return None
-        vals, tensors, var_args = [], [], []
-        for a in args:
-            if isinstance(a, _variable.Variable):
-                var_args.append(a)
-            else:
-                t = a if isinstance(a, Tensor) else Tensor(to_array(a))
-                vals.append(t._value)
-                tensors.append(t)
-        specs = [x.spec for x in self._leaves if type(x) is _Slot]
-        if len(vals) != len(specs) or len(var_args) != self._n_var_args or not all(
-                s.is_compatible_with(t) for s, t in zip(specs, tensors)):
-            return None
-        return vals, tensors, var_args
+        it = iter(args)
+        leaves = [next(it) if type(x) is _Slot or x is _VarSlot else x for x in self._leaves]
+        return jax.tree_util.tree_unflatten(self._tree, leaves)
+
+    def _bind_structured(self, args, kwargs):
+        """Binds a call with the traced function's own signature, as TensorFlow does: a Python
+        argument must equal the value it was traced with, a tensor argument converts to its
+        spec. Returns the arguments in the traced structure; raises TypeError otherwise."""
+        sig = self._function._signature()
+        traced_args, traced_kwargs = jax.tree_util.tree_unflatten(
+            self._tree, [x.spec if type(x) is _Slot else x for x in self._leaves])
+
+        def fail(reason):
+            return TypeError(f"Binding inputs to tf.function failed due to `{reason}`. Received args: "
+                             f"{args} and kwargs: {kwargs} for signature: {self._signature_str()}.")
+
+        try:
+            traced = sig.bind(*traced_args, **traced_kwargs)
+            call = sig.bind_partial(*args, **kwargs)
+        except TypeError as e:
+            raise fail(e) from None
+        traced.apply_defaults()
+        call.apply_defaults()
+        for name, want in traced.arguments.items():
+            if name not in call.arguments:
+                if any(isinstance(x, TensorSpec) or x is _VarSlot for x in
+                       jax.tree_util.tree_leaves(want, is_leaf=lambda x: _is_leaf(x) or x is _VarSlot)):
+                    raise fail(f"missing a required argument: '{name}'")
+                call.arguments[name] = want   # a Python argument: the value it was traced with
+            given = call.arguments[name]
+            want_leaves, want_tree = jax.tree_util.tree_flatten(want, is_leaf=lambda x: _is_leaf(x) or x is _VarSlot)
+            try:
+                given_leaves = want_tree.flatten_up_to(given)
+            except (TypeError, ValueError):
+                raise fail(f"Can not cast {given!r} to {_type_str(want)}") from None
+            out = []
+            for w, g in zip(want_leaves, given_leaves):
+                if isinstance(w, TensorSpec):
+                    if not isinstance(g, _TensorBase):
+                        try:
+                            g = Tensor(to_array(g, w.dtype))
+                        except (TypeError, ValueError):
+                            raise fail(f"Can not cast {g!r} to {_type_str(w)}") from None
+                elif w is _VarSlot:
+                    if not isinstance(g, _variable.Variable):
+                        raise fail(f"Can not cast {g!r} to a tf.Variable")
+                elif _static_key(w) != _static_key(g):
+                    raise fail(f"Can not cast {g!r} to {_type_str(w)}")
+                out.append(g)
+            call.arguments[name] = want_tree.unflatten(out)
+        names = list(sig.parameters)
+        return (tuple(call.arguments[names[i]] for i in range(len(traced_args))),
+                {k: call.arguments[k] for k in traced_kwargs})
+
+    def _serves(self, key):
+        """Whether this trace's program runs a call with this key (sizes its unknown dimensions
+        take included)."""
+        if key[0] != self._key[0] or len(key[1]) != len(self._key[1]):
+            return False
+        for (shape, dt, weak), (want, want_dt, want_weak) in zip(key[1], self._key[1]):
+            if dt != want_dt or weak != want_weak or len(shape) != len(want) or not all(
+                    w == d or (w is None and d > 0) for w, d in zip(want, shape)):
+                return False
+        return True
 
     @property
     def structured_input_signature(self):
@@ -577,15 +757,31 @@ class ConcreteFunction:
         o = self._outputs
         return o.build([jax.ShapeDtypeStruct(a.shape, a.dtype) for a in o.arrays]) if o else None
 
+    def _parameters(self):
+        """(name, kind, spec or value) of each argument of the trace, in the function's order."""
+        args, kwargs = self.structured_input_signature
+        try:
+            sig = self._function._signature()
+            bound = sig.bind(*args, **kwargs)
+        except (TypeError, ValueError):
+            return ([(f"arg_{i}", "POSITIONAL_OR_KEYWORD", a) for i, a in enumerate(args)]
+                    + [(k, "KEYWORD_ONLY", a) for k, a in kwargs.items()])
+        return [(k, sig.parameters[k].kind.name, a) for k, a in bound.arguments.items()]
+
+    def _signature_str(self):
+        params = ", ".join(f"{k}: {_type_str(a)}" for k, _, a in self._parameters())
+        return f"({params}) -> {_type_str(self.structured_outputs)}"
+
+    def __repr__(self):
+        return f"<ConcreteFunction {self._signature_str()} at 0x{id(self):X}>"
+
+    def __str__(self):
+        return "ConcreteFunction " + self.pretty_printed_signature()
+
     def pretty_printed_signature(self, verbose=True):
         """The signature as TensorFlow prints it: ``Input Parameters:`` / ``Output Type:``."""
-        args, kwargs = self.structured_input_signature
-        names = list(self._function._params)
         lines = ["Input Parameters:"]
-        for i, a in enumerate(args):
-            lines.append(f"  {names[i] if i < len(names) else f'arg_{i}'} (POSITIONAL_OR_KEYWORD): {_type_str(a)}")
-        for k, a in kwargs.items():
-            lines.append(f"  {k} (KEYWORD_ONLY): {_type_str(a)}")
+        lines.extend(f"  {k} ({kind}): {_type_str(a)}" for k, kind, a in self._parameters())
         lines.append("Output Type:")
         lines.append(f"  {_type_str(self.structured_outputs)}")
         lines.append("Captures:")
@@ -663,8 +859,18 @@ class ConcreteFunction:
         return tuple(None if g is None else to_array(g) for g in grads)
 
 
+def _signature_shapes(signature):
+    """Per tensor argument of an input_signature with unknown dimensions, its shape (None for
+    an unknown rank: traced per rank); None when every dimension is known."""
+    if signature is None:
+        return None
+    specs = [s for s in jax.tree_util.tree_leaves(signature, is_leaf=_is_leaf) if isinstance(s, TensorSpec)]
+    shapes = [None if s.shape is None else tuple(s.shape) for s in specs]
+    return shapes if any(s is not None and None in s for s in shapes) else None
+
+
 def _shape_str(shape):
-    return "(" + ", ".join("None" if d is None else str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+    return str(TensorShape(shape))
 
 
 def _type_str(x):
@@ -724,6 +930,13 @@ class Function:
         self._jit_compile = jit_compile
         self._reduce_retracing = reduce_retracing
         self._cache = {}
+        # Shapes with unknown (None) dimensions, traced once for every size (see _generalize):
+        # the input_signature's, per tensor argument, or (reduce_retracing) the widest seen
+        # so far per argument structure.
+        self._sig_shapes = _signature_shapes(self._input_signature)
+        self._widened = {}
+        self._symbolic = True      # False once a body could not be traced with unknown dimensions
+        self._aliases = {}         # a call's own key -> the key of the trace serving it
         self._variables = {}       # id -> Variable: every Variable a trace of this function captured
         self._assigned = set()     # ids of the Variables some trace assigned (their buffers are donated)
         self._trace_count = 0
@@ -742,6 +955,13 @@ class Function:
     @property
     def python_function(self):
         return self._python_function
+
+    def _signature(self):
+        """The Python function's signature (a method's without its instance)."""
+        sig = inspect.signature(self._python_function)
+        if self._bound_to is not None:
+            sig = sig.replace(parameters=list(sig.parameters.values())[1:])
+        return sig
 
     def _converted_function(self):
         """The function that is traced: AutoGraph's conversion of the Python function (autograph)."""
@@ -833,11 +1053,68 @@ class Function:
         if any(is_tracer(v) for v in vals):
             # Called inside a JAX transformation (jax.jit, vmap, eval_shape): that is the program.
             return self._converted_function()(*args, **kwargs)
-        conc = self._cache.get(key)
-        self._note_call(traced=conc is None)
+        conc = self._cache.get(key) or self._cache.get(self._aliases.get(key))
         if conc is None:
-            conc = self._new_concrete(vals, var_args, leaves, tree, key)
+            conc = self._trace_call(vals, var_args, leaves, tree, key)
+        else:
+            self._note_call(traced=False)
         return conc._call(vals, tensors, var_args)
+
+    def _trace_call(self, vals, var_args, leaves, tree, key, shapes=None, note=True):
+        """The trace serving a call no known trace serves by its own key (for ``shapes``, when
+        given: the tensor arguments' shapes with None dimensions)."""
+        if shapes is None:
+            gkey, shapes = self._generalize(key)
+        else:
+            gkey = (key[0], tuple((s, dt, weak) for s, (_, dt, weak) in zip(shapes, key[1])))
+        conc = self._cache.get(gkey)
+        if note:
+            self._note_call(traced=conc is None)
+        if conc is None:
+            try:
+                conc = self._new_concrete(vals, var_args, leaves, tree, gkey, shapes)
+            except Exception:
+                if shapes is None:
+                    raise
+                # Some op needs the sizes (or the program cannot be exported): trace per shape.
+                self._symbolic = False
+                gkey = key
+                conc = self._cache.get(key) or self._new_concrete(vals, var_args, leaves, tree, key)
+        if gkey != key:
+            if len(self._aliases) >= 1024:
+                self._aliases.clear()
+            self._aliases[key] = gkey
+        return conc
+
+    def _generalize(self, key):
+        """(key, shapes) of the trace for a call with this key: shapes with None for the
+        dimensions it serves at any size, or None to trace the call's own shapes.
+
+        With an ``input_signature``, its None dimensions. With ``reduce_retracing=True``, as
+        in TensorFlow: the first call of an argument structure traces its own shapes; a later
+        call with other sizes traces the most specific common shape, the dimensions that
+        differed unknown, and every call that fits it reuses that trace.
+        """
+        static, tkey = key
+        if not self._symbolic or (self._sig_shapes is None and not self._reduce_retracing):
+            return key, None
+        sizes = [shape for shape, _, _ in tkey]
+        if self._sig_shapes is not None:
+            if len(self._sig_shapes) != len(sizes):
+                return key, None
+            shapes = [s if s is not None else c for s, c in zip(self._sig_shapes, sizes)]
+        else:
+            struct = (static, tuple((len(shape), dt, weak) for shape, dt, weak in tkey))
+            prev = self._widened.get(struct)
+            shapes = sizes if prev is None else [
+                tuple(a if a == b else None for a, b in zip(p, c)) for p, c in zip(prev, sizes)]
+            self._widened[struct] = shapes
+        # An unknown dimension is at least 1 (jax.export); a call with a 0 there is traced alone.
+        if not any(d is None for shape in shapes for d in shape) or any(
+                d is None and c == 0 for shape, size in zip(shapes, sizes) for d, c in zip(shape, size)):
+            return key, None
+        shapes = [tuple(shape) for shape in shapes]
+        return (static, tuple((shape, dt, weak) for shape, (_, dt, weak) in zip(shapes, tkey))), shapes
 
     def get_concrete_function(self, *args, **kwargs):
         """The :class:`ConcreteFunction` for these arguments (TensorSpecs or values), tracing if needed.
@@ -856,33 +1133,46 @@ class Function:
             args = self._input_signature
         given = (tuple(args), dict(kwargs))
         has_spec = any(isinstance(x, TensorSpec) for x in jax.tree_util.tree_leaves(given, is_leaf=_is_leaf))
-        specs = jax.tree_util.tree_map(
-            lambda s: Tensor(jnp.zeros(tuple(1 if d is None else d for d in (s.shape or ())), s.dtype._np))
-            if isinstance(s, TensorSpec) else s, (args, kwargs), is_leaf=_is_leaf)
-        args, kwargs = specs
+        spec_shapes = {}   # id of the example tensor standing for a TensorSpec -> the spec's shape
+
+        def example(s):
+            t = Tensor(jnp.zeros(tuple(1 if d is None else d for d in (s.shape or ())), s.dtype._np))
+            if s.shape is not None:
+                spec_shapes[id(t)] = tuple(s.shape)
+            return t
+
+        args, kwargs = jax.tree_util.tree_map(lambda s: example(s) if isinstance(s, TensorSpec) else s,
+                                              (args, kwargs), is_leaf=_is_leaf)
         if self._input_signature is not None:
             args, kwargs = _bind_signature(self.__name__, self._input_signature, self._params, args, kwargs)
         vals, tensors, var_args, leaves, tree, key = _split_args(args, kwargs)
-        conc = self._cache.get(key)
+        shapes = [spec_shapes.get(id(t), tuple(v.shape)) for t, v in zip(tensors, vals)]
+        if self._input_signature is not None or not any(None in s for s in shapes):
+            shapes = None   # the signature's own unknown dimensions, or none
+        conc = self._cache.get(key) or self._cache.get(self._aliases.get(key))
         if conc is None:
-            conc = self._new_concrete(vals, var_args, leaves, tree, key)
+            conc = self._trace_call(vals, var_args, leaves, tree, key, shapes, note=False)
         if has_spec:
             conc._specs = given
         return conc
 
-    def _new_concrete(self, vals, var_args, leaves, tree, key):
+    def _new_concrete(self, vals, var_args, leaves, tree, key, shapes=None):
         """Traces a new signature. The state the body touches is found by tracing: a trace that
         captures Variables it was not given, creates Variables, or assigns Variables it was
         not told to donate is thrown away and traced again knowing them."""
         first = self._trace_count == 0
         created_any = False
+        # TensorFlow traces the body once when its Variables already exist: know the ones it can
+        # reach up front (and those of the Python objects it is given), so no second trace
+        # repeats its Python side effects.
+        objs = [x for x in leaves if not isinstance(x, (_TensorBase, jax.Array, np.ndarray))]
         if first:
-            # TensorFlow traces the body once when its Variables already exist: know the ones it
-            # can reach up front, so no second trace repeats its Python side effects.
-            for v in _reachable_variables(self):
-                self._variables.setdefault(v._id, v)
+            objs += _function_objects(self)
+        for v in _variables_in(objs):
+            self._variables.setdefault(v._id, v)
         for _ in range(_MAX_TRACES):
-            conc = ConcreteFunction(self, leaves, tree, var_args, self._variables.values(), self._assigned)
+            conc = ConcreteFunction(self, leaves, tree, var_args, self._variables.values(), self._assigned,
+                                    shapes)
             try:
                 scope = conc._trace(vals)
             except _NeedsGraphTape:
@@ -907,9 +1197,7 @@ class Function:
             conc._discard()
         else:
             raise ValueError(_NOT_SINGLETON)
-        if set(conc._updated) - set(conc._donate):
-            conc._donate_assigned()
-        conc._traced = None
+        conc._finish()
         conc._key = key
         self._cache[key] = conc
         # TensorFlow traces a first call that creates Variables twice (creating, then using them).
@@ -1037,10 +1325,9 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gr
     return out
 
 
-def _reachable_variables(function):
-    """The Variables a function's body can reach without being given them: those of the
-    instance of a method, and those in its closure and the globals its code names (Variables,
-    Modules, Keras layers and models, and lists, tuples and dicts of them)."""
+def _function_objects(function):
+    """What a function's body can reach without being given it: the instance of a method, its
+    closure and the globals its code names."""
     fn = function._python_function
     objs = []
     if function._bound_to is not None:
@@ -1052,6 +1339,12 @@ def _reachable_variables(function):
         objs += [c.cell_contents for c in (fn.__closure__ or ()) if _cell_set(c)]
         g = getattr(fn, "__globals__", {})
         objs += [g[n] for n in code.co_names if n in g]
+    return objs
+
+
+def _variables_in(objs):
+    """The Variables in ``objs``: Variables, Modules, Keras layers and models, lists, tuples and
+    dicts of them, and the attributes of other objects (a ``tf.random.Generator``)."""
     out, seen = [], set()
 
     def visit(x, depth=0):
@@ -1067,6 +1360,10 @@ def _reachable_variables(function):
                 visit(e, depth + 1)
         elif isinstance(x, dict) and depth < 2:
             for e in x.values():
+                visit(e, depth + 1)
+        elif depth == 0 and hasattr(x, "__dict__") and not isinstance(
+                x, (type, types.ModuleType, types.FunctionType, types.MethodType, functools.partial)):
+            for e in vars(x).values():
                 visit(e, depth + 1)
 
     for x in objs:
@@ -1114,19 +1411,25 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None, 
     Args:
         func: the function; omitted when used as ``@tf.function(...)``.
         input_signature: optional list of :class:`TensorSpec` that arguments must
-            match (``None`` dimensions accept any size; each size is traced once).
+            match. ``None`` dimensions accept any size: the Python function is
+            traced once with them unknown (``x.shape`` shows None, ``tf.shape(x)``
+            gives their values) and the program is compiled once per size. A body
+            that needs the sizes, or runs host callbacks (``tf.print``), is traced
+            once per shape instead.
         autograph: convert Python ``if``/``while``/``for`` on tensors into staged
             control flow (``tf.cond`` / ``jax.lax.while_loop``), as TensorFlow's
             AutoGraph does (see ``tapejax._autograph``); ``False`` traces the
             Python code as written.
-        jit_compile, reduce_retracing: accepted for compatibility (everything
-            is compiled by XLA; each new shape is its own trace).
+        reduce_retracing: as in TensorFlow, a call with other sizes than the
+            first traces once more with the dimensions that differ unknown, and
+            that trace serves every later size.
+        jit_compile: accepted for compatibility (everything is compiled by XLA).
 
     Returns:
         A callable :class:`Function`.
 
     Raises:
-        TypeError / ValueError: arguments that do not match ``input_signature``.
+        TypeError: arguments that do not match ``input_signature``.
         ValueError: a call other than the first creates Variables, or the first
             creates new ones every time it is traced (TensorFlow's errors).
 

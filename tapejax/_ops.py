@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes, errors
+from . import _dtypes, _state, errors
 from ._engine import freeze
 from ._tensor import Tensor, _TensorBase, to_array, is_tracer, from_numpy, _python_default_dtype
 from .extend import defop
@@ -297,12 +297,33 @@ def _decode_index(spec, dyn):
     return tuple(out)
 
 
+def _known(x):
+    """The value of ``x`` when it is known without running a program: a concrete tensor, a
+    tensor known while tracing (``_state.known_value``), or a Python or NumPy value."""
+    if isinstance(x, _TensorBase):
+        return _state.known_value(x) if is_tracer(x._value) else np.asarray(x._value)
+    return None if is_tracer(x) else np.asarray(x)
+
+
+def _static_dim(d):
+    """A dimension as an int, or a symbolic dimension (a trace serving every size)."""
+    if isinstance(d, _TensorBase):
+        known = _known(d)
+        if known is None:
+            return int(d)   # raises the explanatory error: the value is computed by the program
+        d = known.item()
+    return d if jax.export.is_symbolic_dim(d) else int(d)
+
+
 def _static_shape(shape):
     if isinstance(shape, _TensorBase):
-        return tuple(int(d) for d in np.asarray(shape).reshape(-1))
+        known = _known(shape)
+        if known is None:
+            np.asarray(shape)   # raises the explanatory error
+        return tuple(_static_dim(d) for d in known.reshape(-1))
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
-    return tuple(-1 if d is None else int(d) for d in shape)
+    return tuple(-1 if d is None else _static_dim(d) for d in shape)
 
 
 # ---------------------------------------------------------------- TF signatures
@@ -742,18 +763,39 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
     if dtype is None:
         # TF: int32 for Python ints, float32 for Python floats, else the tensors' dtype.
         dtype = jnp.result_type(*[_python_default_dtype(v) if isinstance(v, (int, float)) else v for v in vals])
-    vals = [np.asarray(v) for v in vals]
+    # A bound known while tracing (tf.shape(x)[0]) is used as TensorFlow's shape inference would.
+    vals = [_static_dim(a) if isinstance(a, _TensorBase) and is_tracer(a._value) else np.asarray(v)
+            for a, v in zip((start, limit, delta), vals)]
     return Tensor(jnp.arange(vals[0], vals[1], vals[2], dtype=_dtypes.np_dtype(dtype)))
 
 
 def shape(input, out_type=_dtypes.int32, name=None):
     """The shape of ``input`` as an int32 tensor (``tf.shape``)."""
-    return Tensor(jnp.asarray(np.asarray(to_array(input).shape, _dtypes.np_dtype(out_type))))
+    return _shape_value(to_array(input).shape, out_type)
+
+
+def _shape_value(dims, out_type):
+    """A tensor of dimensions (a tuple, or one), whose value is known while tracing (TensorFlow's
+    shape inference): ``tf.zeros(tf.shape(x))`` needs it. Unknown dimensions are values of the
+    program."""
+    dt = _dtypes.np_dtype(out_type)
+    if all(type(d) is int for d in (dims if isinstance(dims, tuple) else (dims,))):
+        known = np.asarray(dims, dt)
+        t = Tensor(jnp.asarray(known))
+    else:
+        known = np.asarray(dims, object)
+        t = Tensor(jnp.array(dims, dt))
+    if is_tracer(t._value):
+        _state.set_known(t, known)
+    return t
 
 
 def size(input, out_type=_dtypes.int32, name=None):
     """The number of elements of ``input`` as a tensor (``tf.size``)."""
-    return Tensor(jnp.asarray(to_array(input).size, _dtypes.np_dtype(out_type)))
+    n = 1
+    for d in to_array(input).shape:
+        n = n * d
+    return _shape_value(n, out_type)
 
 
 def rank(input, name=None):
@@ -792,6 +834,19 @@ def _reduction(op):
     reduce.__name__ = op.name
     reduce.__doc__ = f"``tf.{op.name}(input_tensor, axis=None, keepdims=False)``."
     return reduce
+
+
+# ---------------------------------------------------------------- constant folding of shape arithmetic
+# NumPy versions of the integer ops shape computations use (see _engine._fold).
+for _op, _host in [(add, np.add), (subtract, np.subtract), (multiply, np.multiply),
+                   (floordiv, np.floor_divide), (floormod, np.mod), (negative, np.negative),
+                   (maximum, np.maximum), (minimum, np.minimum),
+                   (_getitem, lambda x, *idx, spec: x[_decode_index(spec, idx)]),
+                   (_stack, lambda *xs, axis=0: np.stack(xs, axis=axis)),
+                   (_concat, lambda *xs, axis: np.concatenate(xs, axis=axis)),
+                   (_cast, lambda x, dtype: x.astype(dtype)),
+                   (reduce_prod, lambda x, axis=None, keepdims=False: np.prod(x, axis=axis, keepdims=keepdims))]:
+    _op.host = _host
 
 
 # ---------------------------------------------------------------- operators on Tensor and Variable

@@ -26,6 +26,7 @@ class _Local(threading.local):
         self.placement = None  # tf.distribute: value -> (sharding, placed value) for new Variables
         self.names = {}        # tensor id -> TensorFlow-style name, for the latest trace
         self.name_counts = {}
+        self.known = {}        # tensor id -> its value known while tracing (see known_value)
 
 
 _local = _Local()
@@ -80,7 +81,7 @@ class Scope:
         self.parent = _local.scope
         _local.scope = self
         if self.tracing and not _local.tracing:   # a new trace: names start again
-            _local.names, _local.name_counts = {}, {}
+            _local.names, _local.name_counts, _local.known = {}, {}, {}
         _local.tracing += self.tracing
         return self
 
@@ -263,6 +264,20 @@ def name_traced(tensors, name):
 def name_input(tensor, name):
     """Names an argument of the function being traced (TensorFlow: ``x:0``)."""
     _local.names[tensor._id] = f"{name}:0"
+
+
+def set_known(tensor, value):
+    """Records the value of a tensor computed while tracing that is known without running the
+    program: a shape (``tf.shape``), or small integer arithmetic on shapes."""
+    _local.known[tensor._id] = value
+
+
+def known_value(tensor):
+    """TensorFlow's ``constant_value`` of a tensor of the trace: a NumPy array, of dtype object
+    where it holds unknown dimensions (``jax.export`` symbolic dimensions), or None. Ops that
+    need static values (``tf.zeros(tf.shape(x))``, ``tf.reshape(x, [tf.shape(x)[0], -1])``)
+    use it, as TensorFlow's shape inference does."""
+    return _local.known.get(tensor._id)
 
 
 def traced_name(tensor):

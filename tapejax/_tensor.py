@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes
+from . import _dtypes, _state
 
 _ids = itertools.count(1)
 
@@ -26,9 +26,8 @@ _NUMPY_IN_TRACE = (
 def _no_numpy():
     """TensorFlow's error for ``.numpy()`` of a symbolic tensor (an ``AttributeError``: a
     ``SymbolicTensor`` has no ``numpy``), with the reason while a function is traced."""
-    from ._state import tracing
     msg = "'SymbolicTensor' object has no attribute 'numpy'"
-    if tracing():
+    if _state.tracing():
         msg += ". " + _NUMPY_IN_TRACE.format(what=".numpy()")
     return AttributeError(msg)
 
@@ -239,6 +238,9 @@ class _TensorBase:
     def _concrete(self, what):
         v = self._value
         if is_tracer(v):
+            known = _state.known_value(self)
+            if known is not None and known.dtype != object:
+                return known     # a shape value: known while tracing, as in TensorFlow
             raise TypeError(
                 f"{what} of a tensor inside a compiled tapejax.function: its value is not known "
                 "while the function is traced, so Python cannot branch on it. Use tf.cond(pred, "
@@ -347,7 +349,6 @@ class Tensor(_TensorBase):
         return self.numpy()
 
     def _traced_name(self):
-        from . import _state
         return _state.traced_name(self) or "symbolic"
 
 

@@ -3,7 +3,7 @@ import jax
 import numpy as np
 
 from ._tensor import _TensorBase, Tensor, TensorShape, to_array, _ids, is_tracer
-from . import _dtypes, _engine, _state
+from . import _dtypes, _engine, _state, errors
 
 _name_scope = []  # module / name_scope prefixes, outermost first
 
@@ -37,11 +37,8 @@ class name_scope:
         return False
 
 
-def _broadcastable(shape, to):
-    try:
-        return np.broadcast_shapes(shape, to) == tuple(to)
-    except ValueError:
-        return False
+def _shape_str(shape):
+    return str(TensorShape(shape))
 
 
 class Variable(_TensorBase):
@@ -133,12 +130,14 @@ class Variable(_TensorBase):
         if v.dtype != self._stored.dtype:
             v = v.astype(self._stored.dtype)
         if v.shape != self._stored.shape:
-            raise ValueError(
-                f"Cannot {op} to variable '{self.name}': shape mismatch. The variable shape "
-                f"{tuple(self._value.shape)} and the value shape {tuple(v.shape)} are incompatible. "
-                + (f"Broadcast the value first (tf.broadcast_to(value, {list(self._value.shape)}))."
-                   if _broadcastable(v.shape, self._value.shape)
-                   else f"Reshape the value first (tf.reshape(value, {list(self._value.shape)}))."))
+            if op == "assign":   # TensorFlow's messages, word for word
+                raise ValueError(
+                    f"Cannot assign value to variable ' {self.name}': Shape mismatch.The variable shape "
+                    f"{_shape_str(self._value.shape)}, and the assigned value shape {_shape_str(v.shape)} are "
+                    "incompatible.")
+            raise errors.InvalidArgumentError(
+                None, None, f"Cannot update variable with shape [{','.join(map(str, self._value.shape))}] using "
+                f"a Tensor with shape [{','.join(map(str, v.shape))}], shapes must be equal.")
         return v
 
     def _set(self, value):

@@ -797,3 +797,42 @@ def test_decorated_function_converts_the_wrapper_not_the_wrapped():
     assert float(f(tf.constant(2.0))) == 6.0
     assert float(f(tf.constant(-2.0))) == -2.0
     assert calls == [1]     # the wrapper ran, once, while tracing
+
+
+_traces = 0
+_visits = 0
+
+
+def test_function_with_global_statement_is_converted():
+    # TensorFlow's guides count traces with `global`; the branches and loops still convert.
+    @tf.function
+    def f(x):
+        global _traces, _visits
+        _traces += 1
+        for _ in range(3):
+            _visits += 1          # a Python loop: unrolled while tracing
+        if x > 0:
+            y = x * 2
+        else:
+            y = -x
+        while x < 10:
+            x = x + 3
+        return y + x
+
+    assert int(f(tf.constant(1))) == 12 and int(f(tf.constant(-2))) == 12
+    assert (_traces, _visits) == (1, 3)
+
+
+def test_python_object_arguments_trace_once_each():
+    # The guide "Random number generation": a Generator argument traces once per generator.
+    traces = []
+
+    @tf.function
+    def draw(g):
+        traces.append(1)
+        return g.normal([])
+
+    a = draw(tf.random.Generator.from_seed(1))
+    b = draw(tf.random.Generator.from_seed(2))
+    assert len(traces) == 2
+    np.testing.assert_allclose([float(a), float(b)], [0.43842274, -0.1012345], rtol=1e-6)   # TF 2.21

@@ -479,7 +479,7 @@ def test_input_signature_checks():
         return tf.reduce_sum(x, axis=1)
 
     assert f(tf.ones([3, 2])).shape == (3,)
-    with pytest.raises(ValueError, match="input_signature"):
+    with pytest.raises(TypeError, match="input_signature"):
         f(tf.ones([3, 3]))
     with pytest.raises(TypeError, match="tf.cast"):
         f(tf.ones([3, 2], dtype=tf.int32))

@@ -190,13 +190,13 @@ Captures:
   None
 ''',
     10: r'''''',
-    11: r'''tf.Tensor([3 7 5 3 6], shape=(5,), dtype=int32)
-tf.Tensor([0 8 6 6 0], shape=(5,), dtype=int32)
+    11: r'''tf.Tensor([3 7 3 5 3], shape=(5,), dtype=int32)
+tf.Tensor([0 7 0 2 5], shape=(5,), dtype=int32)
 ''',
-    12: r'''<tf.Tensor: shape=(), dtype=int32, numpy=11>
+    12: r'''<tf.Tensor: shape=(), dtype=int32, numpy=6>
 ''',
     13: r'''''',
-    14: r'''<tf.Tensor: shape=(), dtype=int32, numpy=11>
+    14: r'''<tf.Tensor: shape=(), dtype=int32, numpy=6>
 ''',
     15: r'''''',
     16: r'''''',
@@ -213,9 +213,9 @@ Calculating MSE!
     22: r'''tf.Tensor([0.], shape=(1,), dtype=float32)
 ''',
     23: r'''''',
-    24: r'''Eager execution: 6.594412545000068 seconds
+    24: r'''Eager execution: 9.695055029999821 seconds
 ''',
-    25: r'''Graph execution: 1.2660116900001412 seconds
+    25: r'''Graph execution: 1.4855766430000585 seconds
 ''',
     26: r'''Tracing!
 tf.Tensor(6, shape=(), dtype=int32)

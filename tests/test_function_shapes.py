@@ -1,0 +1,141 @@
+"""tf.function with unknown dimensions, as TensorFlow traces them.
+
+An ``input_signature`` with None dimensions, or ``reduce_retracing=True`` after a call with
+other sizes, traces the Python function once for every size (jax.export shape polymorphism);
+shape values (``tf.shape``) are known while tracing, so ``tf.zeros(tf.shape(x))`` and
+``tf.reshape(x, [tf.shape(x)[0], -1])`` work as in TensorFlow. Oracles: the same
+computations run eagerly, and TensorFlow's trace counts.
+"""
+import numpy as np
+import pytest
+
+import tapejax as tf
+
+
+def close(a, b):
+    np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6, atol=1e-6)
+
+
+def shape_ops(x):
+    n = tf.shape(x)[0]
+    return [tf.shape(x), tf.size(x), n, tf.rank(x), tf.reshape(x, [-1]), tf.zeros(tf.shape(x)),
+            tf.ones([n, 2]), tf.reshape(x, [n * 3]), tf.range(n), tf.fill([n + 1], 2.0),
+            tf.zeros(tf.stack([n, 2])), tf.reshape(x, [tf.shape(x)[0], -1]), x[1:] * 2.0,
+            tf.reduce_mean(x, axis=0) * tf.cast(n, tf.float32)]
+
+
+@pytest.mark.parametrize("signature", [None, [tf.TensorSpec([None, 3], tf.float32)]],
+                         ids=["per-shape", "unknown-dim"])
+def test_shape_values_are_known_while_tracing(signature):
+    traces = []
+
+    @tf.function(input_signature=signature)
+    def f(x):
+        traces.append(x.shape.as_list())
+        return shape_ops(x)
+
+    for n in (2, 5, 3):
+        x = tf.reshape(tf.range(n * 3, dtype=tf.float32), [n, 3])
+        for got, want in zip(f(x), shape_ops(x)):
+            assert got.shape == want.shape and got.dtype == want.dtype
+            close(got, want)
+    # TensorFlow: one trace for the signature's unknown dimension, one per shape without it.
+    assert traces == ([[None, 3]] if signature else [[2, 3], [5, 3], [3, 3]])
+    assert f.experimental_get_tracing_count() == len(traces)
+
+
+def test_unknown_dimension_traces_once_and_keeps_state_semantics():
+    v = tf.Variable(0.0)
+    printed = []
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def f(x):
+        printed.append(str(x))
+        v.assign_add(tf.reduce_sum(x))
+        return v
+
+    assert [float(f(tf.ones([n]))) for n in (1, 2, 3, 4)] == [1.0, 3.0, 6.0, 10.0]
+    assert printed == ['Tensor("x:0", shape=(None,), dtype=float32)']
+    # The trace's program serves every size; a size 0 (outside jax.export's dims >= 1) still runs.
+    assert float(f(tf.zeros([0]))) == 10.0
+
+
+def test_reduce_retracing_generalizes_like_tensorflow():
+    shapes = []
+
+    @tf.function(reduce_retracing=True)
+    def g(x, y):
+        shapes.append((x.shape.as_list(), y.shape.as_list()))
+        return tf.matmul(x, y)
+
+    for n in (2, 3, 4, 7):
+        x = tf.ones([n, 3])
+        close(g(x, tf.ones([3, 2])), np.full([n, 2], 3.0))
+    # First call: its own shapes; second: the most specific common shape; then no retrace.
+    assert shapes == [([2, 3], [3, 2]), ([None, 3], [3, 2])]
+    assert g.experimental_get_tracing_count() == 2
+
+
+def test_gradient_through_unknown_dimension_function():
+    w = tf.Variable([1.0, -2.0, 0.5])
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+    def loss(x):
+        return tf.reduce_sum(tf.tanh(x * w)) / tf.cast(tf.shape(x)[0], tf.float32)
+
+    for n in (2, 4):
+        x = tf.reshape(tf.range(n * 3, dtype=tf.float32), [n, 3]) / 10.0
+        with tf.GradientTape() as tape:
+            y = loss(x)
+        with tf.GradientTape() as eager_tape:
+            want = tf.reduce_sum(tf.tanh(x * w)) / n
+        close(y, want)
+        close(tape.gradient(y, w), eager_tape.gradient(want, w))
+
+
+def test_body_needing_sizes_falls_back_to_one_trace_per_shape():
+    traces = []
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def f(x):
+        traces.append(x.shape.as_list())
+        return x + np.arange(x.shape[0] or 0, dtype=np.float32)   # a NumPy array of the size
+
+    close(f(tf.ones([3])), [1.0, 2.0, 3.0])
+    close(f(tf.ones([4])), [1.0, 2.0, 3.0, 4.0])
+    assert traces[-2:] == [[3], [4]]
+
+
+def test_input_signature_mismatch_is_a_type_error():
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.int32)])
+    def f(x):
+        return x
+
+    with pytest.raises(TypeError, match="input_signature"):
+        f(tf.constant([[1, 2], [3, 4]]))
+    with pytest.raises(TypeError, match="tf.cast"):
+        f(tf.constant([1.0, 2.0]))
+
+
+def test_concrete_function_binds_python_arguments():
+    @tf.function
+    def power(a, b):
+        return a ** b
+
+    square = power.get_concrete_function(a=tf.TensorSpec([None], tf.float32), b=2)
+    assert repr(square).startswith("<ConcreteFunction (a: TensorSpec(shape=(None,), dtype=tf.float32, "
+                                   "name=None), b: Literal[2]) -> TensorSpec(shape=(None,)")
+    assert str(square).splitlines()[:3] == [
+        "ConcreteFunction Input Parameters:",
+        "  a (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(None,), dtype=tf.float32, name=None)",
+        "  b (POSITIONAL_OR_KEYWORD): Literal[2]"]
+    close(square(tf.constant([1.0, 2.0, 3.0])), [1.0, 4.0, 9.0])
+    close(square(a=tf.constant([3.0])), [9.0])            # b is bound to 2
+    close(square(tf.constant([3.0]), 2), [9.0])           # the value it was traced with
+    with pytest.raises(TypeError, match=r"Can not cast 3 to Literal\[2\]"):
+        square(tf.constant([10.0]), b=3)
+    with pytest.raises(TypeError, match="missing a required argument: 'a'"):
+        square()
+    with pytest.raises(tf.errors.InvalidArgumentError, match="expected to be a float32 tensor"):
+        square(tf.constant([1, 2]))
+    assert power.experimental_get_tracing_count() == 1
