@@ -27,13 +27,13 @@ def _data(n=32):
 
 
 def _stats(layer):
-    return {v.name: np.array(v.numpy()) for v in layer.non_trainable_weights}
+    return {v.path: np.array(v.numpy()) for v in layer.non_trainable_weights}
 
 
 def _check_model(model, layer):
     x, y = _data()
     model.compile(optimizer=tf.keras.optimizers.Adam(0.01), loss="mse")
-    assert [v.name.split("/")[-1] for v in layer.non_trainable_weights] == ["mean:0", "var:0"]
+    assert [v.name for v in layer.non_trainable_weights] == ["mean", "var"]
     before = _stats(layer)
     kernel_before = np.array(layer.trainable_weights[-1].numpy())
     model.fit(x, y, epochs=2, batch_size=8, verbose=0)
@@ -52,7 +52,7 @@ def _check_model(model, layer):
     # The same inference by hand in flax, from the layer's variables.
     variables = {"params": {}, "batch_stats": {}}
     for v in layer.weights:
-        *path, leaf = v.name[:-2].split("/")[1:]
+        *path, leaf = v.path.split(layer.name + "/", 1)[1].split("/")
         d = variables.setdefault(path[0], {})
         for k in path[1:]:
             d = d.setdefault(k, {})
