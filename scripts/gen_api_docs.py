@@ -27,7 +27,7 @@ MODULES = [
     "tapejax.keras.utils", "tapejax.keras.mixed_precision", "tapejax.keras.initializers",
     "tapejax.data", "tapejax.io", "tapejax.train", "tapejax.saved_model", "tapejax.extend",
     "tapejax.autograph", "tapejax.summary", "tapejax.debugging", "tapejax.dtypes", "tapejax.config",
-    "tapejax.strings", "tapejax.ragged", "tapejax.sparse",
+    "tapejax.strings", "tapejax.ragged", "tapejax.sparse", "tapejax.image",
 ]
 
 

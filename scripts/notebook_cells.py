@@ -1477,6 +1477,11 @@ from tapejax.extend import defop
 A `tf.Tensor` holds a jax array. `jnp.asarray(t)` returns it (no copy), and any
 `jnp` function accepts a Tensor directly. `tf.constant` (or any tapejax op)
 takes a jax array back.
+
+TensorFlow has 64-bit tensors (int64 indices, float64 NumPy data), so tapejax turns on
+JAX's 64-bit mode at import. tapejax's own defaults stay TensorFlow's float32/int32, but
+`jnp.array([0.5])` in your own JAX code is now float64, as in NumPy: give `jnp.float32`
+where you want single precision (or set `TAPEJAX_ENABLE_X64=0` before importing tapejax).
 """),
     code("""
 t = tf.constant([[1., 2.], [3., 4.]])
@@ -1519,8 +1524,8 @@ in and out:
 def f(a):
     return jnp.asarray(tf.reduce_sum(tf.sin(tf.constant(a)) ** 2))
 
-print(jax.grad(f)(jnp.array([0.5, 1.0])))
-print(jax.vmap(jax.grad(f))(jnp.ones((3, 2))).shape)
+print(jax.grad(f)(jnp.array([0.5, 1.0], jnp.float32)))
+print(jax.vmap(jax.grad(f))(jnp.ones((3, 2), jnp.float32)).shape)
 """),
     md("""
 ## 2. Any JAX function as a tape op: `tapejax.extend.defop`
@@ -1536,7 +1541,7 @@ x = tf.Variable([-2.0, 0.0, 0.5])
 with tf.GradientTape() as tape:
     y = tf.reduce_sum(smooth_abs(x))
 print(tape.gradient(y, x))
-print(jax.grad(lambda v: jnp.sum(jnp.sqrt(v * v + 1e-2)))(jnp.array([-2.0, 0.0, 0.5])))
+print(jax.grad(lambda v: jnp.sum(jnp.sqrt(v * v + 1e-2)))(jnp.array([-2.0, 0.0, 0.5], jnp.float32)))
 """),
     md("Configuration arguments (axes, shapes) are declared `static`:"),
     code("""
@@ -1606,7 +1611,7 @@ model = tf.keras.Sequential([
 x = tf.random.normal([256, 8])
 y = tf.reduce_sum(x[:, :4] ** 2, axis=1, keepdims=True)
 _ = model(x)
-[(v.name, tuple(v.shape)) for v in model.trainable_variables]
+[(v.path, tuple(v.shape)) for v in model.trainable_variables]
 """),
     md("A `flax.nnx` module works the same way; its `nnx.Param`s become the trainable Variables:"),
     code("""
@@ -1616,7 +1621,7 @@ linear = tf.keras.layers.FlaxLayer(nnx.Linear(8, 4, rngs=nnx.Rngs(0)))
 with tf.GradientTape() as tape:
     out = tf.reduce_sum(linear(tf.ones([2, 8])) ** 2)
 grads = tape.gradient(out, linear.trainable_variables)
-[(v.name, tuple(g.shape)) for v, g in zip(linear.trainable_variables, grads)]
+[(v.path, tuple(g.shape)) for v, g in zip(linear.trainable_variables, grads)]
 """),
     md("""
 ## 4. Any optax transformation as an optimizer

@@ -65,6 +65,7 @@ from . import data as data  # noqa: F401
 from . import train as train, saved_model as saved_model  # noqa: F401
 from . import distribute as distribute  # noqa: F401
 from . import summary as summary  # noqa: F401
+from . import image as image, io as io  # noqa: F401
 
 newaxis = None
 __version__ = version.VERSION   # what TensorFlow code checks; the package's: version.TAPEJAX_VERSION

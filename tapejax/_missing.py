@@ -27,8 +27,6 @@ MISSING = {
                      "Model.compile/fit, or a custom loop with tf.GradientTape.",
         "lite": "tf.lite (TensorFlow Lite conversion) " + _NOT_PROVIDED + ": export with tf.saved_model.save "
                 "or jax.export.",
-        "image": "tf.image " + _NOT_PROVIDED + ": use jax.image.resize / jax.image.scale_and_translate, or "
-                 "dm-pix (import dm_pix) for augmentations, on jax arrays.",
         "audio": "tf.audio " + _NOT_PROVIDED + ": decode audio with Python (soundfile, scipy.io.wavfile), then "
                  "make tensors.",
         "signal": "tf.signal " + _NOT_PROVIDED + ": use jnp.fft and jax.scipy.signal on jax arrays.",
@@ -69,6 +67,16 @@ MISSING = {
                           "(a Python dict), or hash them in Python (hashlib).",
         "unicode_script": "tf.strings.unicode_script (ICU script codes) " + _NOT_PROVIDED + ": use "
                           "unicodedata.name(chr(c)) in Python, or the regex module's \\p{Script=...} classes.",
+    },
+    "tapejax.image": {
+        "extract_patches": "tf.image.extract_patches " + _NOT_PROVIDED + ": use "
+                           "jax.lax.conv_general_dilated_patches on jax arrays.",
+        "non_max_suppression": "tf.image.non_max_suppression " + _NOT_PROVIDED + ": select boxes with NumPy "
+                               "(or a jax while_loop) on the scores and IoUs.",
+        "random_crop": "tf.image.random_crop " + _NOT_PROVIDED + ": draw offsets with tf.random.uniform and use "
+                       "tf.image.crop_to_bounding_box.",
+        "sample_distorted_bounding_box": "tf.image.sample_distorted_bounding_box " + _NOT_PROVIDED + ": use "
+                                         "dm-pix (import dm_pix) for augmentations on jax arrays.",
     },
     "tapejax.io": {
         **{name: f"tf.io.{name} (tf.train.Example protocol buffers) " + _NOT_PROVIDED + ": store arrays "

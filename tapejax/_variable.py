@@ -149,24 +149,31 @@ class Variable(_TensorBase):
         return self
 
     def assign(self, value: Any, use_locking: bool = False, name: Optional[str] = None,
-               read_value: bool = True) -> "Variable":
-        """Replaces the value. Returns the variable."""
-        return self._set(self._check(value, "assign"))
+               read_value: bool = True) -> Optional["Variable"]:
+        """Replaces the value. Returns the variable (TF's ``UnreadVariable`` view of it), or
+        None with ``read_value=False``."""
+        self._set(self._check(value, "assign"))
+        return _UnreadVariable(self) if read_value else None
 
     def assign_add(self, delta: Any, use_locking: bool = False, name: Optional[str] = None,
-                   read_value: bool = True) -> "Variable":
-        """Adds ``delta`` to the value. Returns the variable."""
+                   read_value: bool = True) -> Optional["Variable"]:
+        """Adds ``delta`` to the value. Returns the variable, as ``assign``."""
         # The delta must have the variable's shape (TF does not broadcast it either).
-        return self._set(_engine.read_raw(self) + self._check(delta, "assign_add"))
+        self._set(_engine.read_raw(self) + self._check(delta, "assign_add"))
+        return _UnreadVariable(self) if read_value else None
 
     def assign_sub(self, delta: Any, use_locking: bool = False, name: Optional[str] = None,
-                   read_value: bool = True) -> "Variable":
-        """Subtracts ``delta`` from the value. Returns the variable."""
-        return self._set(_engine.read_raw(self) - self._check(delta, "assign_sub"))
+                   read_value: bool = True) -> Optional["Variable"]:
+        """Subtracts ``delta`` from the value. Returns the variable, as ``assign``."""
+        self._set(_engine.read_raw(self) - self._check(delta, "assign_sub"))
+        return _UnreadVariable(self) if read_value else None
+
+    def _repr_name(self):
+        return self.name
 
     def __repr__(self):
         a = self._fmt()
-        head = f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}"
+        head = f"<tf.Variable '{self._repr_name()}' shape={self.shape} dtype={self.dtype.name}"
         if a is None:
             return head + ">"
         from ._tensor import _np_repr
@@ -200,5 +207,46 @@ class Variable(_TensorBase):
         return None
 
 
-jax.tree_util.register_pytree_node(
-    Variable, lambda v: ((v._value,), None), lambda _, c: Tensor(c[0]))
+class _UnreadVariable(Variable):
+    """What ``assign`` returns, as TensorFlow's: the same variable (reads, assignments and
+    gradients are the assigned Variable's), shown as ``<tf.Variable 'UnreadVariable' ...>``."""
+
+    __slots__ = ("_target",)
+
+    def __init__(self, target):   # noqa: D107 -- a view: no state of its own
+        object.__setattr__(self, "_target", target)
+
+    def __getattr__(self, name):  # the Variable's fields (slots unset on the view)
+        if name == "_target":
+            raise AttributeError(name)
+        return getattr(self._target, name)
+
+    def _set(self, value):
+        self._target._set(value)
+        return self
+
+    def _repr_name(self):
+        return "UnreadVariable"
+
+    # Fields the state model writes go to the Variable itself.
+    _stored = property(lambda self: self._target._stored,
+                       lambda self, x: setattr(self._target, "_stored", x))
+    _shared = property(lambda self: self._target._shared,
+                       lambda self, x: setattr(self._target, "_shared", x))
+    _sharding = property(lambda self: self._target._sharding,
+                         lambda self, x: setattr(self._target, "_sharding", x))
+    trainable = property(lambda self: self._target.trainable,
+                         lambda self, x: setattr(self._target, "trainable", x))
+
+    def __deepcopy__(self, memo):
+        return self._target.__deepcopy__(memo)
+
+
+def register_pytree(cls):
+    """Makes a Variable class a pytree as Variable is (one leaf: its value; rebuilt as a Tensor)."""
+    jax.tree_util.register_pytree_node(cls, lambda v: ((v._value,), None), lambda _, c: Tensor(c[0]))
+    return cls
+
+
+register_pytree(Variable)
+register_pytree(_UnreadVariable)

@@ -15,6 +15,10 @@ class NotFoundError(OpError):
     pass
 
 
+class AlreadyExistsError(OpError):
+    """What was to be created (a file, with tf.io.gfile.copy or mkdir) exists already."""
+
+
 class OutOfRangeError(OpError):
     pass
 

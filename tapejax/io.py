@@ -1,4 +1,6 @@
-"""tf.io: TFRecord files, written and read without TensorFlow.
+"""tf.io: whole-file reads and writes, TFRecord files (read and written without TensorFlow),
+``tf.io.gfile`` on the local file system, image codecs (with Pillow, the ``tapejax[image]``
+extra) and ``serialize_tensor``/``parse_tensor``.
 
 A TFRecord file is a sequence of records, each framed as::
 
@@ -11,24 +13,570 @@ on a damaged or truncated file. CRC32-C (Castagnoli) is computed here with NumPy
 
 Example:
     >>> import os, tempfile, tapejax as tf
-    >>> path = os.path.join(tempfile.mkdtemp(), "data.tfrecord")
-    >>> with tf.io.TFRecordWriter(path) as writer:
-    ...     for r in [b"first", b"second"]:
-    ...         writer.write(r)
-    >>> [r for r in tf.data.TFRecordDataset(path).as_numpy_iterator()]
-    [b'first', b'second']
+    >>> path = os.path.join(tempfile.mkdtemp(), "hello.txt")
+    >>> tf.io.write_file(path, b"hello")
+    >>> tf.io.read_file(path).numpy()
+    b'hello'
+    >>> tf.io.gfile.exists(path)
+    True
 """
 import functools
+import glob as _glob
 import gzip
 import io as _pyio
+import os
+import shutil
 import struct
+import types
 import zlib
 
 import numpy as np
 
+from . import _dtypes
 from . import errors
+from ._tensor import Tensor, string_array, to_array
+from .image import convert_image_dtype
 
-__all__ = ["TFRecordWriter", "TFRecordOptions"]
+__all__ = ["read_file", "write_file", "gfile", "serialize_tensor", "parse_tensor", "decode_png", "decode_jpeg",
+           "decode_image", "encode_png", "encode_jpeg", "is_jpeg", "TFRecordWriter", "TFRecordOptions"]
+
+
+def _path(p):
+    """A local path from a str, bytes, os.PathLike or string Tensor."""
+    if isinstance(p, Tensor):
+        p = p.numpy()
+    if isinstance(p, bytes):
+        p = p.decode()
+    p = os.fspath(p)
+    if "://" in p:
+        raise errors.UnimplementedError(
+            None, None, f"File system scheme '{p.split('://')[0]}' not implemented (file: '{p}'): tapejax's tf.io "
+            "reads local files; copy remote files locally first (for example with gsutil or fsspec).")
+    return p
+
+
+def _bytes(x):
+    if isinstance(x, Tensor):
+        x = x.numpy()
+    if isinstance(x, np.ndarray) and x.dtype == object:
+        x = x.item()
+    if isinstance(x, str):
+        x = x.encode()
+    if not isinstance(x, (bytes, bytearray)):
+        raise TypeError(f"Expected bytes (a scalar string), got {type(x).__name__}.")
+    return bytes(x)
+
+
+def _string(b):
+    """A scalar string Tensor holding ``b``."""
+    return Tensor(string_array(b))
+
+
+def _not_found(path):
+    return errors.NotFoundError(None, None, f"{path}; No such file or directory")
+
+
+def read_file(filename, name=None):
+    """The whole contents of a file, as a scalar string tensor (``.numpy()`` gives bytes).
+
+    Raises:
+        tf.errors.NotFoundError: no such file.
+
+    Example:
+        >>> import os, tempfile, tapejax as tf
+        >>> path = os.path.join(tempfile.mkdtemp(), "x.bin")
+        >>> with open(path, "wb") as f:
+        ...     _ = f.write(b"abc")
+        >>> tf.io.read_file(path).numpy()
+        b'abc'
+    """
+    path = _path(filename)
+    try:
+        with open(path, "rb") as f:
+            return _string(f.read())
+    except FileNotFoundError:
+        raise _not_found(path) from None
+
+
+def write_file(filename, contents, name=None):
+    """Writes ``contents`` (bytes or a scalar string tensor) to a file, creating directories.
+
+    Example:
+        >>> import os, tempfile, tapejax as tf
+        >>> path = os.path.join(tempfile.mkdtemp(), "a", "b.bin")
+        >>> tf.io.write_file(path, b"\\x00\\x01")
+        >>> open(path, "rb").read()
+        b'\\x00\\x01'
+    """
+    path = _path(filename)
+    parent = os.path.dirname(path)
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(_bytes(contents))
+
+
+# ---------------------------------------------------------------------------
+# gfile
+# ---------------------------------------------------------------------------
+
+class GFile:
+    """``tf.io.gfile.GFile(name, mode)``: a file object (``'r'``, ``'w'``, ``'a'``, with ``'b'``).
+
+    Raises:
+        tf.errors.NotFoundError: reading a file that does not exist.
+
+    Example:
+        >>> import os, tempfile, tapejax as tf
+        >>> path = os.path.join(tempfile.mkdtemp(), "t.txt")
+        >>> with tf.io.gfile.GFile(path, "w") as f:
+        ...     _ = f.write("line 1\\nline 2\\n")
+        >>> with tf.io.gfile.GFile(path) as f:
+        ...     f.readlines()
+        ['line 1\\n', 'line 2\\n']
+    """
+
+    def __init__(self, name, mode="r"):
+        self.name = _path(name)
+        self.mode = mode
+        try:
+            self._f = open(self.name, mode)
+        except FileNotFoundError:
+            raise _not_found(self.name) from None
+
+    def __getattr__(self, attr):
+        return getattr(self._f, attr)
+
+    def __iter__(self):
+        return iter(self._f)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._f.close()
+        return False
+
+    def size(self):
+        return os.path.getsize(self.name)
+
+
+def _exists(path):
+    """Whether a file or directory exists."""
+    return os.path.exists(_path(path))
+
+
+def _isdir(path):
+    """Whether ``path`` is a directory."""
+    return os.path.isdir(_path(path))
+
+
+def _glob_(pattern):
+    """The paths matching a glob pattern, sorted."""
+    return sorted(_glob.glob(_path(pattern)))
+
+
+def _listdir(path):
+    """The entries of a directory (names, not paths).
+
+    Raises:
+        tf.errors.NotFoundError: no such directory.
+    """
+    p = _path(path)
+    if not os.path.isdir(p):
+        raise errors.NotFoundError(None, None, f"Could not find directory {p}")
+    return os.listdir(p)
+
+
+def _makedirs(path):
+    """Creates a directory and its parents (no error if it exists)."""
+    os.makedirs(_path(path), exist_ok=True)
+
+
+def _mkdir(path):
+    """Creates one directory (its parent must exist)."""
+    p = _path(path)
+    try:
+        os.mkdir(p)
+    except FileNotFoundError:
+        raise _not_found(p) from None
+    except FileExistsError:
+        raise errors.AlreadyExistsError(None, None, f"{p}; File exists") from None
+
+
+def _remove(path):
+    """Deletes a file.
+
+    Raises:
+        tf.errors.NotFoundError: no such file.
+    """
+    p = _path(path)
+    try:
+        os.remove(p)
+    except FileNotFoundError:
+        raise _not_found(p) from None
+
+
+def _rmtree(path):
+    """Deletes a directory and everything in it."""
+    p = _path(path)
+    if not os.path.exists(p):
+        raise _not_found(p)
+    shutil.rmtree(p)
+
+
+def _copy(src, dst, overwrite=False):
+    """Copies a file.
+
+    Raises:
+        tf.errors.AlreadyExistsError: ``dst`` exists and ``overwrite`` is False.
+    """
+    s, d = _path(src), _path(dst)
+    if not overwrite and os.path.exists(d):
+        raise errors.AlreadyExistsError(None, None, f"file already exists: {d}")
+    if not os.path.exists(s):
+        raise _not_found(s)
+    shutil.copyfile(s, d)
+
+
+def _rename(src, dst, overwrite=False):
+    """Renames (moves) a file or directory.
+
+    Raises:
+        tf.errors.AlreadyExistsError: ``dst`` exists and ``overwrite`` is False.
+    """
+    s, d = _path(src), _path(dst)
+    if not overwrite and os.path.exists(d):
+        raise errors.AlreadyExistsError(None, None, f"file already exists: {d}")
+    if not os.path.exists(s):
+        raise _not_found(s)
+    os.replace(s, d)
+
+
+def _walk(top, topdown=True, onerror=None):
+    """``os.walk``: ``(dirname, subdirs, files)`` triples."""
+    return os.walk(_path(top), topdown=topdown, onerror=onerror)
+
+
+def _join(path, *paths):
+    """Joins path components."""
+    return os.path.join(_path(path), *[_path(p) for p in paths])
+
+
+gfile = types.SimpleNamespace(
+    GFile=GFile, Open=GFile, exists=_exists, isdir=_isdir, glob=_glob_, listdir=_listdir, makedirs=_makedirs,
+    mkdir=_mkdir, remove=_remove, rmtree=_rmtree, copy=_copy, rename=_rename, walk=_walk, join=_join)
+gfile.__doc__ = ("tf.io.gfile: local files (GFile, exists, isdir, glob, listdir, makedirs, mkdir, remove, "
+                 "rmtree, copy, rename, walk, join); remote schemes (gs://...) raise UnimplementedError.")
+
+
+# ---------------------------------------------------------------------------
+# serialize_tensor / parse_tensor: TensorFlow's TensorProto wire format
+# ---------------------------------------------------------------------------
+
+_TF_ENUM = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6, "complex64": 8,
+            "int64": 9, "bool": 10, "bfloat16": 14, "uint16": 17, "complex128": 18, "float16": 19,
+            "uint32": 22, "uint64": 23}
+_FROM_ENUM = {v: k for k, v in _TF_ENUM.items()}
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def _varint(n):
+    out = bytearray()
+    n &= (1 << 64) - 1
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _field(num, wire, payload):
+    key = _varint((num << 3) | wire)
+    if wire == 0:
+        return key + _varint(payload)
+    return key + _varint(len(payload)) + payload
+
+
+def serialize_tensor(tensor, name=None):
+    """The tensor as a serialized ``TensorProto`` (the bytes TensorFlow writes), a scalar string.
+
+    Example:
+        >>> import tapejax as tf
+        >>> s = tf.io.serialize_tensor(tf.constant([[1.5, 2.0]]))
+        >>> s.numpy()
+        b'\\x08\\x01\\x12\\x08\\x12\\x02\\x08\\x01\\x12\\x02\\x08\\x02"\\x08\\x00\\x00\\xc0?\\x00\\x00\\x00@'
+        >>> tf.io.parse_tensor(s, tf.float32).numpy().tolist()
+        [[1.5, 2.0]]
+    """
+    a = np.asarray(to_array(tensor))
+    dt = _dtypes.as_dtype(a.dtype).name
+    if dt not in _TF_ENUM:
+        raise errors.UnimplementedError(None, None, f"serialize_tensor of dtype {dt} is not provided by tapejax.")
+    shape = b"".join(_field(2, 2, _field(1, 0, d) if d else b"") for d in a.shape)
+    out = _field(1, 0, _TF_ENUM[dt]) + _field(2, 2, shape)
+    if a.size:
+        out += _field(4, 2, np.ascontiguousarray(a).astype(a.dtype.newbyteorder("<")).tobytes())
+    return _string(out)
+
+
+def _read_varint(b, i):
+    n = shift = 0
+    while True:
+        c = b[i]
+        i += 1
+        n |= (c & 0x7F) << shift
+        shift += 7
+        if not c & 0x80:
+            return n, i
+
+
+def _fields(b):
+    i = 0
+    while i < len(b):
+        key, i = _read_varint(b, i)
+        num, wire = key >> 3, key & 7
+        if wire == 0:
+            v, i = _read_varint(b, i)
+        elif wire == 2:
+            n, i = _read_varint(b, i)
+            v, i = b[i:i + n], i + n
+        elif wire == 5:
+            v, i = b[i:i + 4], i + 4
+        elif wire == 1:
+            v, i = b[i:i + 8], i + 8
+        else:
+            raise errors.InvalidArgumentError(None, None, "Could not parse `serialized` as TensorProto.")
+        yield num, wire, v
+
+
+# TensorProto's typed value fields (used by TensorFlow when tensor_content is absent).
+_VALUE_FIELDS = {5: ("float32", "<f4"), 6: ("float64", "<f8"), 7: ("int32", None), 10: ("int64", None),
+                 11: ("bool", None), 13: ("float16", None), 16: ("uint32", None), 17: ("uint64", None)}
+
+
+def parse_tensor(serialized, out_type, name=None):
+    """The tensor a serialized ``TensorProto`` holds; ``out_type`` must be its dtype.
+
+    Raises:
+        tf.errors.InvalidArgumentError: not a TensorProto, or another dtype.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.io.parse_tensor(tf.io.serialize_tensor(tf.constant([1, 2])), tf.int32).numpy().tolist()
+        [1, 2]
+    """
+    b = _bytes(serialized)
+    enum, dims, content, values = None, [], None, []
+    try:
+        for num, _, v in _fields(b):
+            if num == 1:
+                enum = v
+            elif num == 2:
+                for n2, _, dim in _fields(v):
+                    if n2 == 2:
+                        dims.append(dict((k, x) for k, _, x in _fields(dim)).get(1, 0))
+            elif num == 4:
+                content = v
+            elif num in _VALUE_FIELDS:
+                values.append((num, v))
+    except IndexError:
+        raise errors.InvalidArgumentError(None, None, "Could not parse `serialized` as TensorProto.") from None
+    if enum not in _FROM_ENUM:
+        raise errors.InvalidArgumentError(None, None, f"Could not parse `serialized` as TensorProto (dtype {enum}).")
+    dt = _FROM_ENUM[enum]
+    want = _dtypes.as_dtype(out_type).name
+    if want != dt:
+        raise errors.InvalidArgumentError(   # TensorFlow's C++ dtype names (float, double, half)
+            None, None, f"Type mismatch between parsed tensor ({_C_NAMES.get(dt, dt)}) and dtype "
+                        f"({_C_NAMES.get(want, want)})")
+    np_dt = np.dtype(_dtypes.np_dtype(dt)).newbyteorder("<")
+    size = int(np.prod(dims, dtype=np.int64))
+    if content is not None:
+        a = np.frombuffer(content, np_dt)
+    else:
+        a = _typed_values(values, np_dt)
+        if a.size == 1 and size > 1:
+            a = np.full(size, a[0], np_dt)
+    if a.size not in (0, size) and size:
+        raise errors.InvalidArgumentError(None, None, "Could not parse `serialized`: its data does not fill its shape.")
+    a = np.zeros(size, np_dt) if a.size == 0 else a
+    return Tensor(a.reshape(dims).astype(np_dt.newbyteorder("=")))
+
+
+def _typed_values(values, np_dt):
+    out = []
+    for num, v in values:
+        if isinstance(v, int):
+            out.append(v)
+        elif num in (5, 6):
+            out.extend(np.frombuffer(v, _VALUE_FIELDS[num][1]).tolist())
+        else:   # packed varints
+            i = 0
+            while i < len(v):
+                n, i = _read_varint(v, i)
+                out.append(n)
+    a = np.asarray(out, dtype=np.uint64 if np_dt.kind in "iu" else None)
+    return (a.astype(np.int64) if np_dt.kind == "i" else a).astype(np_dt)
+
+
+# ---------------------------------------------------------------------------
+# image codecs (Pillow)
+# ---------------------------------------------------------------------------
+
+def _pil():
+    try:
+        from PIL import Image
+    except ImportError:
+        raise ImportError("tf.io image codecs need Pillow: pip install 'tapejax[image]' (or pip install pillow).") \
+            from None
+    return Image
+
+
+_MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}
+
+
+def _decode(contents, channels, dtype=np.uint8):
+    Image = _pil()
+    try:
+        img = Image.open(_pyio.BytesIO(_bytes(contents)))
+        img.load()
+    except Exception as e:   # Pillow raises several types for corrupt data
+        raise errors.InvalidArgumentError(None, None, f"Unknown image file format or corrupt image: {e}") from None
+    wide = img.mode.startswith("I;16") or img.mode == "I"
+    if channels:
+        if channels not in _MODES:
+            raise errors.InvalidArgumentError(None, None, f"channels must be 0, 1, 2, 3 or 4; got {channels}.")
+        img = img.convert(_MODES[channels]) if img.mode != _MODES[channels] else img
+    elif img.mode not in ("L", "LA", "RGB", "RGBA") and not wide:
+        img = img.convert("RGBA" if "A" in img.mode or "transparency" in img.info else "RGB")
+    a = np.asarray(img)
+    if a.ndim == 2:
+        a = a[..., None]
+    if wide:
+        a = a.astype(np.uint16)
+        return a if np.dtype(dtype) == np.uint16 else (a >> 8).astype(np.uint8)
+    if np.dtype(dtype) == np.uint16:
+        return a.astype(np.uint16) * 257
+    return a.astype(np.uint8)
+
+
+def decode_png(contents, channels=0, dtype=_dtypes.uint8, name=None):
+    """Decodes a PNG to a ``[height, width, channels]`` uint8 (or uint16) tensor. Needs Pillow.
+
+    Args:
+        contents: the PNG bytes (a scalar string tensor or bytes).
+        channels: 0 (as stored), 1 (gray), 3 (RGB) or 4 (RGBA).
+        dtype: ``tf.uint8`` or ``tf.uint16``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> img = tf.constant([[[255, 0, 0]]], tf.uint8)
+        >>> tf.io.decode_png(tf.io.encode_png(img)).numpy().tolist()
+        [[[255, 0, 0]]]
+    """
+    return Tensor(_decode(contents, channels, _dtypes.np_dtype(dtype)))
+
+
+def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True, try_recover_truncated=False,
+                acceptable_fraction=1, dct_method="", name=None):
+    """Decodes a JPEG to a ``[height, width, channels]`` uint8 tensor. Needs Pillow (libjpeg).
+
+    Example:
+        >>> import tapejax as tf
+        >>> img = tf.fill([8, 8, 3], tf.constant(200, tf.uint8))
+        >>> tf.io.decode_jpeg(tf.io.encode_jpeg(img)).shape
+        TensorShape([8, 8, 3])
+    """
+    return Tensor(_decode(contents, channels))
+
+
+def decode_image(contents, channels=None, dtype=_dtypes.uint8, name=None, expand_animations=True):
+    """Decodes a PNG, JPEG, GIF or BMP (GIFs: ``[frames, height, width, 3]`` with
+    ``expand_animations``). ``dtype=tf.float32`` scales to ``[0, 1]``. Needs Pillow.
+
+    Example:
+        >>> import tapejax as tf
+        >>> img = tf.constant([[[0], [255]]], tf.uint8)
+        >>> tf.io.decode_image(tf.io.encode_png(img), dtype=tf.float32).numpy().tolist()
+        [[[0.0], [1.0]]]
+    """
+    b = _bytes(contents)
+    if b[:6] in (b"GIF87a", b"GIF89a"):
+        Image = _pil()
+        img = Image.open(_pyio.BytesIO(b))
+        frames = []
+        for i in range(getattr(img, "n_frames", 1)):
+            img.seek(i)
+            frames.append(np.asarray(img.convert("RGB")))
+        a = np.stack(frames)
+        if not expand_animations:
+            a = a[0]
+    else:
+        a = _decode(b, channels or 0)
+    return convert_image_dtype(Tensor(a), dtype)
+
+
+def is_jpeg(contents, name=None):
+    """Whether the bytes start like a JPEG file (a bool tensor).
+
+    Example:
+        >>> import tapejax as tf
+        >>> bool(tf.io.is_jpeg(b"\\xff\\xd8\\xff\\xe0"))
+        True
+    """
+    return Tensor(np.bool_(_bytes(contents)[:3] == b"\xff\xd8\xff"))
+
+
+def _encode(image, fmt, **kw):
+    Image = _pil()
+    a = np.asarray(to_array(image))
+    if a.ndim != 3 or a.shape[-1] not in _MODES:
+        raise errors.InvalidArgumentError(None, None, f"image must be 3-dimensional [height, width, channels] "
+                                                      f"with 1 to 4 channels; got shape {a.shape}.")
+    if a.dtype == np.uint16 and a.shape[-1] == 1:
+        img = Image.fromarray(a[..., 0].astype(np.uint16))
+    elif a.dtype == np.uint8:
+        img = Image.fromarray(a[..., 0] if a.shape[-1] == 1 else a, _MODES[a.shape[-1]])
+    else:
+        raise errors.InvalidArgumentError(None, None, f"image must be uint8 (or single-channel uint16 for PNG); "
+                                                      f"got {a.dtype}.")
+    buf = _pyio.BytesIO()
+    img.save(buf, fmt, **kw)
+    return _string(buf.getvalue())
+
+
+def encode_png(image, compression=-1, name=None):
+    """Encodes a uint8 ``[height, width, channels]`` image as PNG bytes. Needs Pillow.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.io.encode_png(tf.zeros([2, 2, 1], tf.uint8)).numpy()[:4]
+        b'\\x89PNG'
+    """
+    return _encode(image, "PNG", compress_level=6 if compression == -1 else int(compression))
+
+
+def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=False, chroma_downsampling=True,
+                density_unit="in", x_density=300, y_density=300, xmp_metadata="", name=None):
+    """Encodes a uint8 image (1 or 3 channels) as JPEG bytes. Needs Pillow.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.io.encode_jpeg(tf.zeros([2, 2, 3], tf.uint8)).numpy()[:2]
+        b'\\xff\\xd8'
+    """
+    return _encode(image, "JPEG", quality=int(quality), progressive=bool(progressive),
+                   subsampling=2 if chroma_downsampling else 0, dpi=(x_density, y_density))
+
+
+# ---------------------------------------------------------------------------
+# TFRecord files
+# ---------------------------------------------------------------------------
+
 
 # ---------------------------------------------------------------------------
 # CRC32-C (polynomial 0x1EDC6F41, reflected 0x82F63B78), TFRecord's checksum
@@ -279,4 +827,4 @@ class TFRecordWriter:
 
 
 from ._missing import module_getattr as _module_getattr  # noqa: E402
-__getattr__ = _module_getattr(__name__)
+__getattr__ = _module_getattr("tapejax.io")

@@ -143,7 +143,8 @@ def test_sparse_categorical_accuracy_known_batch_and_reset():
     m.update_state(np.array([[2]]), y_pred[2:3])     # (N, 1) labels: 3 of 5
     np.testing.assert_allclose(float(m.result()), 0.6, rtol=1e-6)
     assert m.name == "sparse_categorical_accuracy"
-    assert [v.name for v in m.variables] == ["total:0", "count:0"]
+    assert [v.name for v in m.variables] == ["total", "count"]
+    assert [v.path for v in m.variables] == ["sparse_categorical_accuracy/total", "sparse_categorical_accuracy/count"]
     assert all(not v.trainable for v in m.variables) and m.trainable_weights == []
     m.reset_state()
     assert float(m.result()) == 0.0

@@ -191,10 +191,11 @@ def test_one_compiled_update_for_all_variables():
 def test_slots_are_nontrainable_variables_created_lazily():
     w = tf.Variable([1.0, 2.0], name="w")
     opt = optimizers.Adam()
-    assert [v.name for v in opt.variables] == ["adam/iteration:0", "adam/learning_rate:0"]
+    assert [v.name for v in opt.variables] == ["iteration", "learning_rate"]
+    assert [v.path for v in opt.variables] == ["adam/iteration", "adam/learning_rate"]
     opt.apply_gradients([(tf.constant([0.1, 0.1]), w)])
-    names = [v.name for v in opt.variables]
-    assert "adam/w_mu:0" in names and "adam/w_nu:0" in names
+    names = [v.path for v in opt.variables]
+    assert "adam/w_mu" in names and "adam/w_nu" in names
     assert all(not v.trainable for v in opt.variables)
     assert opt.iterations.dtype == tf.int32 and not opt.iterations.trainable
 

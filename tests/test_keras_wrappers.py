@@ -175,9 +175,9 @@ def test_bidirectional_gru_reset_after_false_and_custom_backward_layer():
     bi(tf.constant(x))
     assert bi.backward_layer is bwd                 # Keras keeps a given backward layer as it is
     assert bi.forward_layer is not fwd and not fwd.built
-    assert [w.name for w in bi.weights][3:] == [
-        "bidirectional/my_backward/kernel:0", "bidirectional/my_backward/recurrent_kernel:0",
-        "bidirectional/my_backward/bias:0"]
+    assert [w.path for w in bi.weights][3:] == [
+        "bidirectional/my_backward/kernel", "bidirectional/my_backward/recurrent_kernel",
+        "bidirectional/my_backward/bias"]
     check_grads(bi, x, bidirectional_ref("gru", "sum", True, False, 3, reset_after=False))
 
 
@@ -191,10 +191,10 @@ def test_bidirectional_weights_names_and_shapes():
     assert bi.forward_layer is not lstm
     bi(tf.ones([2, 5, 3]))
     assert not lstm.built and lstm.weights == []          # the passed layer is only a template
-    assert [w.name for w in bi.weights] == [
-        "bidirectional/forward_lstm/kernel:0", "bidirectional/forward_lstm/recurrent_kernel:0",
-        "bidirectional/forward_lstm/bias:0", "bidirectional/backward_lstm/kernel:0",
-        "bidirectional/backward_lstm/recurrent_kernel:0", "bidirectional/backward_lstm/bias:0"]
+    assert [w.path for w in bi.weights] == [
+        "bidirectional/forward_lstm/kernel", "bidirectional/forward_lstm/recurrent_kernel",
+        "bidirectional/forward_lstm/bias", "bidirectional/backward_lstm/kernel",
+        "bidirectional/backward_lstm/recurrent_kernel", "bidirectional/backward_lstm/bias"]
     assert [tuple(w.shape) for w in bi.weights] == [(3, 16), (4, 16), (16,)] * 2
     assert len(bi.trainable_weights) == 6 and bi.non_trainable_weights == []
     assert bi.count_params() == 2 * (3 * 16 + 4 * 16 + 16)
@@ -316,7 +316,7 @@ def test_bidirectional_sequential_fit_loss_falls():
     hist = model.fit(ids, y, batch_size=16, epochs=6, verbose=0)
     losses = hist.history["loss"]
     assert losses[-1] < losses[0] * 0.9, losses
-    names = [w.name for w in model.trainable_weights]
+    names = [w.path for w in model.trainable_weights]
     assert len(names) == 1 + 6 + 2
     assert any("/forward_lstm" in n for n in names) and any("/backward_lstm" in n for n in names)
     assert model.predict(ids[:5], verbose=0).shape == (5, 1)
@@ -369,7 +369,7 @@ def test_time_distributed_dense_equals_dense_per_step():
     per_step = np.stack([dense(tf.constant(x[:, t])).numpy() for t in range(4)], axis=1)
     assert_close(out, per_step, rtol=1e-6, atol=1e-6)
     assert td.weights == dense.weights and len(td.weights) == 2
-    assert [w.name for w in td.weights] == ["time_distributed/dense/kernel:0", "time_distributed/dense/bias:0"]
+    assert [w.path for w in td.weights] == ["time_distributed/dense/kernel", "time_distributed/dense/bias"]
     assert tuple(dense.kernel.shape) == (6, 5)
 
 
@@ -419,7 +419,7 @@ def test_time_distributed_builds_inner_layer_for_merged_batch():
     td = L.TimeDistributed(Probe(name="probe"), name="time_distributed")
     td(tf.ones([2, 3, 4]))
     assert seen == [(None, 4)]
-    assert [w.name for w in td.weights] == ["time_distributed/probe/w:0"]
+    assert [w.path for w in td.weights] == ["time_distributed/probe/w"]
     with pytest.raises(ValueError, match="at least 3 dimensions"):
         L.TimeDistributed(L.Dense(2))(tf.ones([2, 3]))
     with pytest.raises(ValueError, match="Layer"):

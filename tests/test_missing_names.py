@@ -12,7 +12,7 @@ from tapejax._missing import MISSING
 COMMON = [
     ("tapejax", "compat", "tf.function"), ("tapejax", "Graph", "tf.function"), ("tapejax", "Session", "GradientTape"),
     ("tapejax", "placeholder", "input_signature"), ("tapejax", "estimator", "Model.compile/fit"),
-    ("tapejax", "lite", "tf.saved_model.save"), ("tapejax", "image", "jax.image.resize"),
+    ("tapejax", "lite", "tf.saved_model.save"), ("tapejax.image", "extract_patches", "conv_general_dilated_patches"),
     ("tapejax", "audio", "soundfile"), ("tapejax", "feature_column", "NumPy"),
     ("tapejax", "queue", "tf.data.Dataset"), ("tapejax", "signal", "jnp.fft"),
     ("tapejax", "profiler", "jax.profiler"), ("tapejax", "control_dependencies", "program order"),

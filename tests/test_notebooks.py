@@ -41,7 +41,7 @@ KERNEL_ENV = {
 EXPECTED = {
     "01_autodiff.ipynb": [
         "6.0",                                                    # dy_dx.numpy()
-        "dense/kernel:0, shape: (3, 2) dense/bias:0, shape: (2,)",
+        "kernel, shape: (3, 2) bias, shape: (2,)",               # Keras 3 variable names
         "tf.Tensor(6.0, shape=(), dtype=float32) None None None",  # only x0 is watched
         "['x0:0']",
         "6.0",
@@ -75,7 +75,7 @@ EXPECTED = {
     ],
     "03_custom_training_loop.ipynb": [
         "<tf.Tensor: shape=(), dtype=float32, numpy=6.0>",
-        "<tf.Variable 'my_model/dense/kernel:0' shape=(32, 32) dtype=float32",
+        "<Variable path=my_model/dense/kernel, shape=(32, 32), dtype=float32",
         "Training loss (for one batch) at step 0:", "Seen so far: 64 samples",
         "Start of epoch 2",
         "Training acc over epoch:", "Validation acc:",
@@ -97,8 +97,8 @@ EXPECTED = {
         "[0.33333334, 0.33333334, 0.33333334]",              # d logsumexp = softmax
         "tf.Tensor([2. 3.], shape=(2,), dtype=float32)",
         "tf.Tensor([0.08333334 0.03703704], shape=(2,), dtype=float32)",
-        "flax_layer/params/Dense_0/kernel:0', (8, 32)",
-        "kernel:0', (8, 4)",                                 # an nnx module
+        "flax_layer/params/Dense_0/kernel', (8, 32)",
+        "kernel', (8, 4)",                                 # an nnx module
         "step 299: loss",
         "tapejax eager", "tapejax tf.function", "jax.jit + optax",
     ],

@@ -4,6 +4,7 @@ import os
 import re
 import subprocess
 import sys
+from typing import Optional
 import textwrap
 from importlib import metadata
 
@@ -45,7 +46,7 @@ def test_main_entry_points_have_type_hints():
     assert inspect.signature(tf.convert_to_tensor).return_annotation is tf.Tensor
     hints = inspect.signature(tf.Variable.__init__).parameters
     assert hints["name"].annotation != inspect.Parameter.empty
-    assert inspect.signature(tf.Variable.assign).return_annotation == "Variable"
+    assert inspect.signature(tf.Variable.assign).return_annotation == Optional["Variable"]
 
 
 def test_license_is_apache_2_full_text():

@@ -255,7 +255,12 @@ def test_list_of_tensors_is_packed():
 def test_variable_assign_family():
     v = tf.Variable([1.0, 2.0])
     r = v.assign([3.0, 4.0])
-    assert r is v and v.numpy().tolist() == [3.0, 4.0]
+    assert v.numpy().tolist() == [3.0, 4.0]
+    # TF returns an UnreadVariable: a view of the same variable
+    assert repr(r) == "<tf.Variable 'UnreadVariable' shape=(2,) dtype=float32, numpy=array([3., 4.], dtype=float32)>"
+    v.assign([5.0, 6.0])
+    assert r.numpy().tolist() == [5.0, 6.0] and r.name == v.name
+    assert v.assign([3.0, 4.0], read_value=False) is None
     v.assign_add([1.0, 1.0])
     assert v.numpy().tolist() == [4.0, 5.0]
     v.assign_sub(tf.constant([0.5, 0.5]))

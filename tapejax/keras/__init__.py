@@ -10,6 +10,7 @@ import importlib as _importlib
 
 from . import activations as activations, backend as backend, initializers as initializers
 from . import layers as layers, models as models
+from ._variables import KerasVariable as Variable
 from .layers import Input as Input
 from .models import Model as Model, Sequential as Sequential
 

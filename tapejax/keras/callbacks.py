@@ -728,7 +728,9 @@ class TensorBoard(Callback):
             with self._writer("train").as_default(), summary.record_if(True):
                 for layer in self.model.layers:
                     for w in layer.weights:
-                        summary.histogram(w.name.replace(":", "_") + "/histogram", w, step=epoch)
+                        # Keras 3 tags weights by path (dense/kernel/histogram)
+                        summary.histogram(getattr(w, "path", w.name).replace(":", "_") + "/histogram", w,
+                                          step=epoch)
 
     def on_test_end(self, logs=None):
         iterations = getattr(getattr(self.model, "optimizer", None), "iterations", None)

@@ -21,7 +21,7 @@ import numpy as np
 
 from .._engine import read_raw
 from .._tensor import Tensor, to_array
-from .._variable import Variable
+from ._variables import owned_variable as _owned_variable
 from ..extend import defop
 from . import losses as _losses
 
@@ -231,7 +231,7 @@ class Metric:
                 raise ValueError(f"Unknown metric variable initializer {initializer!r}: use 'zeros', "
                                  "'ones' or a callable initializer(shape, dtype).")
             init = np.full(tuple(shape or ()), fill, dtype=np.dtype(str(getattr(dtype, "name", dtype))))
-        v = Variable(init, trainable=False, name=name or "variable")
+        v = _owned_variable(self.name, init, name or "variable")   # Keras 3 path: 'mean/total'
         self._metric_variables.append(v)
         self._initial.append(v._value)
         return v

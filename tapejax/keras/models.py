@@ -10,10 +10,11 @@ import jax
 import numpy as np
 
 from .. import _ops
+from ._summary import print_summary as _print_summary
 from .callbacks import CallbackList as _CallbackList, History, ProgbarLogger
 from .._tensor import Tensor, TensorShape, _TensorBase, to_array
 from .._module import Module
-from .layers._base import (Layer, InputLayer, KerasTensor, _Spec, _infer_output, _dedup, _leaves,
+from .layers._base import (Layer, unique_name, InputLayer, KerasTensor, _Spec, _infer_output, _dedup, _leaves,
                            _is_tensor_leaf, _to_tensors, _batchless)
 
 
@@ -40,8 +41,8 @@ class Model(Layer):
         >>> model = MyModel()
         >>> model(tf.ones([4, 8])).shape
         TensorShape([4, 10])
-        >>> [v.name for v in model.trainable_variables][:2]
-        ['my_model/dense.../kernel:0', 'my_model/dense.../bias:0']
+        >>> [v.path for v in model.trainable_variables][:2]
+        ['my_model/dense.../kernel', 'my_model/dense.../bias']
         >>> model.count_params()
         618
     """
@@ -55,6 +56,8 @@ class Model(Layer):
                 outputs = args[1]
             if len(args) > 2:
                 raise TypeError("Model(inputs, outputs, name=None): too many positional arguments.")
+        if inputs is not None and kwargs.get("name") is None and type(self) is Model:
+            kwargs["name"] = unique_name("functional")   # Keras 3 names functional models so
         super().__init__(**kwargs)
         self._k_layer_list = None       # functional / Sequential: the layers in order
         self._k_graph = None
@@ -71,6 +74,10 @@ class Model(Layer):
                 raise ValueError("A functional model needs both inputs and outputs: "
                                  "tf.keras.Model(inputs=inputs, outputs=outputs).")
             self._k_init_graph(inputs, outputs)
+
+    def __repr__(self):
+        cls = "Functional" if type(self) is Model and self._k_graph is not None else type(self).__name__
+        return f"<{cls} name={self.name}, built={self.built}>"
 
     # -- structure ----------------------------------------------------------
 
@@ -242,75 +249,30 @@ class Model(Layer):
 
     def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False,
                 show_trainable=False, layer_range=None):
-        """Prints a Keras-style table: layer (type), output shape, parameter count, and totals.
+        """Prints Keras 3's table: layer (type), output shape, parameter count, and totals with sizes.
 
-        Raises:
-            ValueError: the model is not built yet.
+        As Keras 3, it is drawn with rich (plain text when stdout is not a terminal);
+        ``print_fn`` receives the whole table as one string. An unbuilt layer shows
+        ``?`` and ``0 (unbuilt)``.
 
         Example:
             >>> import tapejax as tf
-            >>> model = tf.keras.Sequential([tf.keras.layers.Dense(10, input_shape=(784,))])
-            >>> model.summary()
-            Model: "sequential..."
-            _________________________________________________________________
-             Layer (type)                Output Shape              Param #
-            =================================================================
-             dense... (Dense)            (None, 10)                7850
-            <BLANKLINE>
-            =================================================================
-            Total params: 7,850
-            Trainable params: 7,850
-            Non-trainable params: 0
-            _________________________________________________________________
+            >>> model = tf.keras.Sequential([tf.keras.Input((784,)), tf.keras.layers.Dense(10, name='d')],
+            ...                             name='mlp')
+            >>> model.summary(line_length=60)
+            Model: "mlp"
+            ┏━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━┓
+            ┃ Layer (type)             ┃ Output Shape      ┃   Param # ┃
+            ┡━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━┩
+            │ d (Dense)                │ (None, 10)        │     7,850 │
+            └──────────────────────────┴───────────────────┴───────────┘
+             Total params: 7,850 (30.66 KB)
+             Trainable params: 7,850 (30.66 KB)
+             Non-trainable params: 0 (0.00 B)
         """
-        if not self.built:
-            raise ValueError(
-                "This model has not yet been built. Build the model first by calling `build()` or by "
-                "calling the model on a batch of data.")
-        print_fn = print_fn or print
-        line_length = line_length or 65
-        positions = positions or [0.45, 0.85, 1.0]
-        if positions[-1] <= 1:
-            positions = [int(line_length * p) for p in positions]
-
-        def row(fields):
-            left = [str(f) for f in fields]
-            while any(left):
-                line = ""
-                for col in range(len(left)):
-                    start = positions[col - 1] if col > 0 else 0
-                    end = positions[col]
-                    space = 2 if col != len(positions) - 1 else 0
-                    cut = end - start - space
-                    fit = left[col][:cut]
-                    cands = [fit.find(x) + len(x) for x in ("),", "},", "],", "',") if fit.find(x) >= 0]
-                    if cands:
-                        cut = min(cands)
-                        fit = fit[:cut]
-                    if col == 0:
-                        line += " "
-                    line += fit + " " * space
-                    left[col] = left[col][cut:]
-                    line += " " * (end - len(line))
-                print_fn(line)
-
-        print_fn(f'Model: "{self.name}"')
-        print_fn("_" * line_length)
-        row(["Layer (type)", "Output Shape", "Param #"])
-        print_fn("=" * line_length)
-        for layer in self.layers:
-            shape = layer._k_output_shape
-            shape = "multiple" if shape is None else _shape_str(_batchless(shape))
-            params = layer.count_params() if (layer.built or layer.weights) else 0
-            row([f"{layer.name} ({type(layer).__name__})", shape, params])
-            print_fn(" " * line_length)
-        print_fn("=" * line_length)
-        trainable = _count(self.trainable_weights)
-        total = _count(self.weights)
-        print_fn(f"Total params: {total:,}")
-        print_fn(f"Trainable params: {trainable:,}")
-        print_fn(f"Non-trainable params: {total - trainable:,}")
-        print_fn("_" * line_length)
+        _print_summary(self, line_length, positions, print_fn, expand_nested, show_trainable, layer_range,
+                       functional=self._k_graph is not None and not isinstance(self, Sequential),
+                       sequential=isinstance(self, Sequential))
 
     # -- training -----------------------------------------------------------
 
@@ -678,9 +640,10 @@ class Sequential(Model):
         self._k_layer_list = []
         self._k_build_shape = None
         for layer in layers or []:
-            self.add(layer)
+            self.add(layer, rebuild=False)
+        self._k_rebuild()
 
-    def add(self, layer):
+    def add(self, layer, rebuild=True):
         """Appends a layer (or sets the input shape, for an ``InputLayer`` / ``tf.keras.Input``).
 
         Raises:
@@ -701,7 +664,8 @@ class Sequential(Model):
                                 "tensor produced by a layer. Use the functional API for graphs.")
         if isinstance(layer, InputLayer):
             self._k_build_shape = layer._k_batch_input_shape
-            self._k_rebuild()
+            if rebuild:
+                self._k_rebuild()
             return
         if not isinstance(layer, Module) and not callable(layer):
             raise TypeError(f"The added layer must be an instance of class Layer. Received: layer={layer!r} "
@@ -709,7 +673,8 @@ class Sequential(Model):
         if not self._k_layer_list and self._k_build_shape is None:
             self._k_build_shape = getattr(layer, "_k_batch_input_shape", None)
         self._k_layer_list.append(layer)
-        self._k_rebuild()
+        if rebuild:
+            self._k_rebuild()
 
     def pop(self):
         """Removes the last layer and returns it.
@@ -748,24 +713,24 @@ class Sequential(Model):
             raise ValueError("You must provide an `input_shape` argument: model.build((None, 784)).")
         shape = TensorShape(input_shape)
         self._k_build_shape = tuple(shape)
-        # No name scope of its own here: a Sequential given its input shape builds its layers as
-        # a functional graph would (weights 'dense/kernel:0'); built lazily by its first call,
-        # they sit under its scope ('sequential/dense/kernel:0'), as in Keras.
-        for layer in self._k_layer_list:
-            try:
-                if isinstance(layer, Layer):
-                    out = layer.compute_output_shape(shape)
-                    layer._k_output_shape = _batchless(out)
-                else:
-                    out = _infer_output(lambda xs, l=layer: l(xs[0]), [_Spec(shape, "float32")]).shape
-            except (TypeError, NotImplementedError, jax.errors.JAXTypeError):
-                # A layer whose call needs concrete values (.numpy(), Python branching on data)
-                # cannot be traced abstractly: it and the rest build on the first real call.
-                shape = None
-                break
-            shape = out
+        # As in Keras 3, its layers build under its scope (paths 'sequential/dense/kernel').
+        with self._k_scope():
+            for layer in self._k_layer_list:
+                try:
+                    if isinstance(layer, Layer):
+                        out = layer.compute_output_shape(shape)
+                        layer._k_output_shape = _batchless(out)
+                    else:
+                        out = _infer_output(lambda xs, l=layer: l(xs[0]), [_Spec(shape, "float32")]).shape
+                except (TypeError, NotImplementedError, jax.errors.JAXTypeError):
+                    # A layer whose call needs concrete values (.numpy(), Python branching on data)
+                    # cannot be traced abstractly: it and the rest build on the first real call.
+                    shape = None
+                    break
+                shape = out
         self._k_output_shape = None if shape is None else _batchless(shape)
         self.built = True
+        unique_name("functional")   # Keras 3 builds a functional model inside: it takes a name
 
     def call(self, inputs, training=None, mask=None):
         x = inputs
@@ -903,17 +868,3 @@ def _metric_name(metric, spec):
     if isinstance(spec, str):
         return spec if spec not in ("acc",) else "acc"
     return getattr(metric, "name", type(metric).__name__)
-
-
-def _count(weights):
-    return int(sum(int(np.prod(v.shape, dtype=np.int64)) for v in weights))
-
-
-def _shape_str(shape):
-    if isinstance(shape, TensorShape):
-        return str(shape) if len(shape) != 1 else f"({shape[0]},)"
-    if isinstance(shape, (list, tuple)):
-        return "[" + ", ".join(_shape_str(s) for s in shape) + "]"
-    if isinstance(shape, dict):
-        return str({k: _shape_str(v) for k, v in shape.items()})
-    return str(shape)

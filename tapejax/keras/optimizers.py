@@ -31,7 +31,7 @@ import optax
 from .._engine import read_raw
 from .._state import init_scope
 from .._tensor import Tensor, _TensorBase, to_array, is_tracer
-from .._variable import Variable
+from ._variables import owned_variable
 
 _EPSILON = 1e-7  # Keras's backend.epsilon(), the default epsilon of every Keras optimizer
 
@@ -299,7 +299,7 @@ class Optimizer:
         post = [optax.add_decayed_weights(weight_decay)] if weight_decay else []
         self.transform = transform
         self._tx = optax.chain(*pre, transform, *post) if (pre or post) else transform
-        self._iterations = Variable(np.int32(0), trainable=False, name=f"{self.name}/iteration")
+        self._iterations = self._variable(np.int32(0), "iteration")
         self._lr_var = None
         self._lr_schedule = None
         self._slots = {}          # tuple of variable ids -> (state treedef, slot Variables)
@@ -321,7 +321,7 @@ class Optimizer:
         elif self._lr_var is not None:
             self._lr_var.assign(lr)
         else:
-            self._lr_var = Variable(to_array(lr, np.float32), trainable=False, name=f"{self.name}/learning_rate")
+            self._lr_var = self._variable(to_array(lr, np.float32), "learning_rate")
         # The compiled update captures the schedule (not a float rate, which is an argument).
         self._jit_update = jax.jit(self._update)
 
@@ -372,7 +372,7 @@ class Optimizer:
             leaves, treedef = jax.tree.flatten_with_path(state)
             slots = []
             for path, leaf in leaves:
-                slots.append(Variable(leaf, trainable=False, name=self._slot_name(path, var_list)))
+                slots.append(self._variable(leaf, self._slot_name(path, var_list)))
             self._slots[key] = (treedef, slots)
             self._slot_vars.extend(slots)
             from .. import train
@@ -395,7 +395,11 @@ class Optimizer:
             elif isinstance(p, jax.tree_util.SequenceKey) and var is None and field != "state":
                 var = var_list[p.idx] if p.idx < len(var_list) else None
         base = var._name.replace("/", "_") + "_" if var is not None else ""
-        return f"{self.name}/{base}{field}"
+        return f"{base}{field}"
+
+    def _variable(self, value, name):
+        """A non-trainable ``tf.keras.Variable`` of the optimizer: path ``'<optimizer>/<name>'``."""
+        return owned_variable(self.name, value, name)
 
     def _update(self, params, grads, state, step, lr):
         """The whole step, pure: traced once per structure, then one compiled call."""

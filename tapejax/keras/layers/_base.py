@@ -16,10 +16,11 @@ import numpy as np
 from ... import _dtypes
 from ..._engine import pause_recording
 from ..._module import Module
-from ..._state import init_scope
+from ..._state import Scope, init_scope
 from ..._tensor import Tensor, TensorShape, _TensorBase, to_array
 from ..._variable import Variable, _name_scope
 from .. import initializers as _initializers
+from .._variables import KerasVariable
 
 
 # ---------------------------------------------------------------------------
@@ -157,7 +158,7 @@ class KerasTensor:
         self.shape = TensorShape(shape)
         self.dtype = _dtypes.as_dtype(dtype)
         self._k_node = node          # the _Node that produced it, None for an Input
-        self.name = name
+        self.name = unique_name("keras_tensor") if name is None else name
 
     @property
     def _value(self):
@@ -176,8 +177,9 @@ class KerasTensor:
     __neg__ = __pow__ = __getitem__ = _unsupported
 
     def __repr__(self):
-        return f"<KerasTensor: shape={self.shape} dtype={self.dtype.name}" + \
-            (f" (created by layer '{self._k_node.layer.name}')>" if self._k_node else ">")
+        shape = tuple(self.shape.as_list()) if self.shape.rank is not None else None
+        return (f"<KerasTensor shape={shape}, dtype={self.dtype.name}, sparse=False, ragged=False, "
+                f"name={self.name}>")
 
 
 class _Node:
@@ -252,7 +254,9 @@ def _infer_output(fn, specs):
             _dtypes.np_dtype(sp.dtype)) for sp in specs]
 
         def run(arrays):
-            with pause_recording():
+            # In a scope of its own, then dropped: state the call assigns (a flax module's
+            # batch_stats, a generator's advance) is traced here and must not leak out.
+            with pause_recording(), Scope():
                 out = fn([Tensor(a) for a in arrays])
             return jax.tree_util.tree_map(to_array, out, is_leaf=_is_tensor_leaf)
 
@@ -300,8 +304,8 @@ class Layer(Module):
         >>> layer = Linear(name='linear')
         >>> layer(tf.ones([1, 3])).numpy().tolist()
         [[3.0, 3.0]]
-        >>> [w.name for w in layer.weights]
-        ['linear/w:0', 'linear/b:0']
+        >>> [w.path for w in layer.weights]
+        ['linear/w', 'linear/b']
     """
 
     def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
@@ -470,7 +474,7 @@ class Layer(Module):
     def add_weight(self, name=None, shape=None, dtype=None, initializer=None, regularizer=None,
                    trainable=None, constraint=None, use_resource=None, synchronization=None,
                    aggregation=None, **kwargs):
-        """Creates a weight Variable of this layer, named ``<layer>/<name>:0``.
+        """Creates a weight of this layer: a ``tf.keras.Variable`` with path ``<layer>/<name>``.
 
         Args:
             name: the weight's name (e.g. ``'kernel'``).
@@ -482,14 +486,14 @@ class Layer(Module):
             trainable: default True. A frozen layer creates non-trainable Variables.
 
         Returns:
-            The new :class:`tapejax.Variable`.
+            The new ``tf.keras.Variable`` (a :class:`tapejax.Variable`).
 
         Example:
             >>> import tapejax as tf
             >>> layer = tf.keras.layers.Layer(name='scale')
             >>> w = layer.add_weight(name='w', shape=(2,), initializer='ones')
-            >>> w.name, [v.name for v in layer.trainable_weights]
-            ('scale/w:0', ['scale/w:0'])
+            >>> w.name, [v.path for v in layer.trainable_weights]
+            ('w', ['scale/w'])
         """
         self._k_init_state()
         shape = () if shape is None else tuple(int(d) for d in shape)
@@ -500,10 +504,13 @@ class Layer(Module):
         trainable = True if trainable is None else bool(trainable)
         # As Keras 3: weights are created in init_scope, concrete and outside any function being
         # traced, so a lazy build inside tf.function is not a Variable the function creates.
-        with init_scope(), self._k_scope():
+        # A name with slashes (a flax parameter's 'params/Dense_0/kernel') names nested scopes:
+        # the variable's name is the last part, its path all of them.
+        *scopes, short = (name or "variable").split("/")
+        with init_scope(), self._k_scope(), _nested_scopes(scopes):
             value = init(shape, dtype=_dtypes.as_dtype(dt))
-            var = Variable(to_array(value, dt), trainable=trainable and self.trainable,
-                           name=name or "Variable", constraint=constraint)
+            var = KerasVariable(to_array(value, dt), trainable=trainable and self.trainable,
+                                name=short, constraint=constraint)
         self._k_track_variable(var, trainable)
         if regularizer is not None:
             self._k_regularized.append((_regularizer(regularizer), var))
@@ -717,7 +724,9 @@ class Layer(Module):
         return tuple(_dedup(out))
 
     def __repr__(self):
-        return f"<{type(self).__module__}.{type(self).__name__} object named {self.name!r}>"
+        return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+    __str__ = __repr__
 
 
 class _LayerScope:
@@ -739,6 +748,18 @@ class _LayerScope:
         self.layer._k_in_scope -= 1
         if self.pushed:
             _name_scope.pop()
+        return False
+
+
+class _nested_scopes:
+    def __init__(self, names):
+        self.names = [n for n in names if n]
+
+    def __enter__(self):
+        _name_scope.extend(self.names)
+
+    def __exit__(self, *exc):
+        del _name_scope[len(_name_scope) - len(self.names):]
         return False
 
 
@@ -768,14 +789,13 @@ class InputLayer(Layer):
             input_shape = shape
         if batch_input_shape is None and input_shape is not None:
             batch_input_shape = (batch_size,) + tuple(input_shape)
+        tensor_name = name   # Keras 3: an unnamed Input's tensor is keras_tensor_<n>
         if name is None:
-            # Keras numbers inputs from 1: input_1, input_2, ...
-            _uids["input"] += 1
-            name = f"input_{_uids['input']}"
+            name = unique_name("input_layer")
         super().__init__(name=name, dtype=dtype, batch_input_shape=batch_input_shape, **kwargs)
         self.built = True
         self._k_output_shape = None if batch_input_shape is None else TensorShape(batch_input_shape)
-        self._k_tensor = KerasTensor(batch_input_shape, self._k_dtype, node=None, name=name) \
+        self._k_tensor = KerasTensor(batch_input_shape, self._k_dtype, node=None, name=tensor_name) \
             if batch_input_shape is not None else None
         if self._k_tensor is not None:
             self._k_tensor._k_input_layer = self

@@ -332,8 +332,8 @@ class Dense(_Activated, Layer):
         >>> layer = tf.keras.layers.Dense(2, activation='relu', kernel_initializer='ones', name='dense')
         >>> layer(tf.constant([[1.0, -3.0]])).numpy().tolist()
         [[0.0, 0.0]]
-        >>> [v.name for v in layer.trainable_variables]
-        ['dense/kernel:0', 'dense/bias:0']
+        >>> [(v.name, v.path) for v in layer.trainable_variables]
+        [('kernel', 'dense/kernel'), ('bias', 'dense/bias')]
     """
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",

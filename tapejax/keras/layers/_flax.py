@@ -1,4 +1,6 @@
 """FlaxLayer: any flax module (linen or nnx) as a Keras layer whose call is one tape op."""
+import inspect
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -6,6 +8,7 @@ import numpy as np
 from ..._engine import read_raw
 from ..._tensor import TensorShape
 from ...extend import defop
+from ... import random as _random
 from .. import initializers as _initializers
 from ._base import Layer, _leaves
 
@@ -25,10 +28,13 @@ class FlaxLayer(Layer):
     """Wraps a flax module as a layer: its parameters become tapejax Variables.
 
     * ``flax.linen`` modules are initialised on the first call (``module.init``
-      with a key from ``tf.random``'s global generator); the ``params``
-      collection becomes trainable Variables, other collections (``batch_stats``)
-      non-trainable ones, updated after each call (they are ``mutable``). Each
-      call gets a fresh ``'dropout'`` rng stream from the global generator.
+      with keys from the layer's seed generator), unless ``variables`` are given;
+      the ``params`` collection becomes trainable Variables, other collections
+      (``batch_stats``) non-trainable ones, updated after each call (they are
+      ``mutable``). As in Keras 3, a method with a ``training`` parameter is
+      passed the layer call's ``training`` (``True`` in ``fit``, ``False`` in
+      ``evaluate``/``predict`` and by default). Each call gets a fresh
+      ``'dropout'`` rng stream from the seed generator.
     * ``flax.nnx`` modules are split (``nnx.split``): ``nnx.Param`` leaves become
       trainable Variables, other state non-trainable ones, written back after
       each call.
@@ -40,6 +46,10 @@ class FlaxLayer(Layer):
     Args:
         module: a ``flax.linen.Module`` or ``flax.nnx.Module``.
         method: for linen, the method to apply (default ``__call__``).
+        variables: for linen, initial variables as ``module.init`` returns them
+            (``{'params': ..., 'batch_stats': ...}``); default: ``module.init``.
+        seed: seeds the layer's generator of init and dropout keys; default
+            ``tf.random``'s global generator.
 
     Example:
         >>> import flax.linen as nn, tapejax as tf
@@ -47,17 +57,24 @@ class FlaxLayer(Layer):
         >>> x = tf.ones([2, 4])
         >>> with tf.GradientTape() as tape:
         ...     y = tf.reduce_sum(layer(x))
-        >>> [v.name for v in layer.trainable_variables]
-        ['flax_dense/params/bias:0', 'flax_dense/params/kernel:0']
+        >>> [v.path for v in layer.trainable_variables]
+        ['flax_dense/params/bias', 'flax_dense/params/kernel']
         >>> [tuple(g.shape) for g in tape.gradient(y, layer.trainable_variables)]
         [(3,), (4, 3)]
     """
 
-    def __init__(self, module, method=None, **kwargs):
+    def __init__(self, module, method=None, variables=None, seed=None, **kwargs):
         super().__init__(**kwargs)
         from flax import nnx
         self._k_module = module
         self._k_method = method
+        self._k_variables = variables
+        self._k_seed_generator = None if seed is None else _random.Generator.from_seed(seed)
+        fn = getattr(module, method) if isinstance(method, str) else (method or getattr(module, "__call__"))
+        try:
+            self._k_takes_training = "training" in inspect.signature(fn).parameters
+        except (TypeError, ValueError):
+            self._k_takes_training = False
         self._k_is_nnx = isinstance(module, nnx.Module)
         self._k_op = None
         self._k_in_dtypes = None
@@ -101,10 +118,15 @@ class FlaxLayer(Layer):
         dtypes = self._k_in_dtypes or [jnp.float32] * len(shapes)
         dummies = [jnp.zeros(tuple(1 if d is None else d for d in TensorShape(s)), dt)
                    for s, dt in zip(shapes, dtypes)]
-        k1, k2 = (_initializers._key(None) for _ in range(2))
-        with jax.ensure_compile_time_eval():
-            variables = module.init({"params": k1, "dropout": k2}, *dummies, method=self._k_method)
-        variables = dict(variables)
+        if self._k_variables is not None:
+            variables = dict(self._k_variables)
+        else:
+            k1, k2 = self._k_key(), self._k_key()
+            training = {"training": True} if self._k_takes_training else {}   # Keras 3 inits in training mode
+            with jax.ensure_compile_time_eval():
+                variables = module.init({"params": k1, "dropout": k2}, *dummies, method=self._k_method,
+                                        **training)
+            variables = dict(variables)
         params = {"params": variables.pop("params", {})}
         p_leaves, p_tree = jax.tree_util.tree_flatten_with_path(params)
         r_leaves, r_tree = jax.tree_util.tree_flatten_with_path(variables)
@@ -147,12 +169,19 @@ class FlaxLayer(Layer):
                                  for d in self._k_in_dtypes]
         return super().__call__(*args, **kwargs)
 
+    def _k_key(self):
+        gen = self._k_seed_generator or _random.get_global_generator()
+        return gen.make_key()
+
     def call(self, inputs, training=None, **kwargs):
-        # flax modules spell the mode their own way (deterministic=, train=, use_running_average=):
-        # pass those as keyword arguments of the layer call.
+        # A method with a `training` parameter gets the layer call's; modules that spell the mode
+        # their own way (deterministic=, train=, use_running_average=) get those as keyword
+        # arguments of the layer call.
         xs = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+        if self._k_takes_training and not self._k_is_nnx:
+            kwargs.setdefault("training", bool(training))
         static = tuple(sorted(kwargs.items()))
-        extra = () if self._k_is_nnx else (jax.random.key_data(_initializers._key(None)),)
+        extra = () if self._k_is_nnx else (jax.random.key_data(self._k_key()),)
         outs = self._k_op(*extra, *xs, *self._k_params, *self._k_state, n_in=len(xs), static=static)
         y, new_state = outs[0], outs[1:]
         for var, val in zip(self._k_state, new_state):

@@ -74,8 +74,8 @@ class Bidirectional(Layer):
         ...                                    name='bidirectional')
         >>> bi(tf.ones([2, 5, 3])).shape
         TensorShape([2, 5, 8])
-        >>> [w.name for w in bi.weights][:2]
-        ['bidirectional/forward_lstm/kernel:0', 'bidirectional/forward_lstm/recurrent_kernel:0']
+        >>> [w.path for w in bi.weights][:2]
+        ['bidirectional/forward_lstm/kernel', 'bidirectional/forward_lstm/recurrent_kernel']
     """
 
     def __init__(self, layer, merge_mode="concat", weights=None, backward_layer=None, **kwargs):
@@ -195,8 +195,8 @@ class TimeDistributed(Layer):
         TensorShape([4, 10, 8])
         >>> td.compute_output_shape((None, 10, 16))
         TensorShape([None, 10, 8])
-        >>> [w.name for w in td.weights]
-        ['time_distributed/dense/kernel:0', 'time_distributed/dense/bias:0']
+        >>> [w.path for w in td.weights]
+        ['time_distributed/dense/kernel', 'time_distributed/dense/bias']
     """
 
     def __init__(self, layer, **kwargs):

@@ -1,0 +1,542 @@
+"""tf.image: resizing, crops and pads, flips, dtype conversion and colour adjustments on jax.image.
+
+Images are ``[height, width, channels]`` or batches ``[batch, height, width,
+channels]``. Every function is a tape op (gradients flow through the float
+ones) and follows TensorFlow 2.21's numbers: ``resize`` uses half-pixel
+centres, as TF2 does, and its antialiasing kernels are the ones
+``jax.image.scale_and_translate`` shares with TensorFlow's ``ScaleAndTranslate``.
+
+Example:
+    >>> import tapejax as tf
+    >>> img = tf.reshape(tf.range(16, dtype=tf.float32), [4, 4, 1])
+    >>> tf.image.resize(img, [2, 2])[..., 0].numpy().tolist()
+    [[2.5, 4.5], [10.5, 12.5]]
+    >>> tf.image.flip_left_right(img)[0, :, 0].numpy().tolist()
+    [3.0, 2.0, 1.0, 0.0]
+"""
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import _dtypes
+from . import random as _random
+from ._engine import Op
+from ._ops import cast, get_static_value
+from ._tensor import Tensor, to_array
+
+__all__ = [
+    "ResizeMethod", "resize", "resize_with_pad", "flip_left_right", "flip_up_down", "random_flip_left_right",
+    "random_flip_up_down", "stateless_random_flip_left_right", "stateless_random_flip_up_down",
+    "central_crop", "crop_to_bounding_box", "pad_to_bounding_box", "resize_with_crop_or_pad",
+    "convert_image_dtype", "rgb_to_grayscale", "grayscale_to_rgb", "adjust_brightness", "adjust_contrast",
+    "per_image_standardization", "rot90",
+]
+
+
+class ResizeMethod:
+    """The ``method`` names of :func:`resize` (``tf.image.ResizeMethod.BILINEAR`` is ``'bilinear'``)."""
+
+    BILINEAR = "bilinear"
+    NEAREST_NEIGHBOR = "nearest"
+    BICUBIC = "bicubic"
+    AREA = "area"
+    LANCZOS3 = "lanczos3"
+    LANCZOS5 = "lanczos5"
+    GAUSSIAN = "gaussian"
+    MITCHELLCUBIC = "mitchellcubic"
+
+
+_JAX_METHODS = {"bilinear": "linear", "nearest": "nearest", "bicubic": "cubic", "lanczos3": "lanczos3",
+                "lanczos5": "lanczos5"}
+
+
+# ---------------------------------------------------------------------------
+# helpers
+# ---------------------------------------------------------------------------
+
+def _images(images, name="images"):
+    """The array and whether it was a single image (made a batch of one)."""
+    x = to_array(images)
+    if x.ndim not in (3, 4):
+        raise ValueError(f"'{name}' must have either 3 or 4 dimensions ([height, width, channels] or "
+                         f"[batch, height, width, channels]); got shape {tuple(x.shape)}.")
+    return x
+
+
+def _static_int(v, what):
+    s = get_static_value(v) if not isinstance(v, (int, np.integer)) else v
+    if s is None:
+        raise ValueError(f"{what} must be known when the function is traced (a Python int or a constant).")
+    return int(s)
+
+
+def _op(fn, name, static=()):
+    return Op(fn, name=name, static=static)
+
+
+def _is_int(dt):
+    return np.dtype(dt).kind in "iu" or np.dtype(dt) == np.bool_
+
+
+# ---------------------------------------------------------------------------
+# resize
+# ---------------------------------------------------------------------------
+
+_TABLE_SIZE = 1024
+
+
+def _keys_table(a=-0.5):
+    # TensorFlow's resize_bicubic coefficient table (GetCoeffsTable), sampled at 1/1024.
+    x = np.arange(_TABLE_SIZE + 1, dtype=np.float64) / _TABLE_SIZE
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    x1 = x + 1.0
+    far = ((a * x1 - 5 * a) * x1 + 8 * a) * x1 - 4 * a
+    return near.astype(np.float32), far.astype(np.float32)
+
+
+def _bicubic_weights(in_size, out_size):
+    """TF's ``resize_bicubic`` (half-pixel centres, Keys a=-0.5, no antialiasing) as an
+    ``[out, in]`` matrix: table-quantised weights, taps outside the image dropped and the
+    rest renormalised."""
+    near, far = _keys_table()
+    scale = np.float32(in_size) / np.float32(out_size)
+    w = np.zeros((out_size, in_size), np.float32)
+    for o in range(out_size):
+        loc = (np.float32(o) + np.float32(0.5)) * scale - np.float32(0.5)
+        base = int(np.floor(loc))
+        off = int(np.rint(np.float32(loc - base) * _TABLE_SIZE))
+        taps = [(base - 1, far[off]), (base, near[off]), (base + 1, near[_TABLE_SIZE - off]),
+                (base + 2, far[_TABLE_SIZE - off])]
+        taps = [(i, c) for i, c in taps if 0 <= i < in_size]
+        total = np.float32(sum(c for _, c in taps))
+        for i, c in taps:
+            w[o, i] += c / total if abs(total) >= 1000 * np.finfo(np.float32).tiny else c
+    return w
+
+
+def _resize_fn(x, size, method, antialias):
+    h, w = size
+    if method == "bicubic" and not antialias:
+        wh = jnp.asarray(_bicubic_weights(x.shape[-3], h))
+        ww = jnp.asarray(_bicubic_weights(x.shape[-2], w))
+        return jnp.einsum("oh,...hwc,pw->...opc", wh, x, ww, precision=jax.lax.Precision.HIGHEST)
+    return jax.image.resize(x, x.shape[:-3] + (h, w, x.shape[-1]), _JAX_METHODS[method],
+                            antialias=antialias, precision=jax.lax.Precision.HIGHEST)
+
+
+_resize_op = _op(_resize_fn, "ResizeBilinear", static=("size", "method", "antialias"))
+
+
+def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=False, antialias=False,
+           name=None):
+    """Resizes images to ``size = [new_height, new_width]``, as ``tf.image.resize`` (TF2).
+
+    Args:
+        images: ``[height, width, channels]`` or ``[batch, height, width, channels]``.
+        size: two ints.
+        method: ``'bilinear'`` (default), ``'nearest'``, ``'bicubic'``, ``'lanczos3'``,
+            ``'lanczos5'`` (:class:`ResizeMethod`). ``'area'``, ``'gaussian'`` and
+            ``'mitchellcubic'`` are not provided.
+        preserve_aspect_ratio: fit inside ``size`` keeping the aspect ratio.
+        antialias: when downsampling, widen the kernel to filter (as TF).
+
+    Returns:
+        float32 images, or the input dtype for ``'nearest'``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> img = tf.constant([[[0.0], [1.0]], [[2.0], [3.0]]])
+        >>> tf.image.resize(img, [3, 3])[..., 0].numpy().round(3).tolist()
+        [[0.0, 0.5, 1.0], [1.0, 1.5, 2.0], [2.0, 2.5, 3.0]]
+    """
+    x = _images(images)
+    method = getattr(method, "value", method)
+    if method not in _JAX_METHODS:
+        if method in ("area", "gaussian", "mitchellcubic"):
+            raise NotImplementedError(
+                f"tf.image.resize method '{method}' is not provided by tapejax: use 'bilinear', 'bicubic', "
+                "'lanczos3' or 'lanczos5' (with antialias=True to filter when downsampling), or "
+                "jax.image.scale_and_translate with your own kernel.")
+        raise ValueError(f"Resize method is not implemented: {method}")
+    new_h, new_w = (_static_int(s, "size") for s in (list(to_array(size).tolist())
+                                                     if not isinstance(size, (list, tuple)) else size))
+    if new_h <= 0 or new_w <= 0:
+        raise ValueError(f"'size' must be positive: got {[new_h, new_w]}.")
+    if preserve_aspect_ratio:
+        scale = min(new_h / x.shape[-3], new_w / x.shape[-2])
+        new_h = max(int(round(scale * x.shape[-3])), 1)
+        new_w = max(int(round(scale * x.shape[-2])), 1)
+    if method == "nearest":   # keeps the dtype; the others compute in float32, as TF
+        return _resize_op(images, size=(new_h, new_w), method=method, antialias=False)
+    if x.dtype != np.float32:
+        images = cast(images, "float32")
+    return _resize_op(images, size=(new_h, new_w), method=method, antialias=bool(antialias))
+
+
+def resize_with_pad(image, target_height, target_width, method=ResizeMethod.BILINEAR, antialias=False):
+    """Resizes keeping the aspect ratio, then pads with zeros to the target size (centred).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.resize_with_pad(tf.ones([2, 4, 1]), 4, 4)[..., 0].numpy().tolist()
+        [[0.0, 0.0, 0.0, 0.0], [1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0], [0.0, 0.0, 0.0, 0.0]]
+    """
+    x = _images(image, "image")
+    h, w = x.shape[-3], x.shape[-2]
+    th, tw = _static_int(target_height, "target_height"), _static_int(target_width, "target_width")
+    ratio = max(w / tw, h / th)
+    rh, rw = int(h / ratio), int(w / ratio)   # TF floors (cast to int32)
+    pad_h = max(0, int((th - rh) / 2))
+    pad_w = max(0, int((tw - rw) / 2))
+    resized = resize(image, [rh, rw], method=method, antialias=antialias)
+    return pad_to_bounding_box(resized, pad_h, pad_w, th, tw)
+
+
+# ---------------------------------------------------------------------------
+# flips, rotations, crops, pads
+# ---------------------------------------------------------------------------
+
+_flip = _op(lambda x, axis: jnp.flip(x, axis), "ReverseV2", static=("axis",))
+_rot90 = _op(lambda x, k: jnp.rot90(x, k, axes=(-3, -2)), "rot90", static=("k",))
+_slice = _op(lambda x, start, stop: x[..., start[0]:stop[0], start[1]:stop[1], :], "crop_to_bounding_box",
+             static=("start", "stop"))
+_pad = _op(lambda x, pads: jnp.pad(x, ((0, 0),) * (x.ndim - 3) + pads + ((0, 0),)), "pad_to_bounding_box",
+           static=("pads",))
+
+
+def flip_left_right(image):
+    """Mirrors images horizontally (reverses the width axis).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.flip_left_right(tf.constant([[[1.0], [2.0]]]))[..., 0].numpy().tolist()
+        [[2.0, 1.0]]
+    """
+    _images(image, "image")
+    return _flip(image, axis=-2)
+
+
+def flip_up_down(image):
+    """Mirrors images vertically (reverses the height axis).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.flip_up_down(tf.constant([[[1.0]], [[2.0]]]))[..., 0].numpy().tolist()
+        [[2.0], [1.0]]
+    """
+    _images(image, "image")
+    return _flip(image, axis=-3)
+
+
+def _random_flip(image, axis, draw):
+    x = _images(image, "image")
+    # As TF: one uniform draw per image; a single image flips where it is < 0.5, a batch's
+    # images where it rounds to 1 (TF's two code paths).
+    if x.ndim == 3:
+        flips = to_array(draw([])) < 0.5
+    else:
+        flips = jnp.round(to_array(draw([x.shape[0]]))) == 1
+    return _where_flip(image, Tensor(flips.reshape(flips.shape + (1, 1, 1))), axis=axis)
+
+
+_where_flip = _op(lambda x, c, axis: jnp.where(c, jnp.flip(x, axis), x), "random_flip", static=("axis",))
+
+
+def random_flip_left_right(image, seed=None):
+    """Flips each image left-right with probability 1/2 (``seed``: an op seed, as ``tf.random.uniform``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.random.set_seed(0)
+        >>> out = tf.image.random_flip_left_right(tf.constant([[[1.0], [2.0]]]), seed=1)
+        >>> sorted(out[0, :, 0].numpy().tolist())
+        [1.0, 2.0]
+    """
+    return _random_flip(image, -2, lambda shape: _random.uniform(shape, 0, 1.0, seed=seed))
+
+
+def random_flip_up_down(image, seed=None):
+    """Flips each image upside down with probability 1/2 (see :func:`random_flip_left_right`)."""
+    return _random_flip(image, -3, lambda shape: _random.uniform(shape, 0, 1.0, seed=seed))
+
+
+def stateless_random_flip_left_right(image, seed):
+    """Flips each image left-right with probability 1/2, deterministically for ``seed``
+    (a pair of ints); the same flips as TensorFlow for the same seed.
+
+    Example:
+        >>> import tapejax as tf
+        >>> imgs = tf.reshape(tf.range(8.0), [4, 1, 2, 1])
+        >>> out = tf.image.stateless_random_flip_left_right(imgs, seed=(1, 2))
+        >>> out[:, 0, :, 0].numpy().tolist()
+        [[1.0, 0.0], [2.0, 3.0], [5.0, 4.0], [6.0, 7.0]]
+    """
+    return _random_flip(image, -2, lambda shape: _random.stateless_uniform(shape, seed=seed, minval=0, maxval=1.0))
+
+
+def stateless_random_flip_up_down(image, seed):
+    """Flips each image upside down with probability 1/2, deterministically for ``seed``."""
+    return _random_flip(image, -3, lambda shape: _random.stateless_uniform(shape, seed=seed, minval=0, maxval=1.0))
+
+
+def rot90(image, k=1, name=None):
+    """Rotates images counter-clockwise by ``k`` quarter turns.
+
+    Example:
+        >>> import tapejax as tf
+        >>> img = tf.reshape(tf.range(4.0), [2, 2, 1])
+        >>> tf.image.rot90(img)[..., 0].numpy().tolist()
+        [[1.0, 3.0], [0.0, 2.0]]
+    """
+    _images(image, "image")
+    return _rot90(image, k=_static_int(k, "k") % 4)
+
+
+def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    """The ``[target_height, target_width]`` window whose top-left corner is at the offsets.
+
+    Raises:
+        ValueError: the window is empty or leaves the image (TensorFlow's messages).
+
+    Example:
+        >>> import tapejax as tf
+        >>> img = tf.reshape(tf.range(9.0), [3, 3, 1])
+        >>> tf.image.crop_to_bounding_box(img, 1, 1, 2, 2)[..., 0].numpy().tolist()
+        [[4.0, 5.0], [7.0, 8.0]]
+    """
+    x = _images(image, "image")
+    oh, ow = _static_int(offset_height, "offset_height"), _static_int(offset_width, "offset_width")
+    th, tw = _static_int(target_height, "target_height"), _static_int(target_width, "target_width")
+    h, w = x.shape[-3], x.shape[-2]
+    for ok, msg in ((ow >= 0, "offset_width must be >= 0."), (oh >= 0, "offset_height must be >= 0."),
+                    (tw > 0, "target_width must be > 0."), (th > 0, "target_height must be > 0."),
+                    (w >= tw + ow, "width must be >= target + offset."),
+                    (h >= th + oh, "height must be >= target + offset.")):
+        if not ok:
+            raise ValueError(msg)
+    return _slice(image, start=(oh, ow), stop=(oh + th, ow + tw))
+
+
+def pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    """Pads images with zeros to ``[target_height, target_width]``, the image at the offsets.
+
+    Raises:
+        ValueError: negative offsets, or a target too small (TensorFlow's messages).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.pad_to_bounding_box(tf.ones([1, 1, 1]), 1, 0, 2, 2)[..., 0].numpy().tolist()
+        [[0.0, 0.0], [1.0, 0.0]]
+    """
+    x = _images(image, "image")
+    oh, ow = _static_int(offset_height, "offset_height"), _static_int(offset_width, "offset_width")
+    th, tw = _static_int(target_height, "target_height"), _static_int(target_width, "target_width")
+    h, w = x.shape[-3], x.shape[-2]
+    after_h, after_w = th - oh - h, tw - ow - w
+    for ok, msg in ((oh >= 0, "offset_height must be >= 0"), (ow >= 0, "offset_width must be >= 0"),
+                    (after_h >= 0, "height must be <= target - offset"),
+                    (after_w >= 0, "width must be <= target - offset")):
+        if not ok:
+            raise ValueError(msg)
+    return _pad(image, pads=((oh, after_h), (ow, after_w)))
+
+
+def resize_with_crop_or_pad(image, target_height, target_width):
+    """Centrally crops or zero-pads images to the target size (TensorFlow's offsets).
+
+    Example:
+        >>> import tapejax as tf
+        >>> img = tf.reshape(tf.range(9.0), [3, 3, 1])
+        >>> tf.image.resize_with_crop_or_pad(img, 1, 5)[..., 0].numpy().tolist()
+        [[0.0, 3.0, 4.0, 5.0, 0.0]]
+    """
+    x = _images(image, "image")
+    th, tw = _static_int(target_height, "target_height"), _static_int(target_width, "target_width")
+    if th <= 0 or tw <= 0:
+        raise ValueError("target_height and target_width must be > 0.")
+    h, w = x.shape[-3], x.shape[-2]
+    dh, dw = th - h, tw - w
+    cropped = crop_to_bounding_box(image, max(-dh // 2, 0), max(-dw // 2, 0), min(th, h), min(tw, w))
+    return pad_to_bounding_box(cropped, max(dh // 2, 0), max(dw // 2, 0), th, tw)
+
+
+def central_crop(image, central_fraction):
+    """The central ``central_fraction`` of each image's height and width.
+
+    Raises:
+        ValueError: ``central_fraction`` outside ``(0, 1]``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> img = tf.reshape(tf.range(16.0), [4, 4, 1])
+        >>> tf.image.central_crop(img, 0.5)[..., 0].numpy().tolist()
+        [[5.0, 6.0], [9.0, 10.0]]
+    """
+    if central_fraction <= 0.0 or central_fraction > 1.0:
+        raise ValueError("central_fraction must be within (0, 1]")
+    x = _images(image, "image")
+    if central_fraction == 1.0:
+        return image if isinstance(image, Tensor) else Tensor(x)
+    h, w = x.shape[-3], x.shape[-2]
+    start_h = int((h - h * central_fraction) / 2)
+    start_w = int((w - w * central_fraction) / 2)
+    return _slice(image, start=(start_h, start_w), stop=(h - start_h, w - start_w))
+
+
+# ---------------------------------------------------------------------------
+# dtypes and colour
+# ---------------------------------------------------------------------------
+
+def _saturate_cast(x, dt):
+    dt = np.dtype(dt)
+    if _is_int(dt) and dt != np.bool_:
+        lo, hi = np.iinfo(dt).min, np.iinfo(dt).max
+        if _is_int(x.dtype):
+            src = np.iinfo(x.dtype)
+            lo, hi = max(lo, src.min), min(hi, src.max)
+        x = jnp.clip(x, jnp.asarray(lo).astype(x.dtype) if not _is_int(x.dtype) else lo,
+                     jnp.asarray(hi).astype(x.dtype) if not _is_int(x.dtype) else hi)
+    return x.astype(dt)
+
+
+def _convert_fn(x, dtype, saturate):
+    dt = np.dtype(dtype)
+    src = np.dtype(x.dtype)
+    if src == dt:
+        return x
+    if _is_int(src) and _is_int(dt):
+        s_in, s_out = int(np.iinfo(src).max), int(np.iinfo(dt).max)
+        if s_in > s_out:
+            scaled = jnp.floor_divide(x, jnp.asarray((s_in + 1) // (s_out + 1), src))
+            return _saturate_cast(scaled, dt) if saturate else scaled.astype(dt)
+        cast = _saturate_cast(x, dt) if saturate else x.astype(dt)
+        return cast * jnp.asarray((s_out + 1) // (s_in + 1), dt)
+    if not _is_int(src) and not _is_int(dt):
+        return x.astype(dt)
+    if _is_int(src):          # to float: cast, then scale
+        return x.astype(dt) * jnp.asarray(1.0 / np.iinfo(src).max, dt)
+    scaled = x * jnp.asarray(np.iinfo(dt).max + 0.5, src)   # from float: scale, then cast
+    return _saturate_cast(scaled, dt) if saturate else scaled.astype(dt)
+
+
+_convert = _op(_convert_fn, "convert_image_dtype", static=("dtype", "saturate"))
+
+
+def convert_image_dtype(image, dtype, saturate=False, name=None):
+    """Converts images between dtypes, rescaling values (TensorFlow's rules).
+
+    Floats are in ``[0, 1]``; integers in ``[0, MAX]``. Integer to float
+    divides by ``MAX``; float to integer multiplies by ``MAX + 0.5`` and
+    truncates; integer to integer shifts. ``saturate=True`` clips before a
+    cast that could overflow.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.convert_image_dtype(tf.constant([0, 255], tf.uint8), tf.float32).numpy().tolist()
+        [0.0, 1.0]
+        >>> tf.image.convert_image_dtype(tf.constant([0.5, 1.2]), tf.uint8, saturate=True).numpy().tolist()
+        [127, 255]
+    """
+    dt = _dtypes.np_dtype(dtype)
+    if not (_is_int(dt) or np.dtype(dt).kind == "f" or dt == np.dtype(jnp.bfloat16)) or dt == np.bool_:
+        raise AttributeError(f"dtype must be either floating point or integer; got {_dtypes.as_dtype(dtype).name}")
+    return _convert(image, dtype=np.dtype(dt).name if dt != np.dtype(jnp.bfloat16) else "bfloat16",
+                    saturate=bool(saturate))
+
+
+def _float_image(image):
+    """TF's colour ops work on float16/float32 as they are, on other dtypes as float32."""
+    dt = to_array(image).dtype
+    return image if dt in (np.float16, np.float32) else convert_image_dtype(image, "float32")
+
+
+_gray = _op(lambda x: jnp.tensordot(x, jnp.asarray([0.2989, 0.5870, 0.1140], x.dtype), axes=[[-1], [-1]])[..., None],
+            "rgb_to_grayscale")
+
+
+def rgb_to_grayscale(images, name=None):
+    """Luma ``0.2989 R + 0.5870 G + 0.1140 B``, keeping a channel axis of size 1 and the dtype.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.rgb_to_grayscale(tf.constant([[[1.0, 1.0, 1.0]]])).numpy().round(4).tolist()
+        [[[0.9999]]]
+    """
+    orig = to_array(images).dtype
+    if to_array(images).shape[-1] != 3:
+        raise ValueError(f"rgb_to_grayscale needs 3 channels in the last axis; got shape "
+                         f"{tuple(to_array(images).shape)}.")
+    return convert_image_dtype(_gray(convert_image_dtype(images, "float32")), orig)
+
+
+def grayscale_to_rgb(images, name=None):
+    """Repeats the single channel three times.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.grayscale_to_rgb(tf.constant([[[0.5]]])).numpy().tolist()
+        [[[0.5, 0.5, 0.5]]]
+    """
+    x = to_array(images)
+    if x.ndim < 2 or x.shape[-1] != 1:
+        raise ValueError(f"grayscale_to_rgb needs 1 channel in the last axis; got shape {tuple(x.shape)}.")
+    return _tile3(images)
+
+
+_tile3 = _op(lambda x: jnp.concatenate([x, x, x], axis=-1), "grayscale_to_rgb")
+_add_delta = _op(lambda x, d: x + d.astype(x.dtype), "adjust_brightness")
+_contrast = _op(lambda x, f: (x - jnp.mean(x, axis=(-3, -2), keepdims=True)) * f.astype(x.dtype)
+                + jnp.mean(x, axis=(-3, -2), keepdims=True), "AdjustContrastv2")
+
+
+def adjust_brightness(image, delta):
+    """Adds ``delta`` (in the ``[0, 1]`` scale) to every pixel; integer images saturate.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.adjust_brightness(tf.constant([[[0.25]]]), 0.5).numpy().tolist()
+        [[[0.75]]]
+    """
+    orig = to_array(image).dtype
+    return convert_image_dtype(_add_delta(_float_image(image), delta), orig, saturate=True)
+
+
+def adjust_contrast(images, contrast_factor):
+    """``(x - mean) * contrast_factor + mean`` per image and channel; integer images saturate.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.adjust_contrast(tf.constant([[[0.0], [1.0]]]), 2.0).numpy().tolist()
+        [[[-0.5], [1.5]]]
+    """
+    orig = to_array(images).dtype
+    return convert_image_dtype(_contrast(_float_image(images), contrast_factor), orig, saturate=True)
+
+
+def _standardize(x):
+    x = x if jnp.issubdtype(x.dtype, jnp.floating) else x.astype(jnp.float32)
+    n = x.shape[-1] * x.shape[-2] * x.shape[-3]
+    mean = jnp.mean(x, axis=(-1, -2, -3), keepdims=True)
+    std = jnp.std(x, axis=(-1, -2, -3), keepdims=True)
+    return (x - mean) / jnp.maximum(std, jax.lax.rsqrt(jnp.asarray(n, x.dtype)))
+
+
+_standardize_op = _op(_standardize, "per_image_standardization")
+
+
+def per_image_standardization(image):
+    """Scales each image to mean 0 and variance 1: ``(x - mean) / max(stddev, 1/sqrt(N))``.
+
+    Integer images give float32.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.per_image_standardization(tf.constant([[[1.0], [3.0]]])).numpy().tolist()
+        [[[-1.0], [1.0]]]
+    """
+    _images(image, "image")
+    return _standardize_op(image)
+
+
+from ._missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr("tapejax.image")
