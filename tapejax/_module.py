@@ -106,6 +106,3 @@ class Module:
         wrapped.__name__ = method.__name__
         wrapped.__doc__ = method.__doc__
         return wrapped
-
-    def __repr__(self):
-        return f"<{type(self).__module__}.{type(self).__name__} object named {self._name!r}>"
