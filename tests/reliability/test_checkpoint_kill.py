@@ -104,7 +104,10 @@ def test_kill_during_save_keeps_the_previous_checkpoint(tmp_path, context, stop,
 
     # A new manager (and its next save) removes what the killed save left.
     leftovers = [n for n in os.listdir(directory) if ".orbax-checkpoint-tmp" in n]
-    if stop in ("before_commit", "while_deleting"):
+    if stop == "while_deleting":
+        # (Killed "before_commit", orbax may not have made its temporary folder yet on a loaded
+        # machine; the clean-up itself is tested on its own in
+        # test_leftovers_of_a_killed_save_are_removed_by_the_next_plain_save.)
         assert leftovers, os.listdir(directory)
     manager = tf.train.CheckpointManager(ckpt, directory, max_to_keep=1)
     assert not [n for n in os.listdir(directory) if ".orbax-checkpoint-tmp" in n]
