@@ -750,7 +750,11 @@ def _read_values(path, index, targets=None):
     keys = {p: e["key"] if not isinstance(e["key"], str) else [e["key"]] for p, e in stored.items()}
     try:   # the shapes and dtypes the data files hold (their metadata; no value is read)
         from etils import epath
-        held = ocp.PyTreeCheckpointHandler().metadata(epath.Path(data_dir)).tree
+        handler = ocp.PyTreeCheckpointHandler()
+        try:
+            held = handler.metadata(epath.Path(data_dir)).tree
+        finally:
+            handler.close()
     except Exception as e:
         raise lost("their metadata is unreadable", e) from e
     restore_args = {}

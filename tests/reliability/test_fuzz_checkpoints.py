@@ -141,7 +141,7 @@ def test_a_flipped_bit_in_the_values_is_detected(saved):
     with _Copy(path) as c:
         for name in data:
             raw = c.read(name)
-            for pos in range(0, len(raw), 7):
+            for pos in range(0, len(raw), 17):
                 flipped = bytearray(raw)
                 flipped[pos] ^= 0x10
                 c.write(name, bytes(flipped))
