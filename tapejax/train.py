@@ -1408,6 +1408,9 @@ class CheckpointManager:
             saves anyway, unless the step has a checkpoint already).
         init_fn: what ``restore_or_initialize`` runs when there is no checkpoint.
 
+    The ``checkpoint`` state file is not trusted: paths in it that lead outside ``directory``
+    are ignored (with a logged warning), so a manager never restores nor deletes anything there.
+
     Example:
         >>> import tempfile, tapejax as tf
         >>> v = tf.Variable(0.0)
