@@ -31,6 +31,8 @@ assigned when the object creates them: Keras layers and optimizers call
 import collections
 import dataclasses
 import json
+import logging
+import math
 import os
 import re
 import shutil
@@ -53,6 +55,7 @@ _STATE_FILE = "checkpoint"
 _ATTRIBUTES = ".ATTRIBUTES"
 _TMP_MARK = ".orbax-checkpoint-tmp"   # orbax's temporary folders (and ours) carry this
 _INDEX_VERSION = 2
+_log = logging.getLogger("tapejax")
 
 
 class NotFoundError(_errors.NotFoundError, FileNotFoundError):
@@ -635,14 +638,13 @@ def _read_index(path):
         r = ocp.Checkpointer(ocp.CompositeCheckpointHandler()).restore(
             path, args=ocp.args.Composite(index=ocp.args.JsonRestore()))
         index = r["index"]
-        if not isinstance(index, dict) or "variables" not in index:
-            raise ValueError("the index has no 'variables' entry")
     except NotFoundError:
         raise
     except Exception as e:  # orbax / json / tensorstore errors of a damaged checkpoint
         raise DataLossError(f"Unable to read the checkpoint index at {path!r}: {type(e).__name__}: {e}. "
                             "The checkpoint is corrupted or was not written by tapejax; restore an "
                             "earlier one (manager.checkpoints lists them).") from e
+    _check_index(path, index)
     return index
 
 
@@ -651,11 +653,83 @@ def _np_dtype(name):
     return np.dtype(getattr(ml_dtypes, name)) if hasattr(ml_dtypes, name) else np.dtype(name)
 
 
+_MAX_RANK = 64
+
+
+def _value_dtype(name):
+    """The NumPy dtype a checkpoint's index names, or None when it names no array dtype
+    (a Variable holds numbers and booleans: never Python objects, strings or records)."""
+    if not isinstance(name, str):
+        return None
+    try:
+        dt = _np_dtype(name)
+    except (TypeError, ValueError, AttributeError):
+        return None
+    if dt.kind in "biufc" or (dt.kind == "V" and dt.names is None and dt.type.__module__.startswith("ml_dtypes")):
+        return dt if str(dt) == name else None
+    return None
+
+
+def _is_name(x):
+    """A file or key name: a non-empty string that names nothing above its folder."""
+    return isinstance(x, str) and x not in ("", ".", "..") and "/" not in x and "\\" not in x and "\0" not in x
+
+
+def _check_index(path, index):
+    """Raises DataLossError naming the field of ``path``'s index that has the wrong form: the
+    index comes from a file, and a file is not trusted."""
+    where = os.path.join(path, "index", "metadata")
+
+    def bad(field, problem):
+        raise DataLossError(f"The checkpoint index {where!r} is corrupted: {field} {problem}. Restore an "
+                            "earlier checkpoint (manager.checkpoints lists them).")
+
+    if not isinstance(index, dict):
+        bad("the index", f"is a JSON {type(index).__name__}, not an object")
+    version = index.get("version", 1)
+    if type(version) is not int or not 1 <= version <= _INDEX_VERSION:
+        bad("'version'", f"is {version!r}, not a version from 1 to {_INDEX_VERSION}")
+    entries = index.get("variables")
+    if not isinstance(entries, dict):
+        bad("'variables'", "is missing" if entries is None else f"is a JSON {type(entries).__name__}, not an object")
+    for field in ("kinds", "aliases"):
+        value = index.get(field, {})
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            bad(f"'{field}'", "is not an object of strings")
+    checksums = index.get("checksums")
+    if checksums is not None and not _is_name(checksums):
+        bad("'checksums'", f"is {checksums!r}, not the name of a file in the checkpoint folder")
+    for p, e in entries.items():
+        field = f"'variables' entry {p!r}"
+        if not isinstance(e, dict):
+            bad(field, f"is a JSON {type(e).__name__}, not an object")
+        for k in ("key", "shape", "dtype"):
+            if k not in e:
+                bad(field, f"has no {k!r}")
+        shape, key = e["shape"], e["key"]
+        if (not isinstance(shape, list) or len(shape) > _MAX_RANK
+                or not all(type(d) is int and d >= 0 for d in shape)):
+            bad(f"{field} 'shape'", f"is {shape!r}, not a list of at most {_MAX_RANK} sizes >= 0")
+        if _value_dtype(e["dtype"]) is None:
+            bad(f"{field} 'dtype'", f"is {e['dtype']!r}, not a numeric or boolean dtype name")
+        if key is None:
+            # No data files hold it: only an empty value has its shape and dtype as its whole value.
+            if math.prod(shape) != 0:
+                bad(field, f"has no stored value ('key': null) but shape {shape} (an empty value has size 0)")
+        elif not (_is_name(key) if isinstance(key, str) else
+                  isinstance(key, list) and key and all(_is_name(k) for k in key)):
+            bad(f"{field} 'key'", f"is {key!r}, not null or a list of names")
+        if not isinstance(e.get("name", ""), str) or not isinstance(e.get("trainable", True), bool):
+            bad(field, "has a 'name' that is not a string or a 'trainable' that is not a boolean")
+
+
 def _read_values(path, index, targets=None):
     """{object path: array} of a checkpoint directory, each value checked against its checksum.
 
     ``targets`` ({object path: Variable}): values of those Variables come back as jax
     Arrays in the Variables' layouts (each shard read by its device); the rest as NumPy.
+    ``index`` has been checked by ``_check_index``; the shape and dtype of each value are
+    checked against what the data files hold before anything is allocated.
     """
     path = os.path.abspath(os.fspath(path))
     entries = index["variables"]
@@ -665,50 +739,79 @@ def _read_values(path, index, targets=None):
         return out
     ocp = _ocp()
     targets = targets or {}
+    data_dir = os.path.join(path, "state")
+
+    def lost(what, e=None):
+        return DataLossError(f"Unable to read the values of the checkpoint {path!r} (data files under "
+                             f"{data_dir!r}): {what}{f': {type(e).__name__}: {e}' if e is not None else ''}. "
+                             "The checkpoint is corrupted (truncated or modified files); restore an earlier "
+                             "one (manager.checkpoints lists them).")
+
+    keys = {p: e["key"] if not isinstance(e["key"], str) else [e["key"]] for p, e in stored.items()}
+    try:   # the shapes and dtypes the data files hold (their metadata; no value is read)
+        from etils import epath
+        handler = ocp.PyTreeCheckpointHandler()
+        try:
+            held = handler.metadata(epath.Path(data_dir)).tree
+        finally:
+            handler.close()
+    except Exception as e:
+        raise lost("their metadata is unreadable", e) from e
     restore_args = {}
     for p, e in stored.items():
+        try:
+            meta = _tree_get(held, keys[p])
+            shape, dtype = tuple(meta.shape), np.dtype(meta.dtype)
+        except (KeyError, TypeError, AttributeError, IndexError):
+            raise DataLossError(f"The checkpoint {path!r} has no stored value for '{_key(p)}' (its data "
+                                f"files under {data_dir!r} are incomplete).") from None
+        if list(shape) != e["shape"] or str(dtype) != e["dtype"]:
+            # Checked before reading: a declared shape is never allocated unless the files hold it.
+            raise DataLossError(
+                f"The value of '{_key(p)}' in {data_dir!r} is {dtype}{list(shape)}, its index "
+                f"({os.path.join(path, 'index')!r}) says {e['dtype']}{e['shape']}: the checkpoint is corrupted.")
         var = targets.get(p)
         sharding = getattr(var._stored, "sharding", None) if var is not None else None
         if sharding is not None and list(var.shape) == list(e["shape"]):
             arg = ocp.ArrayRestoreArgs(sharding=sharding)
         else:
             arg = ocp.RestoreArgs(restore_type=np.ndarray)
-        _tree_set(restore_args, e["key"] if not isinstance(e["key"], str) else [e["key"]], arg)
-    data_dir = os.path.join(path, "state")
+        _tree_set(restore_args, keys[p], arg)
     sums = {}
     if index.get("checksums"):
+        sums_file = os.path.join(path, index["checksums"])
         try:
-            with open(os.path.join(path, index["checksums"])) as fh:
+            with open(sums_file) as fh:
                 sums = json.load(fh)
         except (OSError, ValueError) as e:
             raise DataLossError(f"The checkpoint {path!r} has no readable {index['checksums']} ({e}): its save "
                                 "did not finish. Restore an earlier one (manager.checkpoints lists them).") from e
+        if not isinstance(sums, dict):
+            raise DataLossError(f"The checksums file {sums_file!r} is corrupted: it holds a JSON "
+                                f"{type(sums).__name__}, not an object. Restore an earlier checkpoint.")
     try:
         r = ocp.Checkpointer(ocp.CompositeCheckpointHandler()).restore(
             path, args=ocp.args.Composite(state=ocp.args.PyTreeRestore(restore_args=restore_args)))
         state = r["state"]
     except Exception as e:
-        raise DataLossError(f"Unable to read the values of the checkpoint {path!r} (data files under "
-                            f"{data_dir!r}): {type(e).__name__}: {e}. The checkpoint is corrupted "
-                            "(truncated or modified files); restore an earlier one (manager.checkpoints "
-                            "lists them).") from e
+        raise lost("orbax failed", e) from e
     for p, e in stored.items():
         try:
-            arr = _tree_get(state, e["key"])
+            arr = _tree_get(state, keys[p])
         except (KeyError, TypeError):
             raise DataLossError(f"The checkpoint {path!r} has no stored value for '{_key(p)}' (its data "
                                 f"files under {data_dir!r} are incomplete).") from None
-        if list(arr.shape) != list(e["shape"]):
-            raise DataLossError(f"The value of '{_key(p)}' in {data_dir!r} has shape {tuple(arr.shape)}, "
-                                f"its index says {tuple(e['shape'])}: the checkpoint is corrupted.")
+        if list(arr.shape) != e["shape"] or str(arr.dtype) != e["dtype"]:
+            raise DataLossError(f"The value of '{_key(p)}' in {data_dir!r} is {arr.dtype}{list(arr.shape)}, "
+                                f"its index says {e['dtype']}{e['shape']}: the checkpoint is corrupted.")
         if index.get("checksums"):
             got, want = _checksum(arr), sums.get(p)
-            if got != want:
+            if got != want or type(want) is not int:
                 raise DataLossError(
                     f"Checksum mismatch for '{_key(p)}' (variable '{e.get('name')}') in the checkpoint data "
-                    f"files under {data_dir!r}: stored {'none' if want is None else f'{want:#010x}'}, read {got:#010x}. The files "
-                    "were modified or damaged on disk; restore an earlier checkpoint (manager.checkpoints "
-                    "lists them).")
+                    f"files under {data_dir!r}: stored {f'{want:#010x}' if type(want) is int else repr(want)}, "
+                    f"read {got:#010x}. The files were modified or damaged on disk; restore an earlier "
+                    "checkpoint (manager.checkpoints lists them).")
         out[p] = arr
     return out
 
@@ -859,8 +962,10 @@ def _read_state(directory):
     if not os.path.exists(f):
         return None, [], [], None
     latest, paths, stamps, preserved = None, [], [], None
-    with open(f) as fh:
-        for line in fh:
+    try:
+        with open(f, encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
+        for n, line in enumerate(lines, 1):
             m = re.match(r'\s*(\w+)\s*:\s*"?(.*?)"?\s*$', line)
             if not m:
                 continue
@@ -873,8 +978,17 @@ def _read_state(directory):
                 stamps.append(float(value))
             elif key == "last_preserved_timestamp":
                 preserved = float(value)
+    except (OSError, ValueError) as e:   # UnicodeDecodeError, float('garbage')
+        raise DataLossError(f"Unable to parse the checkpoint state file {f!r}: {type(e).__name__}: {e}. It is "
+                            "corrupted: delete it (the checkpoints next to it stay restorable by path).") from e
     join = lambda p: p if os.path.isabs(p) else os.path.join(os.fspath(directory), p)  # noqa: E731
     return (join(latest) if latest else None), [join(p) for p in paths], stamps, preserved
+
+
+def _is_inside(directory, path):
+    """Whether ``path`` is an entry of ``directory`` itself (links resolved): what a manager may adopt and delete."""
+    return (os.path.dirname(os.path.realpath(os.path.abspath(path)))
+            == os.path.realpath(os.path.abspath(directory))) and os.path.basename(path) not in ("", ".", "..")
 
 
 def _write_state(directory, latest, paths, timestamps=(), last_preserved=None):
@@ -1294,6 +1408,9 @@ class CheckpointManager:
             saves anyway, unless the step has a checkpoint already).
         init_fn: what ``restore_or_initialize`` runs when there is no checkpoint.
 
+    The ``checkpoint`` state file is not trusted: paths in it that lead outside ``directory``
+    are ignored (with a logged warning), so a manager never restores nor deletes anything there.
+
     Example:
         >>> import tempfile, tapejax as tf
         >>> v = tf.Variable(0.0)
@@ -1332,13 +1449,22 @@ class CheckpointManager:
         os.makedirs(self._abs_directory, exist_ok=True)
         _clean_tmp(self._abs_directory)
         latest, paths, stamps, preserved = _read_state(self._directory)
+        # The state file is not trusted: a path outside the directory is never adopted (nor deleted).
+        outside = [p for p in [latest] + paths if p is not None and not _is_inside(self._abs_directory, p)]
+        if outside:
+            _log.warning("Ignoring checkpoint paths outside the manager's directory %r in its state file %r: %s",
+                         self._directory, os.path.join(self._directory, _STATE_FILE), outside)
+            if stamps and len(stamps) == len(paths):
+                stamps = [t for p, t in zip(paths, stamps) if p not in outside]
+            paths = [p for p in paths if p not in outside]
+            latest = None if latest in outside else latest
         now = _now()
         self._maybe_delete = collections.OrderedDict()
-        if latest is None:
+        if latest is None and not paths:
             self._latest = None
             self._last_preserved = now - 1.0
         else:
-            self._latest = latest if os.path.isdir(latest) else None
+            self._latest = latest if latest is not None and os.path.isdir(latest) else None
             self._last_preserved = min(preserved if preserved is not None else now - 1.0, now)
             stamps = stamps if len(stamps) == len(paths) else [self._last_preserved] * len(paths)
             for p, t in zip(paths, stamps):
@@ -1441,7 +1567,8 @@ class CheckpointManager:
         _write_state(self._directory, path, list(self._maybe_delete), list(self._maybe_delete.values()),
                      self._last_preserved)
         for old in doomed:
-            _delete_checkpoint(os.path.abspath(old))
+            if _is_inside(self._abs_directory, old):
+                _delete_checkpoint(os.path.abspath(old))
 
     def sync(self):
         """Waits for a save started with async checkpointing."""
