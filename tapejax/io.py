@@ -225,18 +225,22 @@ def _rmtree(path):
     shutil.rmtree(p)
 
 
+def _source_and_destination(src, dst, overwrite):
+    s, d = _path(src), _path(dst)
+    if not overwrite and os.path.exists(d):
+        raise errors.AlreadyExistsError(None, None, f"file already exists: {d}")
+    if not os.path.exists(s):
+        raise _not_found(s)
+    return s, d
+
+
 def _copy(src, dst, overwrite=False):
     """Copies a file.
 
     Raises:
         tf.errors.AlreadyExistsError: ``dst`` exists and ``overwrite`` is False.
     """
-    s, d = _path(src), _path(dst)
-    if not overwrite and os.path.exists(d):
-        raise errors.AlreadyExistsError(None, None, f"file already exists: {d}")
-    if not os.path.exists(s):
-        raise _not_found(s)
-    shutil.copyfile(s, d)
+    shutil.copyfile(*_source_and_destination(src, dst, overwrite))
 
 
 def _rename(src, dst, overwrite=False):
@@ -245,12 +249,7 @@ def _rename(src, dst, overwrite=False):
     Raises:
         tf.errors.AlreadyExistsError: ``dst`` exists and ``overwrite`` is False.
     """
-    s, d = _path(src), _path(dst)
-    if not overwrite and os.path.exists(d):
-        raise errors.AlreadyExistsError(None, None, f"file already exists: {d}")
-    if not os.path.exists(s):
-        raise _not_found(s)
-    os.replace(s, d)
+    os.replace(*_source_and_destination(src, dst, overwrite))
 
 
 def _walk(top, topdown=True, onerror=None):
