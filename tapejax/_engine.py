@@ -281,19 +281,25 @@ _JAX_TRACE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayC
 _FOLD_SIZE = 64   # values larger than this are not folded
 
 
+def known_value(x):
+    """The value of ``x`` when it is known without running a program: a concrete tensor, a
+    tensor known while tracing (``_state.known_value``), or a Python or NumPy value."""
+    if isinstance(x, _TensorBase):
+        return _state.known_value(x) if isinstance(x._value, jax.core.Tracer) else np.asarray(x._value)
+    return None if isinstance(x, jax.core.Tracer) else np.asarray(x)
+
+
 def _fold(op, args, static, out):
     """TensorFlow's constant folding of shape arithmetic: while tracing, an op whose inputs
     are all known (``_state.known_value``, or Python and NumPy values) gets a known value too,
     computed by ``op.host`` in NumPy (with jax.export's symbolic dimensions for unknown sizes)."""
     vals = []
     for a in args:
-        if isinstance(a, _TensorBase):
-            a = _state.known_value(a)
-            if a is None:
-                return
-        elif isinstance(a, (jax.Array, jax.core.Tracer)):
-            return
-        if np.size(a) > _FOLD_SIZE:
+        v = a._value if isinstance(a, _TensorBase) else a
+        if not isinstance(v, jax.core.Tracer) and np.size(v) > _FOLD_SIZE:
+            return      # a large constant: not shape arithmetic (and not copied to NumPy)
+        a = known_value(a)
+        if a is None or a.size > _FOLD_SIZE:
             return
         vals.append(a)
     try:

@@ -15,7 +15,7 @@ from . import _dtypes, _state, errors
 from ._engine import freeze
 from ._tensor import Tensor, _TensorBase, to_array, is_tracer, from_numpy, _python_default_dtype, string_array
 from .extend import defop
-from ._engine import note_barrier, stack_op
+from ._engine import note_barrier, stack_op, known_value
 
 _f32 = np.float32
 # TensorFlow's index dtype (argmax, where, count_nonzero): int64, when JAX can hold it.
@@ -333,18 +333,10 @@ def _decode_index(spec, dyn):
     return tuple(out)
 
 
-def _known(x):
-    """The value of ``x`` when it is known without running a program: a concrete tensor, a
-    tensor known while tracing (``_state.known_value``), or a Python or NumPy value."""
-    if isinstance(x, _TensorBase):
-        return _state.known_value(x) if is_tracer(x._value) else np.asarray(x._value)
-    return None if is_tracer(x) else np.asarray(x)
-
-
 def _static_dim(d):
     """A dimension as an int, or a symbolic dimension (a trace serving every size)."""
     if isinstance(d, _TensorBase):
-        known = _known(d)
+        known = known_value(d)
         if known is None:
             return int(d)   # raises the explanatory error: the value is computed by the program
         d = known.item()
@@ -353,7 +345,7 @@ def _static_dim(d):
 
 def _static_shape(shape):
     if isinstance(shape, _TensorBase):
-        known = _known(shape)
+        known = known_value(shape)
         if known is None:
             np.asarray(shape)   # raises the explanatory error
         return tuple(_static_dim(d) for d in known.reshape(-1))
