@@ -1,54 +1,60 @@
 """tapejax: TensorFlow's tape autodiff API on JAX. ``import tapejax as tf``."""
-from ._tensor import Tensor as Tensor, TensorShape as TensorShape
-from ._dtypes import (
+from ._core.tensor import Tensor as Tensor, TensorShape as TensorShape
+from ._core.dtypes import (
     DType as DType, as_dtype as as_dtype, float16 as float16, half as half, bfloat16 as bfloat16,
-    float32 as float32, float64 as float64, double as double, int8 as int8, int16 as int16, int32 as int32,
-    int64 as int64, uint8 as uint8, uint16 as uint16, uint32 as uint32, uint64 as uint64, bool as bool,
-    complex64 as complex64, complex128 as complex128, string as string,
+    float32 as float32, float64 as float64, double as double, int8 as int8, int16 as int16,
+    int32 as int32, int64 as int64, uint8 as uint8, uint16 as uint16, uint32 as uint32,
+    uint64 as uint64, bool as bool, complex64 as complex64, complex128 as complex128, string as string,
 )
-from ._variable import Variable as Variable, name_scope as name_scope
-from ._module import Module as Module
-from ._tape import GradientTape as GradientTape, UnconnectedGradients as UnconnectedGradients
-from ._custom_gradient import custom_gradient as custom_gradient, recompute_grad as recompute_grad
-from ._printing import print_ as print  # noqa: A001
-from ._function import function as function, TensorSpec as TensorSpec, executing_eagerly as executing_eagerly
-from ._state import init_scope as init_scope
-from ._function import gradients as gradients, hessians as hessians
-from ._control_flow import cond as cond, while_loop as while_loop, switch_case as switch_case
-from ._tensor_array import TensorArray as TensorArray
-from ._py_function import py_function as py_function, numpy_function as numpy_function
-from ._devices import device as device
+from ._core.variable import Variable as Variable, name_scope as name_scope
+from ._core.module import Module as Module
+from ._core.tape import GradientTape as GradientTape, UnconnectedGradients as UnconnectedGradients
+from ._core.custom_gradient import custom_gradient as custom_gradient, recompute_grad as recompute_grad
+from ._staging.printing import print_ as print  # noqa: A001
+from ._staging.function import (
+    function as function, TensorSpec as TensorSpec, executing_eagerly as executing_eagerly,
+)
+from ._core.state import init_scope as init_scope
+from ._staging.function import gradients as gradients, hessians as hessians
+from ._staging.control_flow import cond as cond, while_loop as while_loop, switch_case as switch_case
+from .ops.tensor_array import TensorArray as TensorArray
+from ._staging.py_function import py_function as py_function, numpy_function as numpy_function
+from ._core.devices import device as device
 from . import config as config  # noqa: F401
 from . import version as version  # noqa: F401
 from . import autograph as autograph  # noqa: F401
-from ._ops import (
+from .ops import (
     constant as constant, convert_to_tensor as convert_to_tensor, zeros as zeros, ones as ones,
     zeros_like as zeros_like, ones_like as ones_like, fill as fill, eye as eye, linspace as linspace,
     range as range, shape as shape, size as size, rank as rank, cast as cast, where as where,
     matmul as matmul, transpose as transpose, einsum as einsum, tensordot as tensordot, pad as pad,
-    concat as concat, stack as stack, unstack as unstack, split as split, add_n as add_n, gather as gather, boolean_mask as boolean_mask,
-    gather_nd as gather_nd, one_hot as one_hot, argmax as argmax, argmin as argmin, norm as norm,
-    clip_by_value as clip_by_value, clip_by_norm as clip_by_norm, clip_by_global_norm as clip_by_global_norm,
-    stop_gradient as stop_gradient, identity as identity, reverse as reverse, roll as roll, sort as sort,
-    abs as abs, negative as negative, sign as sign, exp as exp, sqrt as sqrt, square as square,
-    sin as sin, cos as cos, tan as tan, tanh as tanh, sigmoid as sigmoid, maximum as maximum,
-    minimum as minimum, add as add, subtract as subtract, multiply as multiply, divide as divide,
-    truediv as truediv, floordiv as floordiv, pow as pow, equal as equal, not_equal as not_equal,
-    less as less, less_equal as less_equal, greater as greater, greater_equal as greater_equal,
-    logical_and as logical_and, logical_or as logical_or, logical_not as logical_not,
-    reshape_op as reshape, squeeze_op as squeeze, expand_dims_op as expand_dims, tile_op as tile,
-    broadcast_to_op as broadcast_to, is_tensor as is_tensor,
-    repeat as repeat, get_static_value as get_static_value, meshgrid as meshgrid, IndexedSlices as IndexedSlices,
+    concat as concat, stack as stack, unstack as unstack, split as split, add_n as add_n,
+    gather as gather, boolean_mask as boolean_mask, gather_nd as gather_nd, one_hot as one_hot,
+    argmax as argmax, argmin as argmin, norm as norm, clip_by_value as clip_by_value,
+    clip_by_norm as clip_by_norm, clip_by_global_norm as clip_by_global_norm,
+    stop_gradient as stop_gradient, identity as identity, reverse as reverse, roll as roll,
+    sort as sort, abs as abs, negative as negative, sign as sign, exp as exp, sqrt as sqrt,
+    square as square, sin as sin, cos as cos, tan as tan, tanh as tanh, sigmoid as sigmoid,
+    maximum as maximum, minimum as minimum, add as add, subtract as subtract, multiply as multiply,
+    divide as divide, truediv as truediv, floordiv as floordiv, pow as pow, equal as equal,
+    not_equal as not_equal, less as less, less_equal as less_equal, greater as greater,
+    greater_equal as greater_equal, logical_and as logical_and, logical_or as logical_or,
+    logical_not as logical_not, reshape_op as reshape, squeeze_op as squeeze,
+    expand_dims_op as expand_dims, tile_op as tile, broadcast_to_op as broadcast_to,
+    is_tensor as is_tensor, repeat as repeat, get_static_value as get_static_value,
+    meshgrid as meshgrid, IndexedSlices as IndexedSlices,
 )
-from ._functional_ops import foldl as foldl, foldr as foldr, scan as scan, map_fn as map_fn
+from .ops.functional_ops import foldl as foldl, foldr as foldr, scan as scan, map_fn as map_fn
 from .math import (
     reduce_sum as reduce_sum, reduce_mean as reduce_mean, reduce_max as reduce_max,
     reduce_min as reduce_min, reduce_prod as reduce_prod, reduce_all as reduce_all,
-    reduce_any as reduce_any, reduce_logsumexp as reduce_logsumexp, cumsum as cumsum, cumprod as cumprod,
+    reduce_any as reduce_any, reduce_logsumexp as reduce_logsumexp, cumsum as cumsum,
+    cumprod as cumprod,
 )
-from . import (  # noqa: F401
-    dtypes as dtypes, math as math, nn as nn, linalg as linalg, random as random, debugging as debugging,
-    errors as errors, autodiff as autodiff, experimental as experimental, extend as extend, types as types,
+from . import (
+    dtypes as dtypes, math as math, nn as nn, linalg as linalg, random as random,
+    debugging as debugging, errors as errors, autodiff as autodiff, experimental as experimental,
+    extend as extend, types as types,
 )
 from . import numpy as numpy  # noqa: F401
 from . import ragged as ragged, sparse as sparse, strings as strings  # noqa: F401
@@ -56,10 +62,10 @@ from .ragged import RaggedTensor as RaggedTensor
 from .sparse import SparseTensor as SparseTensor
 from . import io as io  # noqa: F401
 from . import keras as keras  # noqa: F401
-from .keras.initializers import (  # noqa: F401
+from .keras.initializers import (
     RandomNormal as random_normal_initializer, RandomUniform as random_uniform_initializer,
-    TruncatedNormal as truncated_normal_initializer, Zeros as zeros_initializer, Ones as ones_initializer,
-    Constant as constant_initializer,
+    TruncatedNormal as truncated_normal_initializer, Zeros as zeros_initializer,
+    Ones as ones_initializer, Constant as constant_initializer,
 )
 from . import data as data  # noqa: F401
 from . import train as train, saved_model as saved_model  # noqa: F401

@@ -21,8 +21,8 @@ import types
 
 import jax
 
-from . import _devices, _engine
-from ._function import run_functions_eagerly as _run_eagerly, functions_run_eagerly as _runs_eagerly
+from ._core import backward as _backward, cache as _cache, devices as _devices, engine as _engine
+from ._staging.function import run_functions_eagerly as _run_eagerly, functions_run_eagerly as _runs_eagerly
 
 PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
 PhysicalDevice.__doc__ = "A device of the machine, named as TensorFlow names it ('/physical_device:GPU:0', 'GPU')."
@@ -334,8 +334,8 @@ def set_compile_cache_limits(max_programs=None, max_bytes=None, max_shapes_per_s
             continue
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"set_compile_cache_limits: {name} must be a positive integer, got {value!r}.")
-        setattr(_engine.limits, name, value)
-    _engine._BACKWARD_CACHE.trim()
+        setattr(_cache.limits, name, value)
+    _backward._BACKWARD_CACHE.trim()
 
 
 def get_compile_cache_limits():
@@ -346,7 +346,7 @@ def get_compile_cache_limits():
         >>> sorted(tf.config.experimental.get_compile_cache_limits())
         ['max_bytes', 'max_programs', 'max_shapes_per_structure', 'max_variants_per_op']
     """
-    lim = _engine.limits
+    lim = _cache.limits
     return {name: getattr(lim, name) for name in
             ("max_programs", "max_bytes", "max_shapes_per_structure", "max_variants_per_op")}
 

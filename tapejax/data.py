@@ -46,10 +46,11 @@ import threading
 import jax
 import numpy as np
 
-from ._tensor import Tensor, _TensorBase, _python_default_dtype, TensorShape, from_numpy, string_array
-from . import _dtypes, _state, errors
+from ._core.tensor import Tensor, _TensorBase, _python_default_dtype, TensorShape, from_numpy, string_array
+from ._core import dtypes as _dtypes, state as _state
+from . import errors as errors
 from . import io as _tfio
-from ._variable import Variable
+from ._core.variable import Variable
 
 AUTOTUNE = -1
 INFINITE_CARDINALITY = -1
@@ -133,7 +134,6 @@ def _stack(elems):
 
 def _global_seed():
     """An op seed drawn from tapejax's global generator, so ``tf.random.set_seed`` fixes shuffles."""
-    from . import random as _random
     try:
         return int(_random.get_global_generator().uniform((), 0, 2 ** 31 - 1, dtype=np.int32))
     except Exception:  # noqa: BLE001 - e.g. called while a tapejax.function is tracing
@@ -537,6 +537,11 @@ class Dataset:
 
     def __iter__(self):
         return _Iterator(self._elements(), self._card, restart=self._elements)
+
+    def _autograph_elements(self):
+        """``for x in dataset`` in a tf.function (AutoGraph): the elements of a finite dataset,
+        staged as one loop; None for an infinite one, which is iterated while tracing."""
+        return None if self._card == INFINITE_CARDINALITY else list(self)
 
     def _elements(self):
         if self._index is not None:
@@ -2193,4 +2198,5 @@ __all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
            "ThreadingOptions", "TensorSpec", "TextLineDataset", "TFRecordDataset", "FixedLengthRecordDataset"]
 
 from ._missing import module_getattr as _module_getattr  # noqa: E402
+from . import random as _random
 __getattr__ = _module_getattr(__name__)

@@ -23,11 +23,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import errors
-from ._function import quiet
-from ._tensor import _TensorBase, is_tracer as _is_tracer, to_array
+from . import errors as errors
+from ._staging.function import quiet
+from ._core.tensor import _TensorBase, is_tracer as _is_tracer, to_array
+from .ops import convert_to_tensor
+from ._staging.function import program_errors as _raised, staged
+from .ops import abs as _abs, less_equal
+from .math import reduce_all
 
-_raised = []   # errors raised by the host callbacks of the program now running
 
 
 class _QuietFailedAssertions(logging.Filter):
@@ -39,16 +42,6 @@ class _QuietFailedAssertions(logging.Filter):
 
 
 logging.getLogger("jax._src.callback").addFilter(_QuietFailedAssertions())
-
-
-def _program_error(error):
-    """The TensorFlow error an assertion raised while a compiled program ran (JAX reports it as
-    a ``JaxRuntimeError``), or ``error`` itself."""
-    if not _raised:
-        return error
-    found = _raised[0]
-    _raised.clear()
-    return found
 
 
 # ---------------------------------------------------------------------------
@@ -99,7 +92,6 @@ def _summarize(summarize):
 
 
 def _tensor(x):
-    from ._ops import convert_to_tensor
     return x if isinstance(x, _TensorBase) else convert_to_tensor(x)
 
 
@@ -122,7 +114,6 @@ def _stage(ok, items, summarize):
             raise _raised[-1]
 
     from jax.experimental import io_callback
-    from ._function import staged
     with staged():
         io_callback(check, None, jnp.all(to_array(ok)), *[a for _, a in parts if a is not None], ordered=True)
 
@@ -266,8 +257,6 @@ def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=N
     eps = 10 * np.finfo(x.dtype.as_numpy_dtype).eps if x.dtype.is_floating else 0
     rtol = _tensor(np.asarray(eps if rtol is None else rtol, x.dtype.as_numpy_dtype))
     atol = _tensor(np.asarray(eps if atol is None else atol, x.dtype.as_numpy_dtype))
-    from ._ops import abs as _abs, less_equal
-    from .math import reduce_all
     ok = reduce_all(less_equal(_abs(x - y), atol + rtol * _abs(y)))
     Assert(ok, [message or "", f"x and y not equal to tolerance rtol = {rtol}, atol = {atol}",
                 f"x ({_describe(x)}) = ", x, f"y ({_describe(y)}) = ", y], summarize=summarize)
@@ -317,7 +306,6 @@ def assert_all_finite(t, message, name=None, x=None):
     if _symbolic(t):
         if not quiet():
             from jax.experimental import io_callback
-            from ._function import staged
             with staged():
                 io_callback(check, None, jax.lax.stop_gradient(to_array(t)), ordered=True)
         return t

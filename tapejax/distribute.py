@@ -76,8 +76,13 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-from . import _devices, _state as _vstate, errors
-from ._tensor import Tensor, _TensorBase, is_tracer, to_array
+from ._core import devices as _devices, state as _vstate
+from . import errors as errors
+from ._core.tensor import Tensor, _TensorBase, is_tracer, to_array
+from .data import _to_array
+from . import math as tfmath
+from .data import _spec_of
+from .data import _to_tensors
 
 __all__ = [
     "Strategy", "MirroredStrategy", "OneDeviceStrategy", "MultiWorkerMirroredStrategy", "ReduceOp",
@@ -314,7 +319,6 @@ class Strategy:
             if isinstance(a, np.ndarray) and a.dtype.kind in "OUS":
                 return a  # strings stay on the host, as tapejax datasets keep them
             if not isinstance(a, jax.Array):
-                from .data import _to_array
                 a = _to_array(a)
             n = self.num_replicas_in_sync
             even = np.ndim(a) >= 1 and a.shape[0] % n == 0
@@ -461,7 +465,6 @@ class Strategy:
                 return None
             if axis is None:
                 return x if isinstance(x, _TensorBase) else Tensor(_process_local(to_array(x)))
-            from . import math as tfmath
             r = tfmath.reduce_sum(x, axis=axis) if op == ReduceOp.SUM else tfmath.reduce_mean(x, axis=axis)
             return r if is_tracer(r._value) else Tensor(_process_local(r._value))
 
@@ -551,7 +554,6 @@ class DistributedDataset:
 
     @property
     def element_spec(self):
-        from .data import _spec_of
         for e in self._elements():
             return _spec_of(e)
         raise ValueError("element_spec of an empty distributed dataset.")
@@ -706,7 +708,6 @@ class _DefaultStrategy(Strategy):
         return False
 
     def _place_batch(self, element):
-        from .data import _to_tensors
         return _to_tensors(element)
 
     def experimental_distribute_dataset(self, dataset, options=None):

@@ -18,11 +18,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes
+from ._core import dtypes as _dtypes
 from . import random as _random
-from ._engine import Op
-from ._ops import cast, get_static_value
-from ._tensor import Tensor, to_array
+from ._core.engine import Op
+from .ops import cast, get_static_value
+from ._core.tensor import Tensor, to_array
 
 __all__ = [
     "ResizeMethod", "resize", "resize_with_pad", "flip_left_right", "flip_up_down", "random_flip_left_right",

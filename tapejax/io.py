@@ -32,9 +32,9 @@ import zlib
 
 import numpy as np
 
-from . import _dtypes
-from . import errors
-from ._tensor import Tensor, string_array, to_array
+from ._core import dtypes as _dtypes
+from . import errors as errors
+from ._core.tensor import Tensor, string_array, to_array
 from .image import convert_image_dtype
 
 __all__ = ["read_file", "write_file", "gfile", "serialize_tensor", "parse_tensor", "decode_png", "decode_jpeg",

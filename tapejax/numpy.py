@@ -20,8 +20,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._engine import Op, freeze
-from ._tensor import _TensorBase
+from ._core.engine import Op, freeze
+from ._core.tensor import _TensorBase
 
 _CACHE = {}
 

@@ -23,9 +23,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes, _engine, _ops, errors
-from ._tensor import Tensor, TensorShape, _TensorBase, _Ref
-from ._ops import _INDEX
+from ._core import dtypes as _dtypes, engine as _engine
+from . import ops as _ops, errors as errors
+from ._core.tensor import Tensor, TensorShape, _TensorBase, _Ref
+from .ops import _INDEX
 from .extend import defop
 from .sparse import SparseTensor, _host_index, _index_tensor, _tensor
 

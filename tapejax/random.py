@@ -37,10 +37,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes, _philox, _state, errors
-from ._tensor import Tensor, _TensorBase, to_array, is_tracer as _is_tracer
-from ._variable import Variable
-from ._ops import _static_shape, multiply, add, subtract
+from ._core import dtypes as _dtypes, philox as _philox, state as _state
+from . import errors as errors
+from ._core.tensor import Tensor, _TensorBase, to_array, is_tracer as _is_tracer
+from ._core.variable import Variable
+from .ops import _static_shape, multiply, add, subtract
 
 _MAXINT32 = 2 ** 31 - 1
 DEFAULT_GRAPH_SEED = 87654321

@@ -32,12 +32,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes, _ops, _state
+from ._core import dtypes as _dtypes, state as _state
+from . import ops as _ops
 from . import train as _train
-from ._function import ConcreteFunction, Function, TensorSpec, _NeedsGraphTape, _Slot
-from ._module import Module
-from ._tensor import _TensorBase, to_array
-from ._variable import Variable
+from ._staging.function import ConcreteFunction, Function, TensorSpec, _NeedsGraphTape, _Slot
+from ._core.module import Module
+from ._core.tensor import _TensorBase, to_array
+from ._core.variable import Variable
 from .extend import defop
 
 __all__ = ["save", "load", "SaveOptions", "LoadOptions"]

@@ -19,9 +19,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax.experimental import sparse as jsparse
 
-from . import _dtypes, _ops, errors
-from ._tensor import Tensor, TensorShape, _TensorBase, _Ref
-from ._ops import _INDEX
+from ._core import dtypes as _dtypes
+from . import ops as _ops, errors as errors
+from ._core.tensor import Tensor, TensorShape, _TensorBase, _Ref
+from .ops import _INDEX
 from .extend import defop
 
 

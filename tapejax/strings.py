@@ -18,9 +18,10 @@ import re
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes, _ops, errors
-from ._printing import _fmt
-from ._tensor import Tensor, _TensorBase, string_array
+from ._core import dtypes as _dtypes
+from . import ops as _ops, errors as errors
+from ._staging.printing import _fmt
+from ._core.tensor import Tensor, _TensorBase, string_array
 from .ragged import RaggedTensor
 
 

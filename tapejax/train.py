@@ -44,9 +44,13 @@ import warnings
 import jax
 import numpy as np
 
-from . import _state, dtypes as _dtypes, errors as _errors
-from ._module import Module
-from ._variable import Variable
+from ._core import state as _state
+from . import dtypes as _dtypes, errors as _errors
+from ._core.module import Module
+from ._core.variable import Variable
+from .keras import optimizers as _optimizers
+from . import saved_model as _saved_model
+from . import keras as _keras
 
 __all__ = ["Checkpoint", "CheckpointManager", "latest_checkpoint", "CheckpointOptions", "list_variables",
            "load_variable", "load_checkpoint", "CheckpointReader"]
@@ -1617,7 +1621,6 @@ def _keras_compile_config(model, include_optimizer):
     metrics = getattr(model, "_k_metric_specs", [])
     if opt is None:
         return None
-    from .keras import optimizers as _optimizers
     cfg = {"loss": loss if isinstance(loss, str) else None,
            "metrics": [m for m in metrics if isinstance(m, str)]}
     if include_optimizer:
@@ -1635,7 +1638,6 @@ def _keras_save_model(model, filepath, overwrite=True, include_optimizer=True, s
     ``tf.keras.models.load_model(path)`` rebuilds a Sequential model from it;
     ``tf.saved_model.load(path)`` loads the exported call of any built model.
     """
-    from . import saved_model as _saved_model
     filepath = os.path.abspath(os.fspath(filepath))
     if os.path.exists(filepath) and not overwrite:
         raise FileExistsError(f"{filepath!r} exists; pass overwrite=True to replace it.")
@@ -1700,7 +1702,6 @@ def _keras_load_model(filepath, custom_objects=None, compile=True, safe_mode=Tru
         raise damaged("'config' must be an object with a list of 'layers'")
     if not config or "layers" not in config:
         if meta.get("saved_model") is True:
-            from . import saved_model as _saved_model
             return _saved_model.load(filepath)
         raise ValueError(f"The model at {filepath!r} ({str(meta.get('class_name'))[:80]}) has no configuration "
                          "to rebuild it from: re-create it in code and call model.load_weights(path + '/weights').")
@@ -1714,7 +1715,6 @@ def _keras_load_model(filepath, custom_objects=None, compile=True, safe_mode=Tru
                                  and all(isinstance(m, str) for m in comp.get("metrics") or [])
                                  and isinstance(comp.get("optimizer"), (dict, type(None)))):
         raise damaged("'compile' must be an object with a loss name, metric names and an optimizer configuration")
-    from . import keras as _keras
     custom_objects = dict(custom_objects or {})
     layers = []
     for i, entry in enumerate(config["layers"]):
@@ -1736,7 +1736,6 @@ def _keras_load_model(filepath, custom_objects=None, compile=True, safe_mode=Tru
         if build_shape is not None and not model.built:
             model.build(tuple(build_shape))
         if compile and comp:
-            from .keras import optimizers as _optimizers
             opt = comp.get("optimizer")
             model.compile(optimizer=_optimizers.deserialize(opt) if opt else "rmsprop", loss=comp.get("loss"),
                           metrics=comp.get("metrics") or None)

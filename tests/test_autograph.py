@@ -621,7 +621,7 @@ def test_unavailable_source_warns_once_and_runs_unconverted():
 
 
 def test_library_functions_are_not_converted():
-    from tapejax import _autograph
+    from tapejax._staging import autograph as _autograph
     assert _autograph.convert(tf.reduce_sum) is tf.reduce_sum
     assert _autograph.convert(np.sum) is np.sum
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import tapejax as tf
-from tapejax import _engine
-from tapejax.extend import backward_trace_count
+from tapejax._core import backward as _backward, cache as _cache, engine as _engine
+from tapejax._core.backward import backward_trace_count
 
 from conftest import assert_close
 
@@ -79,17 +79,17 @@ def test_jacobian_is_cached_too():
 
 
 def test_backward_cache_is_bounded():
-    assert len(_engine._BACKWARD_CACHE) <= _engine.limits.max_programs
+    assert len(_backward._BACKWARD_CACHE) <= _cache.limits.max_programs
 
 
 @pytest.fixture
 def cache_limits():
     """Restores the compile cache limits (and forgets the churn rule's memory) after a test."""
     saved = tf.config.experimental.get_compile_cache_limits()
-    _engine.clear_compile_caches()
+    _backward.clear_compile_caches()
     yield tf.config.experimental.set_compile_cache_limits
     tf.config.experimental.set_compile_cache_limits(**saved)
-    _engine.clear_compile_caches()
+    _backward.clear_compile_caches()
 
 
 def _mlp_grads(n, w1, w2, seed=0):
@@ -117,12 +117,12 @@ def test_backward_cache_evicts_least_recently_used(cache_limits):
     ops = [tf.sin, tf.cos, tf.exp]
     for op in ops:
         grad(op)
-    assert len(_engine._BACKWARD_CACHE) == 2
+    assert len(_backward._BACKWARD_CACHE) == 2
     n = backward_trace_count()
     assert_close(grad(tf.exp), 2 * w.numpy() * np.exp(w.numpy() ** 2))   # kept
     assert backward_trace_count() == n
     assert_close(grad(tf.sin), 2 * w.numpy() * np.cos(w.numpy() ** 2))   # evicted: compiled again
-    assert backward_trace_count() == n + 1 and len(_engine._BACKWARD_CACHE) == 2
+    assert backward_trace_count() == n + 1 and len(_backward._BACKWARD_CACHE) == 2
 
 
 def test_backward_cache_is_bounded_by_bytes(cache_limits):
@@ -132,7 +132,7 @@ def test_backward_cache_is_bounded_by_bytes(cache_limits):
         with tf.GradientTape() as tape:
             y = tf.reduce_sum(op(w) * w)
         tape.gradient(y, w)
-    assert len(_engine._BACKWARD_CACHE) == 1
+    assert len(_backward._BACKWARD_CACHE) == 1
 
 
 def test_new_batch_sizes_stay_compiled_whole(cache_limits):
@@ -337,7 +337,7 @@ def test_many_eager_steps_do_not_grow_memory():
 
     for _ in range(200):  # warm up caches
         step()
-    cache_len = len(_engine._BACKWARD_CACHE)
+    cache_len = len(_backward._BACKWARD_CACHE)
     gc.collect()
     objects_before = len(gc.get_objects())
     for _ in range(9_000):
@@ -357,7 +357,7 @@ def test_many_eager_steps_do_not_grow_memory():
         end = tracemalloc.get_traced_memory()[0]
     finally:
         tracemalloc.stop()
-    assert len(_engine._BACKWARD_CACHE) == cache_len
+    assert len(_backward._BACKWARD_CACHE) == cache_len
     assert _engine.state.recorders == []
     assert objects_after - objects_before < 500, "live Python objects grow with the number of steps"
     assert end - mid < 40_000, f"memory grew by {end - mid} bytes over 800 steps"

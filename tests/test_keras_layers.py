@@ -53,7 +53,7 @@ def test_dense_forward_and_grads(activation, fn):
 def test_layer_backward_uses_the_saved_output_not_a_second_forward():
     # The backward of act(x @ k + b) needs two matmuls (dx, dk); recomputing the
     # pre-activation for the activation's derivative would add a third.
-    from tapejax import _engine
+    from tapejax._core import backward as _backward, engine as _engine
     from tapejax.keras.layers._builtin import _dense
 
     x, k, b, g = randn(8, 5), randn(5, 4), randn(4), randn(8, 4)
@@ -64,7 +64,7 @@ def test_layer_backward_uses_the_saved_output_not_a_second_forward():
 
         def f(x, k, b, ans, g):
             args = [x, k, b, ans] if with_output else [x, k, b]
-            return _engine._node_vjp(_dense, static, (True,) * 3, (True,), args, [g])
+            return _backward._node_vjp(_dense, static, (True,) * 3, (True,), args, [g])
         hlo = jax.jit(f).lower(x, k, b, ans, g).compile().as_text()
         return f(x, k, b, ans, g), hlo.count(" dot(")
 

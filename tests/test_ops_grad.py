@@ -6,7 +6,7 @@ as ``output_gradients``; the oracle is ``jax.vjp`` of the jnp function.
 Every row is also checked against float64 finite differences of the tape itself
 (``check_vjp``), and a deliberately wrong rule must fail both checkers.
 
-Every differentiable op of the table (``tapejax._ops`` and the ``nn``/``math``/
+Every differentiable op of the table (``tapejax.ops`` and the ``nn``/``math``/
 ``linalg`` namespaces) must appear on the tape of some row *and* be run there on a
 single-element input ([1] or [1, 1]); ``test_table_is_covered`` derives that from
 the rows themselves, so a new op without a gradient row fails it. Binary ops also
@@ -22,7 +22,7 @@ import pytest
 from jax.test_util import check_grads, check_vjp
 
 import tapejax as tf
-from tapejax import _ops
+from tapejax import ops as _ops
 from tapejax.extend import defop
 
 from conftest import assert_close, tape_vjp
@@ -751,8 +751,8 @@ def _fd_rows():
 
 
 def _table_ops():
-    from tapejax import _engine
-    ops = {_engine.stack_op}
+    from tapejax._core import engine as _engine
+    ops = {_engine.packed}
     for module in (_ops, tf.nn, tf.math, tf.linalg):
         ops.update(v for v in vars(module).values() if isinstance(v, tf.extend.Op))
     return {op.name for op in ops}

@@ -15,8 +15,7 @@ import numpy as np
 import pytest
 
 import tapejax as tf
-from tapejax import _philox
-
+from tapejax._core import philox as _philox
 CASES = {
     'stateless_normal_2x3': 'out = tf.random.stateless_normal([2, 3], seed=[1, 2])',
     'stateless_normal_neg_seed_affine': 'out = tf.random.stateless_normal([7], seed=[-1, 5], mean=1.0, stddev=3.0)',

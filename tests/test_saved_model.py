@@ -9,8 +9,7 @@ import pytest
 
 import tapejax as tf
 from tapejax import saved_model
-from tapejax import _function
-
+from tapejax._staging import function as _function
 function = getattr(tf, "function", _function.function)
 TensorSpec = getattr(tf, "TensorSpec", _function.TensorSpec)
 

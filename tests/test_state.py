@@ -7,9 +7,7 @@ import numpy as np
 import pytest
 
 import tapejax as tf
-from tapejax import _state
-
-
+from tapejax._core import state as _state
 def ints(xs):
     return [int(x.numpy()) for x in xs]
 

@@ -526,7 +526,7 @@ def test_compiled_function_refuses_strings_with_the_fix():
 
 def test_numeric_ops_keep_their_path():
     # The string fallback runs only where JAX refuses the values: numbers never reach it.
-    from tapejax import _engine
+    from tapejax._core import engine as _engine
     calls = []
     _engine.dispatchers.append(lambda op, args, static: calls.append(op) or NotImplemented)
     try:

@@ -1,7 +1,7 @@
 """tf.experimental.numpy: NumPy-style functions on Tensors (every jax.numpy name)."""
-from .._ops import allclose as allclose  # noqa: F401
+from ..ops import allclose as allclose  # noqa: F401
+from .. import numpy as tnp
 
 
 def __getattr__(name):
-    from .. import numpy as tnp
     return getattr(tnp, name)

@@ -13,6 +13,7 @@ from . import layers as layers, models as models
 from ._variables import KerasVariable as Variable
 from .layers import Input as Input
 from .models import Model as Model, Sequential as Sequential
+from .._missing import missing
 
 # losses, optimizers, metrics (and more) load on first use, so a missing one never
 # breaks ``import tapejax``.
@@ -29,5 +30,4 @@ def __getattr__(name):
             raise AttributeError(f"tapejax.keras has no submodule {name!r} yet.") from None
         globals()[name] = module
         return module
-    from .._missing import missing
     raise missing(__name__, name)

@@ -8,7 +8,7 @@ import rich.console
 import rich.markup
 import rich.table
 
-from .._tensor import TensorShape
+from .._core.tensor import TensorShape
 from .layers._base import KerasTensor, _batchless, _leaves
 
 

@@ -7,8 +7,8 @@ name (``'kernel'``), ``path`` the name under the scopes it was created in
 """
 import numpy as np
 
-from .._variable import Variable, _name_scope, register_pytree
-from . import initializers
+from .._core.variable import Variable, _name_scope, register_pytree
+from . import initializers as initializers
 
 
 @register_pytree

@@ -11,7 +11,7 @@ Example:
 import jax
 import jax.numpy as jnp
 
-from .. import _ops
+from .. import ops as _ops
 from ..extend import defop, Op
 
 relu6 = _ops.relu6

@@ -20,6 +20,8 @@ import warnings
 import numpy as np
 
 from .. import train as _train
+from .. import summary as summary
+from ._progbar import Progbar
 
 
 class Callback:
@@ -668,7 +670,6 @@ class TensorBoard(Callback):
                  write_steps_per_second=False, update_freq="epoch", profile_batch=0, embeddings_freq=0,
                  embeddings_metadata=None):
         super().__init__()
-        from .. import summary
         summary._tensorboard()   # fail now, with the install line, when tensorboard is missing
         if update_freq == "batch":
             update_freq = 1
@@ -684,13 +685,11 @@ class TensorBoard(Callback):
         self._epoch_batches = 0
 
     def _writer(self, kind):
-        from .. import summary
         if kind not in self._writers:
             self._writers[kind] = summary.create_file_writer(os.path.join(self.log_dir, kind))
         return self._writers[kind]
 
     def _scalars(self, kind, values, step, prefix="", suffix=""):
-        from .. import summary
         with self._writer(kind).as_default(), summary.record_if(True):
             for name, value in values.items():
                 summary.scalar(prefix + name + suffix, float(np.asarray(value)), step=step)
@@ -724,7 +723,6 @@ class TensorBoard(Callback):
         if val:
             self._scalars("validation", val, epoch, "epoch_")
         if self.histogram_freq and epoch % self.histogram_freq == 0:
-            from .. import summary
             with self._writer("train").as_default(), summary.record_if(True):
                 for layer in self.model.layers:
                     for w in layer.weights:
@@ -812,7 +810,6 @@ class ProgbarLogger(Callback):
         self._finalize(logs)
 
     def _reset(self):
-        from ._progbar import Progbar
         self.seen = 0
         self.progbar = Progbar(target=self.target, verbose=self.verbose, unit_name="step", stateless_metrics=())
 

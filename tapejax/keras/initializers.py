@@ -21,8 +21,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _dtypes, random
-from .._tensor import Tensor, to_array
+from .._core import dtypes as _dtypes
+from .. import random as random
+from .._core.tensor import Tensor, to_array
 
 
 def _key(seed):

@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from .._tensor import Tensor, _TensorBase, to_array
+from .._core.tensor import Tensor, _TensorBase, to_array
 from ..extend import defop
 
 EPSILON = 1e-7  # Keras's backend.epsilon()

@@ -19,8 +19,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._engine import read_raw
-from .._tensor import Tensor, to_array
+from .._core.engine import read_raw
+from .._core.tensor import Tensor, to_array
 from ._variables import owned_variable as _owned_variable
 from ..extend import defop
 from . import losses as _losses

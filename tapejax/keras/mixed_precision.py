@@ -16,10 +16,13 @@ Example:
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _dtypes
-from .._engine import read_raw
-from .._tensor import to_array
+from .._core import dtypes as _dtypes
+from .._core.engine import read_raw
+from .._core.tensor import to_array
 from .optimizers import Optimizer as _Optimizer
+from .._core.variable import Variable
+from .. import ops as _ops
+from .optimizers import serialize
 
 _MIXED = {"mixed_float16": "float16", "mixed_bfloat16": "bfloat16"}
 
@@ -117,7 +120,6 @@ class LossScaleOptimizer(_Optimizer):
     """
 
     def __init__(self, inner_optimizer, initial_scale=2.0 ** 15, dynamic_growth_steps=2000, name=None, **kwargs):
-        from .._variable import Variable
         if not kwargs.pop("dynamic", True):
             raise ValueError("LossScaleOptimizer no longer supports `dynamic=False`. Instead, simply set "
                              "`loss_scale_factor` directly on the `inner_optimizer`.")
@@ -169,14 +171,12 @@ class LossScaleOptimizer(_Optimizer):
 
     def scale_loss(self, loss):
         """``loss * dynamic_scale``: differentiate this one."""
-        from .. import _ops
         return loss * _ops.cast(self.dynamic_scale, loss.dtype)
 
     get_scaled_loss = scale_loss
 
     def get_unscaled_gradients(self, grads):
         """``grads / dynamic_scale`` (None stays None)."""
-        from .. import _ops
         return [None if g is None else g / _ops.cast(self.dynamic_scale, g.dtype) for g in grads]
 
     def apply_gradients(self, grads_and_vars, name=None, **kwargs):
@@ -221,6 +221,5 @@ class LossScaleOptimizer(_Optimizer):
         return self.apply_gradients((None if g is None else to_array(g) * scale, v) for g, v in zip(grads, var_list))
 
     def get_config(self):
-        from .optimizers import serialize
         return {"name": self.name, "inner_optimizer": serialize(self.inner_optimizer),
                 "initial_scale": self.initial_scale, "dynamic_growth_steps": self.dynamic_growth_steps}

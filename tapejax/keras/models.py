@@ -9,13 +9,25 @@ import itertools
 import jax
 import numpy as np
 
-from .. import _ops
+from .. import ops as _ops
 from ._summary import print_summary as _print_summary
 from .callbacks import CallbackList as _CallbackList, History, ProgbarLogger
-from .._tensor import Tensor, TensorShape, _TensorBase, to_array
-from .._module import Module
-from .layers._base import (Layer, unique_name, InputLayer, KerasTensor, _Spec, _infer_output, _dedup, _leaves,
-                           _is_tensor_leaf, _to_tensors, _batchless)
+from .._core.tensor import Tensor, TensorShape, _TensorBase, to_array
+from .._core.module import Module
+from .layers._base import (
+    Layer, unique_name, InputLayer, KerasTensor, _Spec, _infer_output, _dedup, _leaves,
+    _is_tensor_leaf, _to_tensors, _batchless,
+)
+from ..train import _keras_load_model
+from ..train import _save_weights
+from ..train import _load_weights
+from ..train import _keras_save_model
+from . import optimizers as _optimizers, losses as _losses
+from . import metrics as _metrics
+from .._core.tape import GradientTape
+from .._core.state import pause_recording
+from .._staging.function import function as _tf_function
+from .. import random as random
 
 
 def _tree_leaves(x):
@@ -229,12 +241,10 @@ class Model(Layer):
             >>> model.save_weights(path)
             >>> _ = tf.keras.Sequential([tf.keras.layers.Dense(2)]).load_weights(path)
         """
-        from ..train import _save_weights
         return _save_weights(self, filepath, overwrite, save_format, options)
 
     def load_weights(self, filepath, skip_mismatch=False, by_name=False, options=None):
         """Restores ``save_weights``; an unbuilt model gets the values when it builds. Returns the status."""
-        from ..train import _load_weights
         return _load_weights(self, filepath, skip_mismatch, by_name, options)
 
     def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None, **kwargs):
@@ -242,7 +252,6 @@ class Model(Layer):
 
         Reload with ``tf.keras.models.load_model(filepath)`` (or ``tf.saved_model.load``).
         """
-        from ..train import _keras_save_model
         return _keras_save_model(self, filepath, overwrite, include_optimizer, save_format, **kwargs)
 
     # -- inspection ---------------------------------------------------------
@@ -300,7 +309,6 @@ class Model(Layer):
             >>> model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
             >>> model.compile(optimizer='sgd', loss='mse')
         """
-        from . import optimizers as _optimizers, losses as _losses
         self._k_optimizer = _optimizers.get(optimizer)
         self._k_loss = None if loss is None else (_losses.get(loss) if isinstance(loss, (str, dict)) else loss)
         self._k_loss_spec = loss
@@ -324,7 +332,6 @@ class Model(Layer):
     def _k_resolve_metrics(self, y, y_pred):
         if self._k_metric_objs is not None:
             return
-        from . import metrics as _metrics
         objs = []
         for spec in self._k_metric_specs:
             if isinstance(spec, str) and spec in ("accuracy", "acc"):
@@ -380,7 +387,6 @@ class Model(Layer):
             1.0
         """
         x, y, sample_weight = _unpack(data)
-        from .._tape import GradientTape
         with GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sample_weight)
@@ -436,9 +442,8 @@ class Model(Layer):
         fn = self._k_step_fns.get(kind)
         if fn is None:
             fn = getattr(self, kind)
-            import tapejax
-            if not self._k_run_eagerly and hasattr(tapejax, "function"):
-                fn = tapejax.function(fn)
+            if not self._k_run_eagerly:
+                fn = _tf_function(fn)
             self._k_step_fns[kind] = fn
         return fn
 
@@ -608,7 +613,6 @@ class _NoTape:
     """Builds the model outside any tape (the first forward pass creates weights)."""
 
     def __enter__(self):
-        from .._engine import pause_recording
         self._p = pause_recording()
         self._p.__enter__()
 
@@ -759,7 +763,6 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True, **kw
         >>> tf.keras.models.load_model(path)(tf.ones([1, 3])).shape
         TensorShape([1, 2])
     """
-    from ..train import _keras_load_model
     return _keras_load_model(filepath, custom_objects, compile, safe_mode, **kwargs)
 
 
@@ -836,7 +839,6 @@ class _Batches:
             self.n_batches = count
             return
         if self.shuffle:
-            from .. import random
             seed = np.asarray(jax.random.key_data(random.get_global_generator().make_key())).ravel()
             order = np.random.default_rng(seed).permutation(self.n)
         else:

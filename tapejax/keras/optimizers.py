@@ -28,10 +28,12 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from .._engine import read_raw
-from .._state import init_scope
-from .._tensor import Tensor, _TensorBase, to_array, is_tracer
+from .._core.engine import read_raw
+from .._core.state import init_scope
+from .._core.tensor import Tensor, _TensorBase, to_array, is_tracer
 from ._variables import owned_variable
+from .. import train as train
+from .._core.tape import GradientTape
 
 _EPSILON = 1e-7  # Keras's backend.epsilon(), the default epsilon of every Keras optimizer
 
@@ -375,7 +377,6 @@ class Optimizer:
                 slots.append(self._variable(leaf, self._slot_name(path, var_list)))
             self._slots[key] = (treedef, slots)
             self._slot_vars.extend(slots)
-            from .. import train
             train._apply_deferred(self)  # checkpoint values restored before the slots existed
         return self._slots[key]
 
@@ -481,7 +482,6 @@ class Optimizer:
         Returns:
             ``iterations``.
         """
-        from .._tape import GradientTape
         if not callable(loss) and tape is None:
             raise ValueError(_TENSOR_LOSS_NEEDS_TAPE)
         if callable(loss):

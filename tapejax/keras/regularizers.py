@@ -7,7 +7,7 @@ Example:
     >>> round(float(d.losses[0]), 4)
     0.6
 """
-from .. import _ops
+from .. import ops as _ops
 
 
 class Regularizer:

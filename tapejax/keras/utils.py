@@ -12,6 +12,8 @@ import numpy as np
 
 from .. import random as _random
 from ._progbar import Progbar as Progbar  # noqa: F401
+from .. import ops as _ops
+from ..math import reduce_max
 
 
 def to_categorical(x, num_classes=None):
@@ -39,13 +41,11 @@ def to_categorical(x, num_classes=None):
         array([[0., 1.],
                [1., 0.]], dtype=float32)>
     """
-    from .. import _ops
     if _ops.is_tensor(x):
         if x.shape.rank and x.shape.rank > 1 and x.shape[-1] == 1:
             x = _ops.squeeze_op(x, axis=-1)
         x = _ops.cast(x, "int32")
         if num_classes is None:
-            from ..math import reduce_max
             num_classes = int(reduce_max(x)) + 1
         return _ops.one_hot(x, num_classes)
     x = np.array(x, dtype="int64")

@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 
 import tapejax as tf
-from tapejax import _engine
-
+from tapejax._core import backward as _backward, engine as _engine
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
 
 
@@ -93,7 +92,7 @@ def test_soak_new_shapes_stay_bounded():
         grown = rss_mb() - start
         # Unbounded, each new shape keeps about 6 MB of executables here (60 MB in all).
         assert grown < 30, f"resident memory grew by {grown:.1f} MB over 10 new shapes"
-        assert len(_engine._BACKWARD_CACHE) <= 4
+        assert len(_backward._BACKWARD_CACHE) <= 4
     finally:
         tf.config.experimental.set_compile_cache_limits(**saved)
-        _engine.clear_compile_caches()
+        _backward.clear_compile_caches()

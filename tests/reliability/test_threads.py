@@ -5,9 +5,7 @@ import threading
 import numpy as np
 
 import tapejax as tf
-from tapejax import _engine
-
-
+from tapejax._core import engine as _engine
 def _train(seed, steps=40):
     """An MLP trained eagerly and with a tf.function step; returns its final weights."""
     rng = np.random.default_rng(seed)

@@ -13,14 +13,18 @@ import threading
 import jax
 import numpy as np
 
-from ... import _dtypes
-from ..._engine import pause_recording
-from ..._module import Module
-from ..._state import Scope, init_scope
-from ..._tensor import Tensor, TensorShape, _TensorBase, to_array
-from ..._variable import Variable, _name_scope
+from ..._core import dtypes as _dtypes
+from ..._core.state import pause_recording
+from ..._core.module import Module
+from ..._core.state import Scope, init_scope
+from ..._core.tensor import Tensor, TensorShape, _TensorBase, to_array
+from ..._core.variable import Variable, _name_scope
 from .. import initializers as _initializers
 from .._variables import KerasVariable
+from .. import regularizers as regularizers
+from ...ops import cast
+from ..mixed_precision import _layer_policy
+from ...train import _apply_deferred
 
 
 # ---------------------------------------------------------------------------
@@ -227,7 +231,6 @@ class _autocast:
         self.swapped = []
         if policy.compute_dtype == policy.variable_dtype:
             return self.args
-        from ..._ops import cast
         compute = policy.compute_dtype
         own = {id(v) for v in layer.__dict__.get("_k_trainable", ())}
         attrs = layer.__dict__
@@ -321,7 +324,6 @@ class Layer(Module):
         super().__init__(name=name)
         self._k_init_state()
         self._k_trainable_flag = bool(trainable)
-        from ..mixed_precision import _layer_policy
         self._k_policy = _layer_policy(dtype)
         self._k_dtype = np.dtype(self._k_policy.variable_dtype)
         self.built = False
@@ -599,7 +601,6 @@ class Layer(Module):
         with self._k_scope():
             self.build(input_shape)
         self.built = True
-        from ...train import _apply_deferred
         _apply_deferred(self)  # checkpoint values restored before the weights existed
 
     def __call__(self, *args, **kwargs):
@@ -764,7 +765,6 @@ class _nested_scopes:
 
 
 def _regularizer(reg):
-    from .. import regularizers
     return regularizers.get(reg)
 
 

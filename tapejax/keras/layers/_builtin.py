@@ -12,13 +12,15 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ... import _ops
-from ..._indexed_slices import register_sparse_gradient
-from ..._tensor import TensorShape
+from ... import ops as _ops
+from ..._core.indexed_slices import register_sparse_gradient
+from ..._core.tensor import TensorShape
 from ...extend import defop
 from .. import activations as _activations
 from .. import initializers as _initializers
 from ._base import Layer
+from ... import random as random
+from ..._core.engine import read_raw
 
 
 # ---------------------------------------------------------------------------
@@ -767,7 +769,6 @@ class Dropout(Layer):
     def call(self, inputs, training=None):
         if not training or self.rate == 0:
             return inputs
-        from ... import random
         key = jax.random.key_data(random.get_global_generator().make_key())
         return _dropout(inputs, key, rate=self.rate, noise_shape=self.noise_shape)
 
@@ -920,7 +921,6 @@ class BatchNormalization(Layer):
         if training and self.trainable:
             y, mean, var = _bn_train(inputs, *self._params(), **static)
             decay = 1.0 - self.momentum
-            from ..._engine import read_raw
             for moving, stat in ((self.moving_mean, mean), (self.moving_variance, var)):
                 cur = read_raw(moving)
                 moving.assign(cur - (cur - stat._value.reshape(cur.shape)) * decay)

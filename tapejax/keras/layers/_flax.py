@@ -5,8 +5,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..._engine import read_raw
-from ..._tensor import TensorShape
+from ..._core.engine import read_raw
+from ..._core.tensor import TensorShape
 from ...extend import defop
 from ... import random as _random
 from .. import initializers as _initializers

@@ -7,13 +7,10 @@ a few tape ops (reverse, concatenate, reshape).
 """
 import jax
 
-from ..._tensor import TensorShape
+from ... import ops as _ops
+from ..._core.tensor import TensorShape
 from ._base import Layer, _accepts
-
-
-def _tf():
-    import tapejax
-    return tapejax
+from .. import layers as _layers
 
 
 _MERGE_MODES = ("sum", "mul", "ave", "concat", None)
@@ -31,7 +28,6 @@ def _deserialize_layer(obj):
     """A layer from ``{'class_name', 'config'}`` (a layer instance is returned as it is)."""
     if isinstance(obj, Layer) or obj is None:
         return obj
-    from .. import layers as _layers
     cls = getattr(_layers, obj["class_name"], None)
     if cls is None:
         raise ValueError(f"Unknown layer: '{obj['class_name']}' in a wrapper's config.")
@@ -131,7 +127,6 @@ class Bidirectional(Layer):
         self.built = True
 
     def call(self, inputs, initial_state=None, mask=None, training=None):
-        tf = _tf()
         fwd_kw, bwd_kw = {}, {}
         if training is not None:
             fwd_kw["training"] = bwd_kw["training"] = training
@@ -147,11 +142,11 @@ class Bidirectional(Layer):
             states = list(y[1:]) + list(y_rev[1:])
             y, y_rev = y[0], y_rev[0]
         if y.dtype != y_rev.dtype:
-            y_rev = tf.cast(y_rev, y.dtype)
+            y_rev = _ops.cast(y_rev, y.dtype)
         if self.return_sequences:
-            y_rev = tf.reverse(y_rev, axis=[1])
+            y_rev = _ops.reverse(y_rev, axis=[1])
         if self.merge_mode == "concat":
-            output = tf.concat([y, y_rev], axis=-1)
+            output = _ops.concat([y, y_rev], axis=-1)
         elif self.merge_mode == "sum":
             output = y + y_rev
         elif self.merge_mode == "ave":
@@ -234,7 +229,6 @@ class TimeDistributed(Layer):
                                       is_leaf=lambda s: isinstance(s, TensorShape))
 
     def call(self, inputs, training=None, mask=None):
-        tf = _tf()
         shape = tuple(inputs.shape)
         if len(shape) < 3:
             raise ValueError("`TimeDistributed` Layer should be passed inputs with at least 3 dimensions "
@@ -248,10 +242,10 @@ class TimeDistributed(Layer):
             if mshape[:2] != (batch, time):
                 raise ValueError(f"`TimeDistributed` Layer should be passed a `mask` of shape ({batch}, {time}, "
                                  f"...), received: mask.shape={mshape}")
-            kw["mask"] = tf.reshape(mask, (batch * time,) + mshape[2:])
-        y = self.layer(tf.reshape(inputs, (batch * time,) + shape[2:]), **kw)
-        return jax.tree_util.tree_map(lambda t: tf.reshape(t, (batch, time) + tuple(t.shape)[1:]), y,
-                                      is_leaf=tf.is_tensor)
+            kw["mask"] = _ops.reshape_op(mask, (batch * time,) + mshape[2:])
+        y = self.layer(_ops.reshape_op(inputs, (batch * time,) + shape[2:]), **kw)
+        return jax.tree_util.tree_map(lambda t: _ops.reshape_op(t, (batch, time) + tuple(t.shape)[1:]), y,
+                                      is_leaf=_ops.is_tensor)
 
     def get_config(self):
         return {**super().get_config(), "layer": _serialize_layer(self.layer)}

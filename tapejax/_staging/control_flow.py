@@ -13,9 +13,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _state
-from ._engine import state
-from ._tensor import Tensor, _TensorBase, to_array, is_tracer
+from .._core import state as _state
+from .._core.engine import state
+from .._core.tensor import Tensor, _TensorBase, to_array, is_tracer
+from ..ops import identity
+from .._core.variable import Variable
+from ..ops import logical_and as _logical_and, where
+from ..ops.tensor_array import infer_loop_shapes
 
 
 def _is_leaf(x):
@@ -28,8 +32,6 @@ def _flatten(x):
 
 def _snapshot(out):
     """A branch's result with Variables read now (they are rewound after the branch)."""
-    from ._ops import identity
-    from ._variable import Variable
     return jax.tree_util.tree_map(lambda x: identity(x) if isinstance(x, Variable) else x, out,
                                   is_leaf=_is_leaf)
 
@@ -128,7 +130,6 @@ def _branches(index, fns, what):
 
 def _select_all(index, fns, what):
     """Every branch runs (recorded); ``tf.where`` picks the result the traced index selects."""
-    from ._ops import where
     results, scopes = [], []
     for f in fns:
         with _state.Scope() as scope:
@@ -268,7 +269,6 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
 def _traced_loop(cond, body, lv, call, normalize, limit):
     # [fnsurface hook] a TensorArray entering the loop with no element shape learns it from one
     # probe run of the body (JAX preallocates every loop variable).
-    from ._tensor_array import infer_loop_shapes
     lv = infer_loop_shapes(lv, lambda copy: _probe_body(body, copy, call, normalize))
     if state.recorders:
         if limit is None:
@@ -331,11 +331,10 @@ def _probe_body(body, lv, call, normalize):  # [fnsurface hook] for _tensor_arra
 
 def _unrolled(cond, body, lv, call, normalize, limit):
     """The loop unrolled ``limit`` times, finished iterations masked by recorded ``tf.where``."""
-    from ._ops import where, logical_and
     active = None
     for _ in range(limit):
         c = call(cond, lv)
-        active = c if active is None else logical_and(active, c)
+        active = c if active is None else _logical_and(active, c)
         with _state.Scope() as scope:
             new = _snapshot(normalize(call(body, lv), lv))
         for i, v in scope.written.items():

@@ -6,12 +6,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes, _engine
-from ._engine import state, plan, run_backward
-from ._indexed_slices import gradient_with_indexed_slices
-from ._tensor import Tensor, _TensorBase, to_array
-from ._variable import Variable
-from ._tensor import is_tracer, _ids, export_listeners
+from . import dtypes as _dtypes, engine as _engine
+from .backward import custom_jacobian, plan, run_backward
+from .engine import state
+from .indexed_slices import gradient_with_indexed_slices
+from .tensor import Tensor, _TensorBase, to_array
+from .variable import Variable
+from .tensor import is_tracer, _ids, export_listeners
 
 _log = logging.getLogger("tapejax")
 
@@ -99,7 +100,7 @@ class _Recorder:
         for t in leaves:
             if not isinstance(t, _TensorBase):
                 raise ValueError(_NOT_TENSOR.format(what="Watched values", typ=type(t).__name__))
-            if not _engine._is_float_dtype(t._value.dtype):
+            if not _engine.is_float_dtype(t._value.dtype):
                 _log.warning("The dtype of the watched tensor must be floating (e.g. tf.float32), got %s",
                              t.dtype)
                 continue
@@ -363,7 +364,7 @@ class GradientTape(_Recorder):
             return [None] * len(srcs)
         outs = run_backward(p, targets, seeds, mode, extra)
         # Integer sources are never differentiated (TensorFlow returns None).
-        return [None if (g is None or not _engine._is_float_dtype(s._value.dtype)) else g
+        return [None if (g is None or not _engine.is_float_dtype(s._value.dtype)) else g
                 for g, s in zip(outs, srcs)]
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
@@ -452,7 +453,7 @@ class GradientTape(_Recorder):
         sids = [self._id_of(s) for s in srcs]
         p = plan(self._nodes, [tid], sids)
         if p.custom:
-            return _engine.custom_jacobian(p, target, srcs, mode, use_pfor)
+            return custom_jacobian(p, target, srcs, mode, use_pfor)
         if not p.nodes:
             if mode == "jacobian" and tid in sids:
                 # d target / d target: the identity, reshaped.
@@ -461,7 +462,7 @@ class GradientTape(_Recorder):
                 return [eye if i == tid else None for i in sids]
             return [None] * len(srcs)
         outs = run_backward(p, [target], [None], mode, use_pfor)
-        return [None if (g is None or not _engine._is_float_dtype(s._value.dtype)) else g
+        return [None if (g is None or not _engine.is_float_dtype(s._value.dtype)) else g
                 for g, s in zip(outs, srcs)]
 
 
@@ -552,7 +553,7 @@ def _explain(tape, target, source):
 
     if tape._nodes is None:
         return no("used")
-    if not _engine._is_float_dtype(source._value.dtype):
+    if not _engine.is_float_dtype(source._value.dtype):
         return no("string_source" if source.dtype == _dtypes.string else "integer_source", dtype=source.dtype.name)
     tid, sid = tape._id_of(target), tape._id_of(source)
     p = plan(tape._nodes, [tid], [sid])

@@ -17,8 +17,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._engine import _is_float_dtype, plan
-from ._tensor import Tensor, TensorShape, _TensorBase, to_array
+from .backward import plan
+from .basic import concat, negative, reshape
+from .engine import is_float_dtype
+from .tensor import Tensor, TensorShape, _TensorBase, to_array
 
 
 class IndexedSlices:
@@ -77,7 +79,6 @@ class IndexedSlices:
         return self._values.device
 
     def __neg__(self):
-        from ._ops import negative
         return IndexedSlices(negative(self._values), self._indices, self._dense_shape)
 
     def __jax_array__(self):
@@ -157,7 +158,7 @@ def gradient_with_indexed_slices(tape, targets, srcs, seeds):
 
 def _sparse_sources(nodes, targets, srcs):
     """{source id: [gather nodes]} for the float sources only registered gathers read (as params)."""
-    src_ids = {s._id for s in srcs if _is_float_dtype(s._value.dtype)}
+    src_ids = {s._id for s in srcs if is_float_dtype(s._value.dtype)}
     candidates = set()
     for n in nodes:
         when = _SPARSE_OPS.get(n.op)
@@ -180,7 +181,6 @@ def _sparse_sources(nodes, targets, srcs):
 
 
 def _assemble(nodes, grads):
-    from ._ops import concat, reshape
     values, indices = [], []
     for n, g in zip(nodes, grads):
         if g is None:
@@ -195,7 +195,7 @@ def _assemble(nodes, grads):
         return None
     if len(values) > 1:
         dt = jnp.result_type(*[i._value.dtype for i in indices])
-        values = [concat(values, axis=0)]
+        values = [concat(*values, axis=0)]
         indices = [Tensor(jnp.concatenate([i._value.astype(dt) for i in indices]))]
     shape = Tensor(np.asarray(nodes[0].ins[0].shape, np.int32))
     return IndexedSlices(values[0], indices[0], shape)

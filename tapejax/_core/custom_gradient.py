@@ -5,10 +5,11 @@ import inspect
 import jax
 import jax.numpy as jnp
 
-from . import _engine, _state
-from ._engine import state, pause_recording, record_custom, _read_variable
-from ._tensor import Tensor, _TensorBase, to_array
-from ._tape import flatten
+from . import engine as _engine, state as _state
+from .engine import state, record_custom, _read_variable
+from .state import pause_recording
+from .tensor import Tensor, _TensorBase, to_array
+from .tape import flatten
 
 
 def _wants_variables(grad_fn):

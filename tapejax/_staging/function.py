@@ -34,10 +34,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes, _engine, _state, _variable, errors
-from ._module import Module as _Module
-from ._engine import pause_recording
-from ._tensor import Tensor, _TensorBase, TensorShape, to_array, is_tracer
+from .._core import cache as _cache, dtypes as _dtypes, engine as _engine, state as _state, variable as _variable
+from .. import errors
+from .._core.module import Module as _Module
+from .._core.state import pause_recording
+from .._core.tensor import Tensor, _TensorBase, TensorShape, to_array, is_tracer
+from .._core.tape import GradientTape
+from . import autograph as _autograph
 
 _log = logging.getLogger("tapejax")
 
@@ -503,8 +506,8 @@ class ConcreteFunction:
                 if tape is not None:
                     arg_tensors = [x for x in jax.tree_util.tree_leaves((args, kwargs), is_leaf=_arg_is_leaf)
                                    if type(x) is Tensor]
-                    tape.watch([t for t in arg_tensors if _engine._is_float_dtype(t._value.dtype)])
-                    tape.watch([v for v in state if _engine._is_float_dtype(v._stored.dtype)])
+                    tape.watch([t for t in arg_tensors if _engine.is_float_dtype(t._value.dtype)])
+                    tape.watch([v for v in state if _engine.is_float_dtype(v._stored.dtype)])
                 out = self._function._converted_function()(*args, **kwargs)
             outputs = _Outputs(out)
         if tape is not None:
@@ -615,7 +618,6 @@ class ConcreteFunction:
             return self._run(arg_vals, tensors, var_args)
         except jax.errors.JaxRuntimeError as e:
             # A tf.debugging assertion failed while the program ran: raise its TensorFlow error.
-            from .debugging import _program_error
             error = _program_error(e)
             if error is e:
                 raise
@@ -845,7 +847,6 @@ class ConcreteFunction:
 
     def _backward(self, flat, cts, state):
         """The VJP of a call: re-run the body under a tape, then tapejax's backward pass."""
-        from ._tape import GradientTape
         n = self._n_args
         tape = GradientTape(persistent=True, watch_accessed_variables=False)
         _flags.quiet += 1
@@ -853,7 +854,7 @@ class ConcreteFunction:
             outputs, scope = self._body(flat[:n], state, flat[n:], tape=tape)
             targets, seeds = [], []
             for t, c in zip(outputs.tensors, cts):
-                if isinstance(t, _TensorBase) and _engine._is_float_dtype(t.dtype._np) \
+                if isinstance(t, _TensorBase) and _engine.is_float_dtype(t.dtype._np) \
                         and c is not None and c.dtype != jax.dtypes.float0:
                     targets.append(t)
                     seeds.append(Tensor(c))
@@ -983,7 +984,21 @@ def _drop_concrete(conc):
             clear()
 
 
+program_errors = []   # errors raised by the host callbacks (tf.debugging asserts) of the program now running
+
+
+def _program_error(error):
+    """The TensorFlow error an assertion raised while a compiled program ran (JAX reports it as
+    a ``JaxRuntimeError``), or ``error`` itself."""
+    if not program_errors:
+        return error
+    found = program_errors[0]
+    program_errors.clear()
+    return found
+
+
 class Function:
+    __tapejax_do_not_convert__ = True   # AutoGraph calls a tf.function as it is
     """A Python function compiled into one XLA program per input signature.
 
     Made by :func:`function`. Calls with a known signature run the compiled
@@ -1001,7 +1016,7 @@ class Function:
         self._input_signature = None if input_signature is None else tuple(input_signature)
         self._jit_compile = jit_compile
         self._reduce_retracing = reduce_retracing
-        self._cache = _engine.CompileCache(on_evict=_drop_concrete)   # key -> ConcreteFunction (LRU)
+        self._cache = _cache.CompileCache(on_evict=_drop_concrete)   # key -> ConcreteFunction (LRU)
         # Shapes with unknown (None) dimensions, traced once for every size (see _generalize):
         # the input_signature's, per tensor argument, or (reduce_retracing) the widest seen
         # so far per argument structure.
@@ -1043,7 +1058,6 @@ class Function:
                 conv = owner._converted_function()
                 self._converted = functools.wraps(conv)(lambda *a, **k: conv(ref(), *a, **k))
             elif self._autograph:
-                from . import _autograph
                 self._converted = _autograph.convert(self._python_function)
             else:
                 self._converted = self._python_function
@@ -1144,7 +1158,7 @@ class Function:
         conc = self._cache.get(gkey)
         traced = conc is None
         if traced:
-            before, known = _engine.resident_bytes(), set(self._variables)
+            before, known = _cache.resident_bytes(), set(self._variables)
             try:
                 conc = self._new_concrete(vals, var_args, leaves, tree, gkey, shapes)
             except Exception:
@@ -1168,7 +1182,7 @@ class Function:
                 # The trace's size: what the process grew by while it was traced, compiled and
                 # run, less the data it made (its outputs, the Variables it created).
                 data = [v for i, v in self._variables.items() if i not in known]
-                self._cache.charge(gkey, _engine.resident_bytes() - before - _engine.data_bytes([out, data]))
+                self._cache.charge(gkey, _cache.resident_bytes() - before - _cache.data_bytes([out, data]))
         detector = self._detector or self._find_detector()
         with _detectors_lock:
             if traced:
@@ -1328,7 +1342,6 @@ class _GraphTape:
     differentiate between any two tensors of it (JAX drops the backward work not used)."""
 
     def __enter__(self):
-        from ._tape import GradientTape
         self.tape = GradientTape(persistent=True, watch_accessed_variables=True)
         self.tape._watched = _Everything()
         self.saved = _flags.graph_tape

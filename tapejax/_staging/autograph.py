@@ -43,8 +43,16 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _control_flow, _state
-from ._tensor import Tensor, _TensorBase, to_array, is_tracer
+from . import control_flow as _control_flow
+from .._core import state as _state
+from .._core.tensor import Tensor, _TensorBase, to_array, is_tracer
+from ..ops import logical_not
+from ..ops import logical_and
+from ..ops import logical_or
+from ..ops.tensor_array import TensorArray
+from .._core.dtypes import as_dtype
+from .._core.dtypes import np_dtype
+from ..ops import range as tf_range
 
 _log = logging.getLogger("tapejax")
 _DO_NOT_CONVERT = "__tapejax_do_not_convert__"
@@ -694,7 +702,7 @@ _lock = threading.RLock()
 def _internal_dirs():
     paths = sysconfig.get_paths()
     dirs = {paths.get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
-    dirs.add(os.path.dirname(os.path.abspath(__file__)))
+    dirs.add(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # the tapejax package
     return tuple(os.path.abspath(d) + os.sep for d in dirs if d)
 
 
@@ -724,8 +732,7 @@ def convert(fn):
     returned unchanged. When the source cannot be read or transformed, a warning
     says so once and ``fn`` runs as it is, as in TensorFlow.
     """
-    from ._function import Function
-    if isinstance(fn, (Function, type)) or getattr(fn, _DO_NOT_CONVERT, False):
+    if isinstance(fn, type) or getattr(fn, _DO_NOT_CONVERT, False):   # tf.function objects too
         return fn
     if isinstance(fn, types.FunctionType):
         return _convert_function(fn)
@@ -914,7 +921,6 @@ def _is_tensor(x):
 
 def not_(x):
     if _is_tensor(x):
-        from ._ops import logical_not
         return logical_not(x)
     return not x
 
@@ -922,7 +928,6 @@ def not_(x):
 def and_(a, b):
     a = a()
     if _is_tensor(a):
-        from ._ops import logical_and
         return logical_and(a, b())
     return a and b()
 
@@ -930,7 +935,6 @@ def and_(a, b):
 def or_(a, b):
     a = a()
     if _is_tensor(a):
-        from ._ops import logical_or
         return logical_or(a, b())
     return a or b()
 
@@ -943,7 +947,6 @@ def if_exp(cond, if_true, if_false):
 
 def _spec(x):
     """(structure, [(shape, dtype)]) of a value carried by control flow."""
-    from ._tensor_array import TensorArray
     # A TensorArray is one leaf: its layout may be completed by the first iteration (the loop
     # learns its element shape), which is not a change of the variable.
     leaves, tree = jax.tree_util.tree_flatten(x, is_leaf=lambda t: isinstance(t, (_TensorBase, TensorArray)))
@@ -1029,7 +1032,6 @@ def _check_branches(names, a, b):
 
 
 def _dt(d):
-    from ._dtypes import as_dtype
     return as_dtype(d).name
 
 
@@ -1072,12 +1074,12 @@ def while_stmt(test, body, get_state, set_state, names, opts):
 
 def for_stmt(iter_, extra_test, body, get_state, set_state, names, opts):
     """``for x in iter_: body(x)``; staged over a tensor, a staged range or a ``tf.data.Dataset``."""
-    from .data import Dataset, INFINITE_CARDINALITY
     if isinstance(iter_, _StagedRange):
         return _for_range(iter_, extra_test, body, get_state, set_state, names, opts)
-    infinite = isinstance(iter_, Dataset) and iter_._card == INFINITE_CARDINALITY
-    if isinstance(iter_, Dataset) and not infinite:
-        elements = list(iter_)
+    elements_of = getattr(iter_, "_autograph_elements", None)   # a tf.data.Dataset
+    elements = None if elements_of is None else elements_of()
+    infinite = elements_of is not None and elements is None
+    if elements is not None:
         stacked = _stack(elements)
         if stacked is None:     # elements of different shapes: a loop unrolled over them gives TF's result
             iter_ = elements
@@ -1131,7 +1133,6 @@ def _for_arrays(stacked, n, extra_test, body, get_state, set_state, names, opts)
 def _for_range(r, extra_test, body, get_state, set_state, names, opts):
     start, limit, delta = (to_array(v) for v in (r.start, r.limit, r.delta))
     dtype = r.dtype or jnp.result_type(start, limit, delta)
-    from ._dtypes import np_dtype
     dtype = np_dtype(dtype)
     start, limit, delta = (jnp.asarray(v).astype(dtype) for v in (start, limit, delta))
 
@@ -1246,13 +1247,11 @@ def converted_call(f, args, kwargs, iterated=False):
     if iterated and _is_range(f) and any(_is_traced(a) for a in list(args) + list(kwargs.values())):
         return _StagedRange(*_range_args(args, kwargs))
     if f is builtins.range and any(_is_tensor(a) for a in args):
-        from ._ops import range as tf_range
         return tf_range(*args)
     return convert(f)(*args, **kwargs)
 
 
 def _is_range(f):
-    from ._ops import range as tf_range
     return f is tf_range or f is builtins.range
 
 

@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _devices, _dtypes, _state
+from . import devices as _devices, dtypes as _dtypes, state as _state
 
 _ids = itertools.count(1)
 

@@ -4,8 +4,9 @@ from typing import Any, Optional
 import jax
 import numpy as np
 
-from ._tensor import _TensorBase, Tensor, TensorShape, to_array, _ids, is_tracer
-from . import _dtypes, _engine, _state, errors
+from . import basic as _basic, dtypes as _dtypes, engine as _engine, state as _state
+from .tensor import _TensorBase, Tensor, TensorShape, to_array, _ids, is_tracer, _np_repr
+from .. import errors
 
 _name_scope = []  # module / name_scope prefixes, outermost first
 
@@ -124,8 +125,7 @@ class Variable(_TensorBase):
 
     def value(self) -> Tensor:
         """The current value as a Tensor (recorded as a read on watching tapes)."""
-        from ._ops import identity
-        return identity(self)
+        return _basic.identity(self)
 
     read_value = value
 
@@ -176,7 +176,6 @@ class Variable(_TensorBase):
         head = f"<tf.Variable '{self._repr_name()}' shape={self.shape} dtype={self.dtype.name}"
         if a is None:
             return head + ">"
-        from ._tensor import _np_repr
         return f"{head}, numpy={_np_repr(a)}>"
 
     __str__ = __repr__

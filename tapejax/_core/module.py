@@ -1,8 +1,8 @@
 """tf.Module: a named container that finds its Variables and submodules."""
 import re
 
-from ._variable import Variable, name_scope as _name_scope
-from ._tensor import _TensorBase
+from .variable import Variable, name_scope as _name_scope
+from .tensor import _TensorBase
 
 
 def _snake(name):

@@ -14,10 +14,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes, _state
-from ._engine import state
-from ._tensor import Tensor, _TensorBase, to_array
-from .errors import InvalidArgumentError
+from .._core import dtypes as _dtypes, state as _state
+from .._core.engine import state
+from .._core.tensor import Tensor, _TensorBase, to_array
+from ..errors import InvalidArgumentError
+from . import stack
 
 
 def _is_leaf(x):
@@ -112,7 +113,6 @@ def _scan(fn, elems, initializer, reverse, keep_all, what):
 
 
 def _scan_recorded(fn, x_leaves, x_tree, a_leaves, a_tree, order, first, keep_all, what):
-    from ._ops import stack
     acc = a_leaves
     steps = {} if first is None else {first: acc}
     for i in order:
@@ -291,7 +291,6 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
         return out_leaves
 
     if state.recorders:
-        from ._ops import stack
         rows = [call(jax.tree_util.tree_unflatten(x_tree, [t[i] for t in x_leaves])) for i in range(n)]
         if rows:
             return jax.tree_util.tree_unflatten(call.tree, [stack([r[k] for r in rows])

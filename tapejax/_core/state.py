@@ -27,6 +27,7 @@ class _Local(threading.local):
         self.names = {}        # tensor id -> TensorFlow-style name, for the latest trace
         self.name_counts = {}
         self.known = {}        # tensor id -> its value known while tracing (see known_value)
+        self.recorders = []    # active GradientTapes / ForwardAccumulators, innermost last
 
 
 _local = _Local()
@@ -290,6 +291,25 @@ def tracing():
     return _local.tracing > 0
 
 
+class pause_recording:
+    """Context in which no recorder sees ops (used by stop_recording, custom_gradient)."""
+
+    __slots__ = ("_saved", "_only")
+
+    def __init__(self, only=None):
+        self._only = only
+
+    def __enter__(self):
+        st = _local
+        self._saved = st.recorders
+        st.recorders = [] if self._only is None else [r for r in self._saved if r is not self._only]
+        return self
+
+    def __exit__(self, *exc):
+        _local.recorders = self._saved
+        return False
+
+
 class init_scope:
     """``tf.init_scope()``: code inside runs eagerly, outside any function being traced.
 
@@ -310,7 +330,6 @@ class init_scope:
     """
 
     def __enter__(self):
-        from ._engine import pause_recording
         self._saved = (_local.scope, _local.tracing)
         _local.scope, _local.tracing = None, 0
         self._paused = pause_recording()

@@ -22,10 +22,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes, _state, errors
-from ._tensor import Tensor, TensorShape, _TensorBase, is_tracer
-from . import _ops
-from .extend import defop
+from .._core import dtypes as _dtypes, state as _state
+from .. import errors as errors
+from .._core.tensor import Tensor, TensorShape, _TensorBase, is_tracer
+from .. import ops as _ops
+from ..extend import defop
 
 _set = defop(lambda buf, i, v: buf.at[i].set(v), name="tensor_array_write")
 _get = defop(lambda buf, i: jax.lax.dynamic_index_in_dim(buf, i, 0, keepdims=False), name="tensor_array_read")

@@ -19,7 +19,7 @@ import threading
 import jax
 from jax._src import xla_bridge as _xla_bridge
 
-from .errors import InvalidArgumentError
+from ..errors import InvalidArgumentError
 
 # The device types TensorFlow's DeviceSpec parses (device_spec._VALID_DEVICE_TYPES).
 VALID_DEVICE_TYPES = frozenset({"CPU", "GPU", "TPU", "CUSTOM", "EPU"})

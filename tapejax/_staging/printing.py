@@ -4,8 +4,9 @@ import sys
 import jax
 import numpy as np
 
-from ._tensor import _TensorBase, is_tracer
-from . import _function, _state
+from .._core.tensor import _TensorBase, is_tracer
+from . import function as _function
+from .._core import state as _state
 
 
 def _fmt(x, summarize):

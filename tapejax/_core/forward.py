@@ -2,9 +2,10 @@
 import jax
 import jax.numpy as jnp
 
-from ._engine import Op, plan, apply, cached, _split_args, state
-from ._tensor import Tensor, _TensorBase, to_array
-from ._tape import _Recorder, flatten, UnconnectedGradients, _unconnected
+from .backward import cached, plan, split_args
+from .engine import Op, apply, state
+from .tensor import Tensor, _TensorBase, to_array
+from .tape import _Recorder, flatten, UnconnectedGradients, _unconnected
 
 
 def _node_jvp(op, static, gmask, cmask, inputs, tangents):
@@ -135,7 +136,7 @@ class ForwardAccumulator(_Recorder):
                 fwd = _pure_forward(p)
 
                 def fn(*flat):
-                    node_inputs, tans = _split_args(layout, flat)
+                    node_inputs, tans = split_args(layout, flat)
                     return fwd(node_inputs, tans)
                 return Op(fn, name="jvp")
 

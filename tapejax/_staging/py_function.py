@@ -34,10 +34,12 @@ import jax.numpy as jnp
 import numpy as np
 from jax.experimental import io_callback
 
-from . import _dtypes, _function, _state
-from ._engine import pause_recording
-from ._tensor import Tensor, _TensorBase, is_tracer, to_array
-from .extend import defop
+from .._core import dtypes as _dtypes, state as _state
+from . import function as _function
+from .._core.state import pause_recording
+from .._core.tensor import Tensor, _TensorBase, is_tracer, to_array
+from ..extend import defop
+from .._core.tape import GradientTape
 
 _NO_SHAPES = (
     "tf.{name} inside a tf.function: the output shapes of {func!r} could not be learned by running it "
@@ -218,7 +220,6 @@ def _host_py(func, single, specs):
 
 def _host_grad(func, n_in):
     """The backward of a staged py_function: runs ``func`` again under a tape (TF's EagerPyFunc grad)."""
-    from ._tape import GradientTape
 
     def host(*arrays):
         xs = [Tensor(jnp.asarray(a)) for a in arrays[:n_in]]

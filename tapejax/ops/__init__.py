@@ -11,11 +11,18 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes, _state, errors
-from ._engine import freeze
-from ._tensor import Tensor, _TensorBase, to_array, is_tracer, from_numpy, _python_default_dtype, string_array
-from .extend import defop
-from ._engine import note_barrier, stack_op, known_value
+from .._core import dtypes as _dtypes, state as _state
+from .. import errors as errors
+from .._core.engine import freeze
+from .._core.tensor import (
+    Tensor, _TensorBase, to_array, is_tracer, from_numpy, _python_default_dtype, string_array,
+)
+from ..extend import defop
+from .._core.engine import note_barrier, known_value
+from .._core.variable import Variable
+from .._core.basic import (  # the core's own ops, rows of this table too
+    identity, negative, reshape, transpose as _transpose, concat as _concat, stack as _stack, packed,
+)
 
 _f32 = np.float32
 # TensorFlow's index dtype (argmax, where, count_nonzero): int64, when JAX can hold it.
@@ -27,7 +34,6 @@ def _axis(axis):
 
 
 # ---------------------------------------------------------------- elementwise unary
-negative = defop(jnp.negative, name="negative")
 abs = defop(jnp.abs, name="abs")  # noqa: A001
 sign = defop(jnp.sign, name="sign")
 exp = defop(jnp.exp, name="exp", vjp=lambda ans, x: lambda g: g * ans)
@@ -67,7 +73,6 @@ is_nan = defop(jnp.isnan, name="is_nan")
 is_inf = defop(jnp.isinf, name="is_inf")
 is_finite = defop(jnp.isfinite, name="is_finite")
 logical_not = defop(jnp.logical_not, name="logical_not")
-identity = defop(lambda x: x, name="identity")
 relu = defop(jax.nn.relu, name="relu")
 relu6 = defop(jax.nn.relu6, name="relu6")
 elu = defop(jax.nn.elu, name="elu")
@@ -134,15 +139,11 @@ _argmin = defop(lambda x, axis=0, output_type=np.int32: jnp.argmin(x, axis=axis)
 _norm = defop(lambda x, ord="euclidean", axis=None, keepdims=False: _norm_fn(x, ord, axis, keepdims), name="norm", static=("ord", "axis", "keepdims"))
 
 # ---------------------------------------------------------------- shapes and structure
-reshape = defop(lambda x, shape: jnp.reshape(x, shape), name="reshape", static=("shape",))
-_transpose = defop(lambda x, perm=None: jnp.transpose(x, perm), name="transpose", static=("perm",))
 squeeze = defop(lambda x, axis=None: jnp.squeeze(x, axis=axis), name="squeeze", static=("axis",))
 expand_dims = defop(lambda x, axis: jnp.expand_dims(x, axis), name="expand_dims", static=("axis",))
 tile = defop(lambda x, multiples: jnp.tile(x, multiples), name="tile", static=("multiples",))
 broadcast_to = defop(lambda x, shape: jnp.broadcast_to(x, shape), name="broadcast_to", static=("shape",))
 _pad = defop(lambda x, c, paddings, mode="CONSTANT": _pad_fn(x, c, paddings, mode), name="pad", static=("paddings", "mode"))
-_concat = defop(lambda *xs, axis: jnp.concatenate(xs, axis=axis), name="concat", static=("axis",))
-_stack = defop(lambda *xs, axis=0: jnp.stack(xs, axis=axis), name="stack", static=("axis",))
 _unstack = defop(lambda x, axis=0: tuple(jnp.moveaxis(x, axis, 0)), name="unstack", static=("axis",))
 _split = defop(lambda x, sections, axis=0: tuple(jnp.split(x, sections, axis=axis)), name="split", static=("sections", "axis"))
 _add_n = defop(lambda *xs: builtins.sum(xs[1:], xs[0]), name="add_n")
@@ -211,7 +212,7 @@ for _op, _host in [
         (broadcast_to, lambda x, shape: np.broadcast_to(x, shape)),
         (_concat, lambda *xs, axis: np.concatenate(xs, axis=axis)),
         (_stack, lambda *xs, axis=0: np.stack(xs, axis=axis)),
-        (stack_op, lambda *xs: np.stack(xs)),
+        (packed, lambda *xs, axis=0: np.stack(xs, axis=axis)),
         (_unstack, lambda x, axis=0: tuple(np.moveaxis(x, axis, 0))),
         (_split, lambda x, sections, axis=0: tuple(np.split(x, sections, axis=axis))),
         (_getitem, lambda x, *idx, spec: x[_decode_index(spec, idx)]),
@@ -1002,7 +1003,8 @@ _install_operators(_TensorBase)
 
 
 # ---------------------------------------------------------------- sparse gradients, repeat, 3-D pooling, meshgrid (issue 12)
-from ._indexed_slices import IndexedSlices, register_sparse_gradient, to_dense  # noqa: E402
+from .._core.indexed_slices import IndexedSlices, register_sparse_gradient, to_dense  # noqa: E402
+from ..errors import InvalidArgumentError
 
 # TensorFlow's gradient of an axis-0 gather w.r.t. its params is IndexedSlices.
 register_sparse_gradient(_gather, when=lambda s: s["axis"] == 0 and s["batch_dims"] == 0)
@@ -1074,7 +1076,6 @@ def repeat(input, repeats, axis=None, name=None):
         >>> tf.repeat([1, 2], 2).numpy().tolist()
         [1, 1, 2, 2]
     """
-    from .errors import InvalidArgumentError
     # Python counts stay numpy: inside a trace, to_array would stage them as a traced value.
     r = repeats._value if isinstance(repeats, _TensorBase) else repeats
     if is_tracer(r):
@@ -1109,7 +1110,6 @@ _POOL3D_FORMATS = ("NDHWC", "NCDHW")
 
 
 def _pool3d(input, ksize, strides, padding, data_format, kind):
-    from .errors import InvalidArgumentError
     if data_format not in _POOL3D_FORMATS:
         raise ValueError(f"data_format must be 'NDHWC' or 'NCDHW', got {data_format!r}.")
     if not isinstance(padding, str) or padding.upper() not in ("SAME", "VALID"):
@@ -1191,7 +1191,6 @@ def get_static_value(tensor, partial=False):
         >>> f(tf.constant(1.0))
         <tf.Tensor: shape=(), dtype=bool, numpy=True>
     """
-    from ._variable import Variable
     if isinstance(tensor, Variable):
         return None  # its value can change: TensorFlow does not fold it
     if isinstance(tensor, IndexedSlices):
@@ -1223,7 +1222,6 @@ def meshgrid(*args, **kwargs):
         >>> X.numpy().tolist(), Y.numpy().tolist()
         ([[1, 2, 3], [1, 2, 3]], [[4, 4, 4], [5, 5, 5]])
     """
-    from .errors import InvalidArgumentError
     indexing = kwargs.pop("indexing", "xy")
     kwargs.pop("name", None)
     if kwargs:

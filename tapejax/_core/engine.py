@@ -1,0 +1,413 @@
+"""The tape engine: the op layer and recording.
+
+Data flows one way. ``apply`` unwraps Tensor arguments, runs the op's pure JAX
+function (jit-compiled, so an eager op is one dispatch), wraps the result, and
+records a ``Node`` on every active recorder that watches one of the inputs.
+
+The backward pass is in ``backward``; the compile caches are in ``cache``.
+"""
+import inspect
+import threading
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import dtypes as _dtypes, state as _state
+from .. import errors as errors
+from .cache import track_variants
+from .tensor import Tensor, _TensorBase, to_array, _contains_tensor, is_jax_autodiff, _python_default_dtype
+
+
+state = _state._local      # per-thread: ``state.recorders``, the active tapes, innermost last
+
+_FLOAT_KINDS = frozenset("fc")
+
+
+_BFLOAT16 = np.dtype(jnp.bfloat16)
+
+
+def is_float_dtype(dt):
+    return dt.kind in _FLOAT_KINDS or dt == _BFLOAT16
+
+
+# ---------------------------------------------------------------------------
+# Ops
+# ---------------------------------------------------------------------------
+
+class Op:
+    """A tape op: a pure JAX function, optionally with a hand-written VJP rule.
+
+    Built with :func:`tapejax.extend.defop`. Positional arguments are tensors;
+    keyword arguments (and the positional ones named in ``static``) are static,
+    hashable configuration such as ``axis``.
+    """
+
+    __slots__ = ("name", "fn", "vjp", "static", "n_args", "variadic", "_jfn", "same_dtype", "host",
+                 "explain", "__weakref__", "_sized", "_variants", "_limit", "_recent", "_evicted")
+
+    def __init__(self, fn, vjp=None, name=None, static=(), jit=True):
+        self.name = name or getattr(fn, "__name__", "op")
+        self.same_dtype = False  # inputs share one dtype (TF's type attr T): see _converted_like
+        # The op on NumPy arrays: for string tensors (which JAX cannot hold, see _host_apply), and
+        # to fold shape arithmetic while tracing (see _fold).
+        self.host = None
+        self.explain = None      # (shapes, static) -> TensorFlow's message for bad arguments (_op_error)
+        self.fn = fn
+        self.vjp = vjp
+        self.static = tuple(static)
+        try:
+            params = list(inspect.signature(fn).parameters.values())
+        except (TypeError, ValueError):
+            params = None
+        self.variadic = params is None or any(p.kind == p.VAR_POSITIONAL for p in params)
+        # Positional arguments past the tensor ones bind, by position, to static names.
+        self.n_args = None
+        if params is not None and not self.variadic:
+            pos = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+            n = len(pos)
+            for i, nm in enumerate(pos):
+                if nm in self.static:
+                    n = i
+                    break
+            self.n_args = (n, tuple(pos[n:]))
+        self._jfn = jax.jit(fn, static_argnames=self.static or None) if jit else fn
+        # Compiled variants of _jfn (one per input shapes and static arguments): see cache.track_variants.
+        self._sized = None      # the jitted function being counted
+        self._variants = 0
+        self._limit = 0         # 0: limits.max_variants_per_op; grows for an op that needs more
+        self._recent = []       # keys of the variants compiled since the last clear
+        self._evicted = frozenset()
+
+    def __call__(self, *args, **kwargs):
+        if self.n_args is not None and len(args) > self.n_args[0]:
+            n, names = self.n_args
+            for nm, v in zip(names, args[n:]):
+                kwargs[nm] = v
+            args = args[:n]
+        return apply(self, args, kwargs)
+
+    def __repr__(self):
+        return f"<tapejax op {self.name}>"
+
+
+def freeze(v):
+    """Static arguments must be hashable: lists become tuples, scalar tensors Python numbers."""
+    if isinstance(v, (list, tuple)):
+        return tuple(freeze(e) for e in v)
+    if isinstance(v, dict):
+        return tuple(sorted((k, freeze(e)) for k, e in v.items()))
+    if isinstance(v, _dtypes.DType):
+        return v._np
+    if isinstance(v, (_TensorBase, np.ndarray, jax.Array)):
+        a = np.asarray(v)  # raises a clear error for traced values
+        return a.item() if a.ndim == 0 else tuple(a.tolist())
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+class Node:
+    """One recorded op application: what the backward pass needs, and nothing more.
+
+    ``args`` are the values the backward pass is given: the inputs, and for an op with
+    a hand-written rule its output too (the rule's ``ans``), so the pass does not
+    re-run the op's forward computation to get it.
+    """
+
+    __slots__ = ("op", "static", "ins", "args", "in_ids", "out_ids", "custom")
+
+    def __init__(self, op, static, ins, out_ids, custom=None, in_ids=None, ans=None):
+        self.op = op
+        self.static = static
+        self.ins = ins                      # Tensors (with ids) or raw constants
+        self.args = ins if ans is None else list(ins) + [ans]
+        self.in_ids = tuple(t._id if type(t) is Tensor else None for t in ins) if in_ids is None else in_ids
+        self.out_ids = out_ids
+        self.custom = custom                # Python backward (custom_gradient), else None
+
+
+def _read_variable(var):
+    """A variable read: tapes watching accessed variables start watching it."""
+    for r in state.recorders:
+        if r._watch_accessed and var.trainable:
+            r._watch_variable(var)
+    return Tensor(_state.read(var), var._id)
+
+
+def read_raw(var):
+    """The array of a Variable read outside the op layer (random state, optimizers)."""
+    return _state.read(var)
+
+
+def _arg(a, recorders):
+    """(tape input, raw value) for one op argument."""
+    if type(a) is Tensor:
+        return a, a._value
+    if isinstance(a, _TensorBase):  # a Variable
+        t = _read_variable(a)
+        return t, t._value
+    if type(a) in (float, int, bool):
+        return a, a               # stays a weakly typed Python scalar, like TF's conversion
+    if isinstance(a, (list, tuple)) and _contains_tensor(a):
+        t = packed(*a)           # TF packs lists of tensors with a recorded op
+        return t, t._value
+    v = to_array(a)
+    return v, v
+
+
+def _converted_like(a, args):
+    """A Python list or NumPy operand of an op whose inputs share one dtype (``add``,
+    ``maximum``...) converted as TensorFlow converts it: to the first tensor's dtype, or to
+    float32 beside a Python float. ``float32 tensor + float64 array`` is float32, and
+    ``tf.maximum(0., [1, -1])`` is float32 (JAX would make both float64)."""
+    if not isinstance(a, (list, tuple, np.ndarray, np.generic)) or _contains_tensor(a):
+        return a
+    hint = next((x.dtype._np for x in args if isinstance(x, _TensorBase)), None)
+    if hint is None and any(type(x) is float for x in args):
+        hint = np.dtype(np.float32)
+    if hint is None:
+        return a
+    arr = np.asarray(a) if isinstance(a, (np.ndarray, np.generic)) else _python_default_dtype(a)
+    if arr.dtype.kind == hint.kind or (arr.dtype.kind in "iu" and hint.kind in "fc" and isinstance(a, (list, tuple))):
+        return arr.astype(hint)
+    return a
+
+
+def apply(op, args, static):
+    """Runs ``op`` on ``args``: unwrap, compute, wrap, and record on watching tapes."""
+    recorders = state.recorders
+    ins = []
+    vals = []
+    jax_autodiff = False
+    given = static
+    jfn = op._jfn
+    try:
+        for a in args:
+            if type(a) is Tensor:  # the common case, inline: this loop runs for every eager op
+                ins.append(a)
+                vals.append(a._value)
+            else:
+                if op.same_dtype:
+                    a = _converted_like(a, args)
+                t, v = _arg(a, recorders)
+                ins.append(t)
+                vals.append(v)
+                jax_autodiff = jax_autodiff or is_jax_autodiff(v)
+        if static:
+            static = {k: freeze(v) for k, v in static.items()}
+        out = jfn(*vals, **static)
+    except jax.errors.UnexpectedTracerError:
+        raise _out_of_scope(ins) from None
+    except (TypeError, ValueError) as e:
+        # Values JAX does not take (string tensors, RaggedTensor, SparseTensor): their own
+        # implementation of the op, if one claims them. The numeric path never comes here.
+        for d in dispatchers:
+            result = d(op, args, given)
+            if result is not NotImplemented:
+                return result
+        if len(vals) < len(args):
+            raise           # an argument that does not convert: its own error
+        raise _op_error(op, vals, static, e) from None
+    if op._sized is not jfn or (op._variants >= 0 and jfn._cache_size() != op._variants):
+        track_variants(op, jfn, vals, static)
+    if jax_autodiff and not recorders:
+        # A jax array that jax.grad/vjp/jvp is differentiating came in: a jax array goes out, as
+        # JAX needs of the function it differentiates (a scalar output, a cotangent of the
+        # output's pytree). Tensors in (the tape, tf.function) still give Tensors.
+        return out
+    if isinstance(out, (tuple, list)):
+        wrapped = [None if o is None else Tensor(o) for o in out]
+        outs = [o for o in wrapped if o is not None]
+        result = tuple(wrapped) if isinstance(out, tuple) else wrapped
+    else:
+        outs = [Tensor(out)]
+        result = outs[0]
+    if _state._local.tracing:
+        _state.name_traced(outs, op.name)
+        if op.host is not None and len(outs) == 1:
+            _fold(op, args, static, outs[0])
+    if recorders:
+        # An op with a hand-written rule keeps its (single) output for the backward pass.
+        keep = op.vjp is not None and type(result) is Tensor
+        _record(recorders, op, static, ins, outs, ans=result if keep else None)
+    return result
+
+
+def _op_error(op, vals, static, error):
+    """TensorFlow's exception for arguments an op cannot compute with (incompatible shapes):
+    ``InvalidArgumentError`` when running, ``ValueError`` while tracing (TF's shape inference),
+    with TensorFlow's message where the op gives one (``op.explain``), else JAX's."""
+    if isinstance(error, _JAX_TRACE_ERRORS):
+        return error
+    tracing = _state._local.tracing or any(isinstance(v, jax.core.Tracer) for v in vals)
+    if tracing:   # TensorFlow's shape inference raises ValueError while tracing
+        return ValueError(f"{op.name}: {error}")
+    message = None
+    if op.explain is not None:
+        try:
+            message = op.explain([tuple(np.shape(v)) for v in vals], static)
+        except Exception:   # the explanation must never hide the error
+            message = None
+    message = message or f"{op.name}: {error}"
+    return errors.InvalidArgumentError(None, None, message)
+
+
+_JAX_TRACE_ERRORS = (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError,
+                     jax.errors.TracerIntegerConversionError, jax.errors.TracerBoolConversionError,
+                     jax.errors.NonConcreteBooleanIndexError)
+
+
+_FOLD_SIZE = 64   # values larger than this are not folded
+
+
+def known_value(x):
+    """The value of ``x`` when it is known without running a program: a concrete tensor, a
+    tensor known while tracing (``_state.known_value``), or a Python or NumPy value."""
+    if isinstance(x, _TensorBase):
+        return _state.known_value(x) if isinstance(x._value, jax.core.Tracer) else np.asarray(x._value)
+    return None if isinstance(x, jax.core.Tracer) else np.asarray(x)
+
+
+def _fold(op, args, static, out):
+    """TensorFlow's constant folding of shape arithmetic: while tracing, an op whose inputs
+    are all known (``_state.known_value``, or Python and NumPy values) gets a known value too,
+    computed by ``op.host`` in NumPy (with jax.export's symbolic dimensions for unknown sizes)."""
+    vals = []
+    for a in args:
+        v = a._value if isinstance(a, _TensorBase) else a
+        if not isinstance(v, jax.core.Tracer) and np.size(v) > _FOLD_SIZE:
+            return      # a large constant: not shape arithmetic (and not copied to NumPy)
+        a = known_value(a)
+        if a is None or a.size > _FOLD_SIZE:
+            return
+        vals.append(a)
+    try:
+        value = np.asarray(op.host(*vals, **static))
+    except Exception:   # e.g. a comparison of unknown dimensions: the value is not known
+        return
+    if value.dtype == object or value.dtype.kind in "iub":
+        _state.set_known(out, value)
+
+
+def _host_value(a):
+    """An op argument as NumPy, for an op run on the host."""
+    if isinstance(a, _TensorBase):
+        return np.asarray(a._value)
+    return np.asarray(to_array(a))
+
+
+def _is_text(a):
+    if isinstance(a, _TensorBase):
+        return a._value.dtype == object
+    if isinstance(a, np.ndarray):
+        return a.dtype.kind in "OUS"
+    if isinstance(a, (list, tuple)):
+        return any(_is_text(e) for e in a)
+    return isinstance(a, (str, bytes))
+
+
+def _host_apply(op, args, static):
+    """An op on string tensors (NumPy object arrays of bytes on the host): the op's NumPy
+    implementation ``op.host``. Never recorded: strings carry no gradients, as in TensorFlow."""
+    if not any(_is_text(a) for a in args):
+        return NotImplemented
+    vals = [_host_value(a) for a in args]
+    if op.same_dtype:
+        for i, (a, v) in enumerate(zip(args, vals)):
+            if v.dtype != object:
+                if not isinstance(a, _TensorBase):
+                    raise TypeError(f"Cannot convert {a!r} to EagerTensor of dtype string")
+                raise errors.InvalidArgumentError(None, None, (
+                    f"cannot compute {op.name} as input #{i}(zero-based) was expected to be a string tensor "
+                    f"but is a {a.dtype.name} tensor [Op:{op.name}]"))
+    try:
+        if op.host is None:
+            raise TypeError(op.name)
+        out = op.host(*vals, **static)
+    except TypeError:   # an op on numbers (its NumPy version, if any, refuses bytes too)
+        raise errors.InvalidArgumentError(None, None, (
+            f"Value for attr 'T' of string is not in the list of allowed values of {op.name}: it computes "
+            "on numbers. Parse the strings first with tf.strings.to_number (or tf.strings.length, "
+            "tf.strings.unicode_decode) [Op:" + op.name + "]")) from None
+    if isinstance(out, (tuple, list)):
+        return type(out)(_host_out(o) for o in out)
+    return _host_out(out)
+
+
+def _host_out(o):
+    if isinstance(o, bytes):
+        a = np.empty((), object)
+        a[()] = o
+        o = a
+    o = np.asarray(o)
+    if o.dtype == object:
+        o.flags.writeable = False
+        return Tensor(o)
+    return Tensor(jnp.asarray(o))
+
+
+# What ``apply`` tries when JAX refuses an op's arguments: ``d(op, args, static)`` returns
+# the result, or NotImplemented for arguments it does not handle (tapejax.ragged and
+# tapejax.sparse add theirs).
+dispatchers = [_host_apply]
+
+
+def _out_of_scope(ins):
+    """TensorFlow's error for a tensor of a finished tf.function trace used later."""
+    leaked = next((t for t in ins if isinstance(t, _TensorBase) and isinstance(t._value, jax.core.Tracer)),
+                  "A tensor")
+    return TypeError(
+        f"{leaked!r} is out of scope and cannot be used here. Use return values, explicit Python "
+        "locals or TensorFlow collections to access it. (A tensor computed inside a tf.function "
+        "was kept, e.g. appended to a list, and used after the function returned: return it "
+        "instead.)")
+
+
+def _record(recorders, op, static, ins, outs, custom=None, ans=None):
+    # Written for speed: it runs for every op recorded in eager mode.
+    node = None
+    in_ids = None
+    for r in recorders:
+        watched = r._watched
+        if in_ids is None:
+            in_ids = tuple([t._id if type(t) is Tensor else None for t in ins])
+        if watched.isdisjoint(in_ids):
+            continue
+        if node is None:
+            # Integer/bool outputs get no id: nothing differentiates through them (None, as TF).
+            out_ids = tuple([o._id if is_float_dtype(o._value.dtype) else None for o in outs])
+            if isinstance(static, dict):
+                static = tuple(sorted(static.items())) if static else ()
+            node = Node(op, static, ins, out_ids, custom, in_ids, ans)
+        r._nodes.append(node)
+        for i in node.out_ids:
+            if i is not None:
+                watched.add(i)
+
+
+def note_barrier(kind, src):
+    """Notes, on the recorders that watch ``src``, that a value left the tape here
+    (``stop_gradient``, NumPy): what ``GradientTape.explain`` reports. Nothing is recorded."""
+    i = getattr(src, "_id", None)
+    for r in state.recorders:
+        if i in r._watched:
+            r._barriers.setdefault(i, kind)
+
+
+def record_custom(ins, outs, backward):
+    """Records a node whose backward is Python code (``custom_gradient``)."""
+    recorders = state.recorders
+    if recorders:
+        _record(recorders, _CUSTOM, (), list(ins), list(outs), custom=backward)
+
+
+_CUSTOM = Op(lambda *a: a, name="custom_gradient", jit=False)
+def _stack(*xs, axis=0):
+    return jnp.stack(xs, axis=axis)
+
+
+stack = Op(_stack, name="stack", static=("axis",))    # tf.stack
+packed = Op(_stack, name="packed", static=("axis",))  # a list of tensors converted to one, as TF names it
+
+
