@@ -37,7 +37,7 @@ KNOWN = {
     ("tapejax.train", "tapejax.keras.optimizers", "upward: services imports keras"),
 }
 KNOWN_CYCLES = {"tapejax.keras.optimizers -> tapejax.train", "tapejax.saved_model -> tapejax.train"}  # Keras saving in train
-KNOWN_LONG = {"tapejax._core.backward.plan", "tapejax._core.custom_gradient.custom_gradient"}
+KNOWN_LONG = set()
 
 
 def _module_name(path):

@@ -13,6 +13,7 @@ instead of a whole program compiled per shape.
 """
 import collections
 import threading
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -87,14 +88,27 @@ def _fill_cts(ans, cmask, cts):
 
 
 
+class Spec(NamedTuple):
+    """One node of a plan, as the reverse loop differentiates it (hashable: part of the
+    tape's fingerprint)."""
+    op: Any            # the Op; None for a node with a Python backward (custom_gradient)
+    static: Any        # the op's static arguments; for a Python-backward node, id(node)
+    gmask: tuple       # per input: does it get a gradient
+    cmask: tuple       # per output: does it carry a cotangent
+    in_slots: tuple    # slots of the inputs that get gradients
+    out_slots: tuple   # slots of the outputs that carry cotangents
+    keys: Any          # the inputs' abstract values (shapes, dtypes); None for a Python node
+
+
 class _Plan:
     """The part of a tape between some sources and targets, resolved to slots."""
 
     __slots__ = ("nodes", "specs", "target_slots", "source_slots", "n_slots", "fingerprint", "custom")
 
 
-def plan(nodes, target_ids, source_ids):
-    """Selects the nodes on a path from a source to a target and numbers the values.
+def _relevant(nodes, target_ids, source_ids):
+    """The nodes on a path from a source to a target, the ids reachable from the sources, and
+    the ids the targets need.
 
     Runs on every ``gradient`` call over the whole tape, so it is written with set
     operations and plain loops rather than generator expressions.
@@ -114,7 +128,31 @@ def plan(nodes, target_ids, source_ids):
             needed.update(n.in_ids)   # ids outside ``reach`` are never outputs: harmless
             needed.discard(None)
     rel.reverse()
+    return rel, reach, needed
 
+
+def _spec(n, reach, needed, slot):
+    gmask, in_slots, keys = [], [], []
+    for i, t in zip(n.in_ids, n.ins):
+        m = i is not None and i in reach and is_float_dtype(t._value.dtype)
+        gmask.append(m)
+        if m:
+            in_slots.append(slot(i))
+        keys.append(abstract_key(t))
+    cmask, out_slots = [], []
+    for o in n.out_ids:
+        m = o in needed
+        cmask.append(m)
+        if m:
+            out_slots.append(slot(o))
+    if n.custom is not None:
+        return Spec(None, id(n), tuple(gmask), tuple(cmask), tuple(in_slots), tuple(out_slots), None)
+    return Spec(n.op, n.static, tuple(gmask), tuple(cmask), tuple(in_slots), tuple(out_slots), tuple(keys))
+
+
+def plan(nodes, target_ids, source_ids):
+    """Selects the nodes on a path from a source to a target and numbers the values (slots)."""
+    rel, reach, needed = _relevant(nodes, target_ids, source_ids)
     slots = {}
 
     def slot(i):
@@ -124,46 +162,22 @@ def plan(nodes, target_ids, source_ids):
         return s
 
     target_slots = tuple([slot(i) for i in target_ids])
-    specs = []
-    custom = False
-    for n in rel:
-        gmask = []
-        in_slots = []
-        keys = []
-        for i, t in zip(n.in_ids, n.ins):
-            m = i is not None and i in reach and is_float_dtype(t._value.dtype)
-            gmask.append(m)
-            if m:
-                in_slots.append(slot(i))
-            keys.append(abstract_key(t))
-        cmask = []
-        out_slots = []
-        for o in n.out_ids:
-            m = o in needed
-            cmask.append(m)
-            if m:
-                out_slots.append(slot(o))
-        gmask, cmask = tuple(gmask), tuple(cmask)
-        if n.custom is not None:
-            custom = True
-            specs.append((None, id(n), gmask, cmask, tuple(in_slots), tuple(out_slots), None))
-        else:
-            specs.append((n.op, n.static, gmask, cmask, tuple(in_slots), tuple(out_slots), tuple(keys)))
+    specs = [_spec(n, reach, needed, slot) for n in rel]
     p = _Plan()
     p.nodes = rel
     p.specs = specs
     p.target_slots = target_slots
     p.source_slots = tuple([slot(i) if i in reach or i in needed else None for i in source_ids])
     p.n_slots = len(slots)
-    p.custom = custom
-    p.fingerprint = None if custom else (tuple(specs), target_slots, p.source_slots)
+    p.custom = any(spec.op is None for spec in specs)
+    p.fingerprint = None if p.custom else (tuple(specs), target_slots, p.source_slots)
     return p
 
 
-def _reverse(specs, node_inputs, target_slots, seeds, source_slots, vjp):
+def reverse(specs, node_inputs, target_slots, seeds, source_slots, vjp):
     """The backward pass: a reverse loop over nodes, accumulating cotangents by slot.
 
-    ``vjp(spec_index, inputs, cts) -> grads`` differentiates one node; the loop is
+    ``vjp(index, spec, inputs, cts) -> grads`` differentiates one node; the loop is
     shared by the compiled pure path (arrays) and the op-layer path (Tensors).
     """
     ct = {}
@@ -171,17 +185,17 @@ def _reverse(specs, node_inputs, target_slots, seeds, source_slots, vjp):
         ct[s] = g if s not in ct else ct[s] + g
     for k in range(len(specs) - 1, -1, -1):
         spec = specs[k]
-        out_cts = [ct.get(s) for s in spec[5]]
+        out_cts = [ct.get(s) for s in spec.out_slots]
         if all(c is None for c in out_cts):
             continue
         if any(c is None for c in out_cts):
             # An output needed by the plan received no cotangent: treat it as zero.
             cmask = tuple(m and c is not None for m, c in
-                          zip(spec[3], _expand(spec[3], out_cts)))
+                          zip(spec.cmask, _expand(spec.cmask, out_cts)))
             out_cts = [c for c in out_cts if c is not None]
-            spec = spec[:3] + (cmask,) + spec[4:]
+            spec = spec._replace(cmask=cmask)
         grads = vjp(k, spec, node_inputs[k], out_cts)
-        for s, g in zip(spec[4], grads):
+        for s, g in zip(spec.in_slots, grads):
             if g is not None:
                 ct[s] = g if s not in ct else ct[s] + g
     return tuple(None if s is None else ct.get(s) for s in source_slots)
@@ -214,11 +228,11 @@ def _pure_backward(p):
     specs, target_slots, source_slots = p.specs, p.target_slots, p.source_slots
 
     def vjp(k, spec, inputs, cts):
-        return _node_vjp(spec[0], spec[1], spec[2], spec[3], inputs, cts)
+        return _node_vjp(spec.op, spec.static, spec.gmask, spec.cmask, inputs, cts)
 
     def backward(node_inputs, seeds):
         _trace_count[0] += 1
-        return _reverse(specs, node_inputs, target_slots, seeds, source_slots, vjp)
+        return reverse(specs, node_inputs, target_slots, seeds, source_slots, vjp)
 
     return backward
 
@@ -256,7 +270,7 @@ def _remember(table, key, value):
 
 
 def _compile_whole(p, key):
-    family = hash(frozenset([(spec[0], spec[1]) for spec in p.specs]))
+    family = hash(frozenset([(spec.op, spec.static) for spec in p.specs]))
     h = hash(key)
     with _churn_lock:
         entry = _families.get(family)
@@ -271,7 +285,7 @@ def _compile_whole(p, key):
         _remember(_sightings, h, n)
         if n >= _REPEATS:
             return True
-        nodes = [hash((spec[0], spec[1], spec[2], spec[3], spec[6])) for spec in p.specs]
+        nodes = [hash(spec._replace(in_slots=(), out_slots=())) for spec in p.specs]
         known = sum(1 for k in nodes if k in _vjp_seen)
         if entry[1] and 2 * known < len(nodes):
             return True
@@ -398,13 +412,12 @@ def _oplayer_backward(p, targets, seeds):
         node = p.nodes[k]
         cts = [c if isinstance(c, _TensorBase) else Tensor(c) for c in cts]
         if node.custom is not None:
-            full = _expand(spec[3], cts)
-            return node.custom(full, spec[2])
-        return _vjp_op(*inputs, *cts, op=spec[0], static=spec[1], gmask=spec[2], cmask=spec[3],
+            return node.custom(_expand(spec.cmask, cts), spec.gmask)
+        return _vjp_op(*inputs, *cts, op=spec.op, static=spec.static, gmask=spec.gmask, cmask=spec.cmask,
                        n_in=len(inputs))
 
     node_inputs = [n.args for n in p.nodes]
-    return list(_reverse(p.specs, node_inputs, p.target_slots, seed_tensors, p.source_slots, vjp))
+    return list(reverse(p.specs, node_inputs, p.target_slots, seed_tensors, p.source_slots, vjp))
 
 
 def custom_jacobian(p, target, srcs, mode, use_pfor):

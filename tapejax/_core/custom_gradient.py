@@ -69,33 +69,35 @@ def custom_gradient(f=None):
                             f"function uses variables: {[v.name for v in variables]}. Write "
                             "`def grad_fn(*dy, variables=None): return input_grads, variable_grads`.")
         if state.recorders:
-            ins = [a if isinstance(a, _TensorBase) else a for a in arg_leaves]
             ins = [(_read_variable(a) if (isinstance(a, _TensorBase) and type(a) is not Tensor) else a)
-                   for a in ins] + [_read_variable(v) for v in variables]
-            n_args = len(arg_leaves)
-
-            def backward(cts, gmask):
-                dys = [Tensor(jnp.zeros_like(o._value)) if c is None else c for c, o in zip(cts, outs)]
-                if variables:
-                    in_g, var_g = grad_fn(*dys, variables=variables)
-                    var_g = list(var_g)
-                    if len(var_g) != len(variables):
-                        raise ValueError("Must return gradient for each variable from @custom_gradient "
-                                         f"grad_fn: got {len(var_g)} for {len(variables)} variables.")
-                else:
-                    in_g, var_g = grad_fn(*dys), []
-                flat = list(in_g) if isinstance(in_g, (list, tuple)) else [in_g]
-                if len(flat) != n_args:
-                    raise ValueError(f"custom_gradient function expected to return {n_args} gradients, "
-                                     f"but returned {len(flat)} instead.")
-                grads = [None if g is None else (g if isinstance(g, _TensorBase) else Tensor(to_array(g)))
-                         for g in flat + var_g]
-                return [g for g, m in zip(grads, gmask) if m]
-
-            record_custom(ins, outs, backward)
+                   for a in arg_leaves] + [_read_variable(v) for v in variables]
+            record_custom(ins, outs, _backward(grad_fn, outs, variables, len(arg_leaves)))
         return jax.tree_util.tree_unflatten(tree, outs)
 
     return _Method(decorated, f)
+
+
+def _backward(grad_fn, outs, variables, n_args):
+    """The recorded node's backward: ``grad_fn`` on Tensors, its gradients checked as TF does."""
+    def backward(cts, gmask):
+        dys = [Tensor(jnp.zeros_like(o._value)) if c is None else c for c, o in zip(cts, outs)]
+        if variables:
+            in_g, var_g = grad_fn(*dys, variables=variables)
+            var_g = list(var_g)
+            if len(var_g) != len(variables):
+                raise ValueError("Must return gradient for each variable from @custom_gradient "
+                                 f"grad_fn: got {len(var_g)} for {len(variables)} variables.")
+        else:
+            in_g, var_g = grad_fn(*dys), []
+        flat = list(in_g) if isinstance(in_g, (list, tuple)) else [in_g]
+        if len(flat) != n_args:
+            raise ValueError(f"custom_gradient function expected to return {n_args} gradients, "
+                             f"but returned {len(flat)} instead.")
+        grads = [None if g is None else (g if isinstance(g, _TensorBase) else Tensor(to_array(g)))
+                 for g in flat + var_g]
+        return [g for g, m in zip(grads, gmask) if m]
+
+    return backward
 
 
 class _Method:

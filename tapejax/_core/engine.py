@@ -7,7 +7,6 @@ records a ``Node`` on every active recorder that watches one of the inputs.
 The backward pass is in ``backward``; the compile caches are in ``cache``.
 """
 import inspect
-import threading
 
 import jax
 import jax.numpy as jnp

@@ -2,7 +2,6 @@
 import re
 
 from .variable import Variable, name_scope as _name_scope
-from .tensor import _TensorBase
 
 
 def _snake(name):

@@ -2,7 +2,6 @@
 from typing import Any, Optional
 
 import jax
-import numpy as np
 
 from . import basic as _basic, dtypes as _dtypes, engine as _engine, state as _state
 from .tensor import _TensorBase, Tensor, TensorShape, to_array, _ids, is_tracer, _np_repr
