@@ -24,6 +24,12 @@ Tensors (TensorFlow returns ``PerReplica`` objects);
 ``experimental_local_results`` splits a batch-sharded value into its
 per-device slices.
 
+Without a distributed batch among its arguments, an eager ``strategy.run`` runs
+the function once per replica instead, as TensorFlow does, and returns
+``PerReplica`` values: each replica sees its ``replica_id_in_sync_group``, and a
+``tf.random.Generator`` created in the scope gives each replica TensorFlow's
+numbers for that replica (the "Random number generation" guide).
+
 ``MultiWorkerMirroredStrategy`` is the same on a mesh of every device of every
 process, after ``jax.distributed.initialize``. ``experimental.shard`` gives a
 Variable another layout (a big kernel split over devices); compiled steps keep it.
@@ -37,9 +43,13 @@ drift and the program compiles once.
 Limits: ``model.fit`` does not split batches over the strategy's devices (its
 steps run replicated, with the same result); write the custom loop with
 ``strategy.run``. Optimizer slots are placed when created inside ``strategy.run``
-or the scope (as TensorFlow requires). ``strategy.run`` returns plain Tensors, not
-``PerReplica`` values, and ``reduce(..., axis=None)`` does not multiply a value that
-does not depend on the batch by the number of replicas.
+or the scope (as TensorFlow requires). ``strategy.run`` on distributed batches returns
+plain Tensors, not ``PerReplica`` values, and ``reduce(..., axis=None)`` does not
+multiply a value that does not depend on the batch by the number of replicas. A
+generator drawn in such a run (one program for all replicas) uses its own key, not
+TensorFlow's per-replica keys; inside a ``tf.function`` ``strategy.run`` always runs
+one program. Run once per replica, a function cannot assign mirrored Variables
+(TensorFlow would update each replica's copy, or aggregate): that raises.
 
 Example:
     >>> import numpy as np, tapejax as tf
