@@ -24,6 +24,12 @@ Tensors (TensorFlow returns ``PerReplica`` objects);
 ``experimental_local_results`` splits a batch-sharded value into its
 per-device slices.
 
+Without a distributed batch among its arguments, an eager ``strategy.run`` runs
+the function once per replica instead, as TensorFlow does, and returns
+``PerReplica`` values: each replica sees its ``replica_id_in_sync_group``, and a
+``tf.random.Generator`` created in the scope gives each replica TensorFlow's
+numbers for that replica (the "Random number generation" guide).
+
 ``MultiWorkerMirroredStrategy`` is the same on a mesh of every device of every
 process, after ``jax.distributed.initialize``. ``experimental.shard`` gives a
 Variable another layout (a big kernel split over devices); compiled steps keep it.
@@ -37,9 +43,13 @@ drift and the program compiles once.
 Limits: ``model.fit`` does not split batches over the strategy's devices (its
 steps run replicated, with the same result); write the custom loop with
 ``strategy.run``. Optimizer slots are placed when created inside ``strategy.run``
-or the scope (as TensorFlow requires). ``strategy.run`` returns plain Tensors, not
-``PerReplica`` values, and ``reduce(..., axis=None)`` does not multiply a value that
-does not depend on the batch by the number of replicas.
+or the scope (as TensorFlow requires). ``strategy.run`` on distributed batches returns
+plain Tensors, not ``PerReplica`` values, and ``reduce(..., axis=None)`` does not
+multiply a value that does not depend on the batch by the number of replicas. A
+generator drawn in such a run (one program for all replicas) uses its own key, not
+TensorFlow's per-replica keys; inside a ``tf.function`` ``strategy.run`` always runs
+one program. Run once per replica, a function cannot assign mirrored Variables
+(TensorFlow would update each replica's copy, or aggregate): that raises.
 
 Example:
     >>> import numpy as np, tapejax as tf
@@ -70,23 +80,22 @@ import contextlib
 import json
 import os
 import threading
+import weakref
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
+from . import errors, math as tfmath
 from ._core import devices as _devices, state as _vstate
-from . import errors as errors
 from ._core.tensor import Tensor, _TensorBase, is_tracer, to_array
-from .data import _to_array
-from . import math as tfmath
-from .data import _spec_of
-from .data import _to_tensors
+from .data import _spec_of, _to_array, _to_tensors
 
 __all__ = [
     "Strategy", "MirroredStrategy", "OneDeviceStrategy", "MultiWorkerMirroredStrategy", "ReduceOp",
-    "InputContext", "InputOptions", "ReplicaContext", "DistributedDataset", "get_strategy", "has_strategy",
+    "InputContext", "InputOptions", "ReplicaContext", "DistributedDataset", "DistributedValues", "get_strategy",
+    "has_strategy",
     "get_replica_context", "in_cross_replica_context", "experimental",
 ]
 
@@ -185,6 +194,7 @@ class _State(threading.local):
     def __init__(self):
         self.stack = []           # strategies whose scope is entered, innermost last
         self.replica = []         # strategies inside whose run() we are
+        self.contexts = []        # the distribution context (_vstate.distribution) each entry replaced
 
 
 _state = _State()
@@ -281,6 +291,10 @@ class Strategy:
                 and not isinstance(self, _DefaultStrategy):
             raise ValueError(_MIXED_STRATEGIES.format(new=self, old=stack[-1]))
         stack.append(self)
+        # Replica-aware state (random generators) sees this strategy; a replica running keeps its id.
+        strategy, replica = _vstate.distribution()
+        _state.contexts.append(_vstate.set_distribution(
+            None if isinstance(self, _DefaultStrategy) else self, replica if strategy is self else None))
         if self._depth == 0 and self._places_variables():
             self._saved_placement = _vstate.set_placement(self._place)
         self._depth += 1
@@ -289,6 +303,7 @@ class Strategy:
         self._depth -= 1
         if self._depth == 0 and self._places_variables():
             _vstate.set_placement(self._saved_placement)
+        _vstate.set_distribution(*_state.contexts.pop())
         _state.stack.pop()
 
     def _places_variables(self):
@@ -323,7 +338,7 @@ class Strategy:
             n = self.num_replicas_in_sync
             even = np.ndim(a) >= 1 and a.shape[0] % n == 0
             # A last partial batch that does not split evenly is computed replicated (same result).
-            return Tensor(_put(a, self._batch if even else self._replicated))
+            return _distributed(Tensor(_put(a, self._batch if even else self._replicated)))
 
         return jax.tree_util.tree_map(place, element, is_leaf=_is_tensor_leaf)
 
@@ -394,7 +409,7 @@ class Strategy:
             if jax.process_count() == 1:
                 return self._place_batch(element)
             return jax.tree_util.tree_map(
-                lambda a: Tensor(jax.make_array_from_process_local_data(self._batch, np.asarray(a))),
+                lambda a: _distributed(Tensor(jax.make_array_from_process_local_data(self._batch, np.asarray(a)))),
                 element, is_leaf=_is_tensor_leaf)
 
         return DistributedDataset(self, elements, place)
@@ -411,10 +426,19 @@ class Strategy:
         the step creates (optimizer slots on the first call) are placed like those
         created in :meth:`scope`.
 
+        Called eagerly with no distributed batch among its arguments, on more than one
+        replica (in one process), ``fn`` runs once per replica instead, as in
+        TensorFlow: replica ``r`` sees ``replica_id_in_sync_group == r``, random
+        generators created in the scope give each replica its own numbers, and the
+        results come back as a ``PerReplica`` value (a :class:`DistributedValues`).
+        Mirrored Variables cannot be assigned there (the replicas' updates are not
+        aggregated): pass distributed batches for a training step.
+
         Returns:
             What ``fn`` returns, as plain Tensors computed on the global batch: a
             loss from ``tf.nn.compute_average_loss`` is already the mean over all
-            replicas. Pass it to :meth:`reduce` as in TensorFlow.
+            replicas. Pass it to :meth:`reduce` as in TensorFlow. Run once per
+            replica: one ``PerReplica`` value per Tensor ``fn`` returns.
 
         Example:
             >>> import tapejax as tf
@@ -424,11 +448,39 @@ class Strategy:
         """
         kwargs = kwargs or {}
         with self.scope():
+            if self._runs_per_replica(args, kwargs):
+                return self._run_per_replica(fn, args, kwargs)
             _state.replica.append(self)
             try:
                 return fn(*args, **kwargs)
             finally:
                 _state.replica.pop()
+
+    def _runs_per_replica(self, args, kwargs):
+        if (self.num_replicas_in_sync == 1 or jax.process_count() > 1 or _vstate.tracing()
+                or _vstate.distribution()[1] is not None):
+            return False
+        leaves = jax.tree_util.tree_leaves((args, kwargs), is_leaf=_is_tensor_leaf)
+        return not any(_is_distributed(x) for x in leaves)
+
+    def _run_per_replica(self, fn, args, kwargs):
+        """TensorFlow's execution of ``run``: ``fn`` once per replica, in order, each replica
+        starting from the same replica-local state (``_vstate.replica_local``)."""
+        start = [(v, v.value()) for v in _vstate.replica_locals(self)]
+        outs = []
+        for r in range(self.num_replicas_in_sync):
+            previous = _vstate.set_distribution(self, r)
+            _state.replica.append(self)
+            try:
+                if r:
+                    for v, value in start:
+                        v.assign(value)
+                outs.append(fn(*args, **kwargs))
+            finally:
+                _state.replica.pop()
+                _vstate.set_distribution(*previous)
+        return jax.tree_util.tree_map(lambda *xs: xs[0] if all(x is xs[0] for x in xs) else PerReplica(xs),
+                                      *outs, is_leaf=_is_tensor_leaf)
 
     def reduce(self, reduce_op, value, axis=None):
         """Combines a value returned by :meth:`run` across replicas (and along ``axis``).
@@ -463,6 +515,10 @@ class Strategy:
         def one(x):
             if x is None:
                 return None
+            if isinstance(x, DistributedValues):
+                parts = [self.reduce(op, v, axis) for v in x._values]
+                total = tfmath.add_n(parts)
+                return total if op == ReduceOp.SUM else total / len(parts)
             if axis is None:
                 return x if isinstance(x, _TensorBase) else Tensor(_process_local(to_array(x)))
             r = tfmath.reduce_sum(x, axis=axis) if op == ReduceOp.SUM else tfmath.reduce_mean(x, axis=axis)
@@ -484,6 +540,8 @@ class Strategy:
             (<tf.Tensor: shape=(), dtype=float32, numpy=1.0>,)
         """
         def one(x):
+            if isinstance(x, DistributedValues):
+                return x._values
             a = x._value if isinstance(x, _TensorBase) else x
             if isinstance(a, jax.Array) and not is_tracer(a) and not a.is_fully_replicated \
                     and len(a.addressable_shards) > 1:
@@ -492,7 +550,7 @@ class Strategy:
                 return tuple(Tensor(s.data) for s in shards)
             return (x,)
 
-        if isinstance(value, (_TensorBase, jax.Array)):
+        if isinstance(value, (_TensorBase, jax.Array, DistributedValues)):
             return one(value)
         return jax.tree_util.tree_map(one, value, is_leaf=_is_tensor_leaf)
 
@@ -506,6 +564,52 @@ class Strategy:
         raise NotImplementedError(
             "experimental_distribute_values_from_function is not supported: tapejax computes on "
             "global batches. Build the global batch and use experimental_distribute_dataset.")
+
+
+_DISTRIBUTED = weakref.WeakValueDictionary()   # id -> Tensor of a distributed batch
+
+
+def _distributed(t):
+    """Marks ``t`` as (a part of) a distributed batch: ``run`` computes on it as one program."""
+    _DISTRIBUTED[id(t)] = t
+    return t
+
+
+def _is_distributed(x):
+    if isinstance(x, DistributedValues) or (isinstance(x, Tensor) and _DISTRIBUTED.get(id(x)) is x):
+        return True
+    a = x._value if isinstance(x, _TensorBase) else x
+    return isinstance(a, jax.Array) and not is_tracer(a) and not a.is_fully_replicated
+
+
+class DistributedValues:
+    """Values of the replicas of a strategy, one per replica (``tf.distribute.DistributedValues``).
+
+    ``strategy.run`` running once per replica returns its Tensors as ``PerReplica``
+    values; ``strategy.experimental_local_results`` gives the values, ``strategy.reduce``
+    combines them.
+
+    Example:
+        >>> import tapejax as tf
+        >>> v = tf.distribute.DistributedValues((tf.constant(1.0), tf.constant(2.0)))
+        >>> float(tf.distribute.get_strategy().reduce("SUM", v, axis=None))
+        3.0
+    """
+
+    def __init__(self, values):
+        self._values = tuple(values)
+
+    def __str__(self):
+        body = ",\n".join(f"  {i}: {v}" for i, v in enumerate(self._values))
+        return f"{type(self).__name__}:{{\n{body}\n}}"
+
+    def __repr__(self):
+        body = ",\n".join(f"  {i}: {v!r}" for i, v in enumerate(self._values))
+        return f"{type(self).__name__}:{{\n{body}\n}}"
+
+
+class PerReplica(DistributedValues):
+    """What each replica computed, as TensorFlow's ``PerReplica`` (see :class:`DistributedValues`)."""
 
 
 class _Extended:
@@ -854,7 +958,8 @@ class ReplicaContext:
 
     The step computes on the global batch, so the "replica" it sees is all of them:
     ``all_reduce`` returns its value (already combined over replicas) and
-    ``replica_id_in_sync_group`` is 0.
+    ``replica_id_in_sync_group`` is 0. Where ``strategy.run`` runs once per replica,
+    ``replica_id_in_sync_group`` is the replica's.
     """
 
     def __init__(self, strategy):
@@ -866,7 +971,8 @@ class ReplicaContext:
 
     @property
     def replica_id_in_sync_group(self):
-        return Tensor(jnp.asarray(0, jnp.int32))
+        strategy, replica = _vstate.distribution()
+        return Tensor(jnp.asarray(replica if strategy is self.strategy and replica is not None else 0, jnp.int32))
 
     def all_reduce(self, reduce_op, value, options=None):
         _reduce_op(reduce_op)

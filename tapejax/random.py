@@ -28,6 +28,7 @@ Example:
     >>> g.normal([3]).numpy().round(4)
     array([ 0.4384, -0.5344, -0.0771], dtype=float32)
 """
+import contextlib
 import math
 import os
 import random as _pyrandom
@@ -227,6 +228,29 @@ def _state_words(state):
     return np.asarray(out, np.uint32)
 
 
+def _as_state(words):
+    """The state Variable's value for six uint32 words: TF's int64 ``[counter_lo, counter_hi,
+    key]``, or the words themselves without JAX's 64-bit mode (TAPEJAX_ENABLE_X64=0)."""
+    w = jnp.asarray(words, jnp.uint32)
+    if not jax.config.jax_enable_x64:
+        return w
+    return jax.lax.bitcast_convert_type(w.reshape(3, 2), jnp.int64)
+
+
+def _as_words(value):
+    """Six uint32 words (least significant first) of a state Variable's value."""
+    if value.dtype == jnp.uint32:
+        return value
+    return jax.lax.bitcast_convert_type(value, jnp.uint32).reshape(6)
+
+
+def _replica_key(key, replica):
+    """TF's per-replica key, ``hash(key, replica_id)``: the first 64 bits Philox draws with the
+    generator's key at the counter ``[replica_id, 0]`` (``Generator._preprocess_key``)."""
+    w = _philox.words(key, (jnp.uint32(replica), jnp.uint32(0), jnp.uint32(0), jnp.uint32(0)), (2,))
+    return w[0], w[1]
+
+
 def _seed_state(seed):
     """TF's ``create_rng_state(seed, 'philox')``: an int's 64-bit chunks, or a vector left-padded."""
     if isinstance(seed, (int, np.integer)):
@@ -246,7 +270,15 @@ class Generator:
     """A random number generator whose Philox state is a Variable (``tf.random.Generator``).
 
     Draws equal TensorFlow's for the same seed and call sequence. ``state`` holds
-    TF's 128-bit counter and 64-bit key as six uint32 words (no int64 without x64).
+    TF's 128-bit counter and 64-bit key: int64 ``[counter_lo, counter_hi, key]`` as in
+    TensorFlow (six uint32 words when JAX's 64-bit mode is off: TAPEJAX_ENABLE_X64=0).
+
+    Created in the scope of a ``tf.distribute`` strategy, it gives each replica its own
+    stream, as TensorFlow does: inside ``strategy.run`` (running once per replica),
+    replica ``r`` draws with the key ``hash(key, r)`` from the state all replicas share at
+    the start of the run, so the replicas' numbers differ and are TensorFlow's. Outside
+    ``strategy.run`` (and in a SavedModel) it draws with its own key. A generator created
+    outside the strategy is one stream the replicas draw from in turn.
 
     Example:
         >>> import tapejax as tf
@@ -258,17 +290,20 @@ class Generator:
     """
 
     def __init__(self, copy_from=None, state=None, alg=None):
+        # The strategy whose scope (or whose replica) creates it: its replicas get their own streams.
+        self._strategy = _state.distribution()[0]
         if copy_from is not None:
-            words, self._alg = np.asarray(to_array(copy_from.state)), copy_from.algorithm
+            words, self._alg = _state_words(copy_from.state), copy_from.algorithm
         else:
             if state is None:
                 raise ValueError("Generator needs a state: use tf.random.Generator.from_seed(seed) or "
                                  "tf.random.Generator.from_non_deterministic_state().")
             words, self._alg = _state_words(state), _alg(alg)
-        self.state = Variable(jnp.asarray(words, jnp.uint32), trainable=False, name="rng_state")
+        self.state = Variable(_as_state(words), trainable=False, name="StateVar")
         # Declared a generator state: skipping states is harmless, reusing one is not, so a
         # discarded trace keeps the draws initializers made (``_state.Scope.drop``).
         self.state._kind = _state.RNG
+        _state.replica_local(self.state)
 
     @classmethod
     def from_seed(cls, seed, alg=None):
@@ -300,33 +335,38 @@ class Generator:
 
     def reset(self, state):
         """Replaces the state."""
-        self.state.assign(jnp.asarray(_state_words(state), jnp.uint32))
+        self.state.assign(_as_state(_state_words(state)))
 
     def reset_from_seed(self, seed):
         """Resets the state as ``from_seed(seed)`` makes it."""
-        self.state.assign(jnp.asarray(_seed_state(seed), jnp.uint32))
+        self.state.assign(_as_state(_seed_state(seed)))
 
     def reset_from_key_counter(self, key, counter):
         self.reset([*np.asarray(counter).reshape(-1).tolist(), int(np.asarray(key))])
 
     def skip(self, delta):
-        """Moves the counter on as ``delta`` samples would; returns the old state words."""
-        return Tensor(self._advance(int(delta)))
+        """Moves the counter on as ``delta`` samples would; returns the old state."""
+        return Tensor(_as_state(self._advance(int(delta))))
 
     def _advance(self, n):
         # A concrete state stays concrete, also when drawn inside a foreign jax trace (a layer
         # call under jax.eval_shape): the draw would otherwise leave a tracer in the Variable.
         # One draw at a time: threads (a parallel tf.data map) must not reuse a state.
         with _ADVANCE_LOCK, jax.ensure_compile_time_eval():
-            words = self.state.value()._value
+            words = _as_words(self.state.value()._value)
             lo, hi = _philox.split_u64(256 * n)
             new = _philox.add128(_words(words[:4]), jnp.uint32(lo), jnp.uint32(hi))
-            self.state.assign(jnp.concatenate([jnp.stack(new), words[4:]]))
+            self.state.assign(_as_state(jnp.concatenate([jnp.stack(new), words[4:]])))
         return words
 
     def _key_counter(self, shape):
         w = self._advance(math.prod(shape))
-        return _words(w[4:]), _words(w[:4])
+        key = _words(w[4:])
+        strategy, replica = _state.distribution()
+        if replica is not None and strategy is self._strategy:
+            with contextlib.nullcontext() if _is_tracer(key[0]) else jax.ensure_compile_time_eval():
+                key = _replica_key(key, replica)
+        return key, _words(w[:4])
 
     def _draw(self, kind, shape, dtype, minval=None, maxval=None):
         shape = _shape(shape)

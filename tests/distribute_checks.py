@@ -372,6 +372,47 @@ def _timed(fn, *args):
     return out
 
 
+# TensorFlow 2.21, MirroredStrategy over 8 logical CPUs, Generator.from_seed(7): strategy.run(lambda:
+# g.uniform([2])) gives each replica its numbers, then g.normal([]) outside run (state [519, 0, 0]).
+TF_PER_REPLICA_UNIFORM = [
+    [0.13688934, 0.0869267], [0.82347643, 0.6397152], [0.8204093, 0.85986936], [0.34225094, 0.3805499],
+    [0.21745586, 0.5891824], [0.29938972, 0.13214982], [0.15325475, 0.497023], [0.41878045, 0.75721407]]
+TF_AFTER_RUN_NORMAL = 0.43116674
+
+
+def check_per_replica(tf, jax, P):
+    """strategy.run without distributed batches runs once per replica, as in TensorFlow."""
+    s = tf.distribute.MirroredStrategy()
+    with s.scope():
+        g = tf.random.Generator.from_seed(7)
+        v = tf.Variable(1.0)
+    r = s.run(lambda: g.uniform([2]))
+    got = [t.numpy().tolist() for t in s.experimental_local_results(r)]
+    _check("per_replica_generator", type(r).__name__ == "PerReplica" and isinstance(r, tf.distribute.DistributedValues)
+           and np.allclose(got, TF_PER_REPLICA_UNIFORM, rtol=0, atol=1e-7)
+           and g.state.numpy().tolist() == [519, 0, 0] and abs(float(g.normal([])) - TF_AFTER_RUN_NORMAL) < 1e-6,
+           f"{got} {g.state.numpy().tolist()}")
+    ids = s.run(lambda: tf.cast(tf.distribute.get_replica_context().replica_id_in_sync_group, tf.float32))
+    _check("per_replica_ids_reduce", [float(t) for t in s.experimental_local_results(ids)] == list(range(8))
+           and float(s.reduce("SUM", ids, axis=None)) == 28.0 and float(s.reduce("MEAN", ids, axis=None)) == 3.5
+           and str(s.run(tf.distribute.get_replica_context).__class__.__name__) == "PerReplica",
+           str(ids))
+    # Replicas would update a mirrored Variable in turn, unaggregated: an error, not a silent result.
+    try:
+        s.run(lambda: v.assign_add(1.0))
+        raised = None
+    except ValueError as e:
+        raised = str(e)
+    _check("per_replica_write_error", raised is not None and "'Variable:0'" in raised
+           and "experimental_distribute_dataset" in raised and float(v) == 1.0, str(raised))
+    # A distributed batch still runs once, on the global batch (SPMD), with the generator's own key.
+    batch = next(iter(s.experimental_distribute_dataset(tf.data.Dataset.range(16).batch(8))))
+    out = s.run(lambda b: (b * 2, g.normal([])), args=(batch,))
+    same = tf.random.Generator.from_state([519 + 256, 0, 0], "philox").normal([])
+    _check("per_replica_not_for_batches", tf.is_tensor(out[0]) and out[0].shape == (8,)
+           and float(out[1]) == float(same), str(out))
+
+
 def main():
     os.environ["XLA_FLAGS"] = os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8"
     import tempfile
@@ -384,6 +425,7 @@ def main():
         _timed(check_tutorial, tf, jax, P, tmp)
     _timed(check_model_sharding, tf, jax, P)
     _timed(check_other_strategies, tf, jax, P, ref_weights)
+    _timed(check_per_replica, tf, jax, P)
     print("ALL CHECKS PASSED", flush=True)
 
 

@@ -28,7 +28,8 @@ MAIN_CHECKS = [
     "tutorial_checkpoint_restore", "sharded_weights_match", "kernel_stays_sharded", "bias_stays_replicated",
     "slots_inherit_sharding", "sharded_compiled_once", "shard_uneven_error", "multiworker_single_process",
     "multiworker_weights", "one_device", "mirrored_device_names", "mixing_strategies_error",
-    "datasets_from_function",
+    "datasets_from_function", "per_replica_generator", "per_replica_ids_reduce", "per_replica_write_error",
+    "per_replica_not_for_batches",
 ]
 
 

@@ -95,6 +95,9 @@ for value in (2**40, np.array([2**40 + 3]), np.array([0.1])):
         raise AssertionError(f"{value!r} was narrowed silently")
 assert tf.constant(np.array([2, 3])).dtype == tf.int32      # exact in 32 bits: fine
 assert tf.constant(np.array([0.5])).numpy()[0] == 0.5
+g = tf.random.Generator.from_seed(1)   # its state: six uint32 words instead of TF's int64 [3]
+assert g.state.shape == (6,) and float(g.normal([])) == np.float32(0.43842274)
+assert g.state.numpy().tolist() == [257, 0, 0, 0, 0, 0]
 print("ok")
 """
 

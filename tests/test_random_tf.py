@@ -317,7 +317,16 @@ def test_generator_state_is_a_variable_that_restores():
 def test_counter_carries_across_words():
     g = tf.random.Generator.from_state([2 ** 64 - 256, 7, 1], "philox")
     g.normal([1])
-    assert g.state.numpy().tolist() == [0, 0, 8, 0, 1, 0]
+    assert g.state.numpy().tolist() == [0, 8, 1]   # TF 2.21 prints the same
+    # TF's layout, name and dtype (TF 2.21's repr):
+    assert repr(g.state) == "<tf.Variable 'StateVar:0' shape=(3,) dtype=int64, numpy=array([0, 8, 1])>"
+
+
+def test_skip_and_split_states_as_tensorflow():
+    # TF 2.21: skip returns the state before skipping; split's generators have TF's keys.
+    g = tf.random.Generator.from_seed(5)
+    assert repr(g.skip(3)) == "<tf.Tensor: shape=(3,), dtype=int64, numpy=array([5, 0, 0])>"
+    assert g.split(2)[0].state.numpy().tolist() == [0, 0, -8436672678066914217]
 
 
 def test_philox_known_answers():

@@ -12,6 +12,7 @@ left behind in one (Keras 3's ``StatelessScope`` and flax nnx's state split are
 the models).
 """
 import threading
+import weakref
 
 import jax
 import numpy as np
@@ -28,6 +29,7 @@ class _Local(threading.local):
         self.name_counts = {}
         self.known = {}        # tensor id -> its value known while tracing (see known_value)
         self.recorders = []    # active GradientTapes / ForwardAccumulators, innermost last
+        self.distribution = (None, None)  # tf.distribute: (strategy in scope, replica id or None)
 
 
 _local = _Local()
@@ -155,6 +157,9 @@ def read(v):
 
 def write(v, x):
     """Assigns ``x`` to ``v``: in the innermost scope, else to its storage."""
+    strategy, replica = _local.distribution
+    if replica is not None and v._sharding is not None and v._kind != RNG:
+        raise ValueError(_REPLICA_WRITE.format(name=v.name, n=strategy.num_replicas_in_sync))
     s = _local.scope
     if s is None:
         store(v, x)
@@ -196,6 +201,52 @@ def initialize(v, x):
         if v._id in s.values and v._id not in s.written:
             s.values[v._id] = v._stored
         s = s.parent
+
+
+_REPLICA_WRITE = (
+    "Cannot assign to the mirrored Variable '{name}' inside strategy.run running once per replica: "
+    "each of the {n} replicas would update it in turn, and tapejax does not aggregate the updates "
+    "across replicas as TensorFlow's optimizers do. strategy.run runs once per replica when none of "
+    "its arguments is a distributed batch: pass the batch from strategy.experimental_distribute_dataset "
+    "(then the step runs once, on the global batch), or update the Variable outside strategy.run.")
+
+
+def set_distribution(strategy, replica=None):
+    """Declares the tf.distribute context of this thread: the strategy whose scope is active
+    (None: the default) and, inside ``strategy.run`` running once per replica, which replica
+    runs (None: cross-replica, or one program for all replicas). Returns the previous one."""
+    previous, _local.distribution = _local.distribution, (strategy, replica)
+    return previous
+
+
+def distribution():
+    """(strategy, replica id or None) of this thread (see ``set_distribution``)."""
+    return _local.distribution
+
+
+def distribution_key():
+    """What a trace depends on of the distribution context: (strategy id, replica id) while one
+    replica of a strategy runs, else None."""
+    strategy, replica = _local.distribution
+    return None if replica is None else (id(strategy), replica)
+
+
+_replica_local = weakref.WeakKeyDictionary()   # strategy -> {Variable id: Variable}
+
+
+def replica_local(v):
+    """Declares ``v`` (created in a strategy's scope) state of which each replica has its own copy,
+    in lockstep: inside ``strategy.run`` running once per replica, every replica starts from the
+    value ``v`` had when the run began (a random generator's state, as TF's mirrored copies)."""
+    strategy = _local.distribution[0]
+    if strategy is not None:
+        _replica_local.setdefault(strategy, weakref.WeakValueDictionary())[v._id] = v
+
+
+def replica_locals(strategy):
+    """The live Variables declared with ``replica_local`` in ``strategy``'s scope."""
+    d = _replica_local.get(strategy)
+    return list(d.values()) if d else []
 
 
 def set_placement(fn):

@@ -283,7 +283,8 @@ def _split_args(args, kwargs):
     """
     leaves, tree = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_arg_is_leaf)
     vals, tensors, var_args = [], [], []
-    key, tkey = [tree], []
+    # One replica of a strategy running alone traces its own program (its random draws differ).
+    key, tkey = [tree, _state.distribution_key()], []
     first = {}   # Variable id -> its first argument position: f(v, v) is not traced as f(v, w)
     for x in leaves:
         if type(x) is Tensor:
