@@ -487,6 +487,7 @@ _tile3 = _op(lambda x: jnp.concatenate([x, x, x], axis=-1), "grayscale_to_rgb")
 _add_delta = _op(lambda x, d: x + d.astype(x.dtype), "adjust_brightness")
 _contrast = _op(lambda x, f: (x - jnp.mean(x, axis=(-3, -2), keepdims=True)) * f.astype(x.dtype)
                 + jnp.mean(x, axis=(-3, -2), keepdims=True), "AdjustContrastv2")
+_contrast.no_gradient = True   # as in TF: tape.gradient through adjust_contrast raises LookupError
 
 
 def adjust_brightness(image, delta):

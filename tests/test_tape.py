@@ -1160,3 +1160,20 @@ def test_explain_target_outside_block_and_used_tape():
         y = x * x
     tape.gradient(y, x)
     _explained(tape, y, x, "used", "persistent=True")
+
+
+def test_op_without_tf_gradient_raises_lookup_error():
+    # TF 2.21 (autodiff guide): AdjustContrastv2 has no registered gradient.
+    image = tf.Variable([[[0.5, 0.0, 0.0]]])
+    delta = tf.Variable(0.1)
+    with tf.GradientTape(persistent=True) as tape:
+        new_image = tf.image.adjust_contrast(image, delta)
+        other = image * 2.0
+    with pytest.raises(LookupError, match="^gradient registry has no entry for: AdjustContrastv2$"):
+        tape.gradient(new_image, [image, delta])
+    # off the path it is not differentiated, and the tape still works
+    assert float(tf.reduce_sum(tape.gradient(other, image))) == 6.0
+    x = tf.Variable(3.0)
+    with tf.GradientTape() as t:
+        y = x * x
+    assert float(t.gradient(y, x)) == 6.0

@@ -145,6 +145,8 @@ def _spec(n, reach, needed, slot):
         cmask.append(m)
         if m:
             out_slots.append(slot(o))
+    if n.op.no_gradient and any(gmask):
+        raise LookupError(f"gradient registry has no entry for: {n.op.name}")
     if n.custom is not None:
         return Spec(None, id(n), tuple(gmask), tuple(cmask), tuple(in_slots), tuple(out_slots), None)
     return Spec(n.op, n.static, tuple(gmask), tuple(cmask), tuple(in_slots), tuple(out_slots), tuple(keys))

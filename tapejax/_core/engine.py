@@ -43,7 +43,7 @@ class Op:
     """
 
     __slots__ = ("name", "fn", "vjp", "static", "n_args", "variadic", "_jfn", "same_dtype", "host",
-                 "explain", "__weakref__", "_sized", "_variants", "_limit", "_recent", "_evicted")
+                 "explain", "no_gradient", "__weakref__", "_sized", "_variants", "_limit", "_recent", "_evicted")
 
     def __init__(self, fn, vjp=None, name=None, static=(), jit=True):
         self.name = name or getattr(fn, "__name__", "op")
@@ -52,6 +52,7 @@ class Op:
         # to fold shape arithmetic while tracing (see _fold).
         self.host = None
         self.explain = None      # (shapes, static) -> TensorFlow's message for bad arguments (_op_error)
+        self.no_gradient = False  # TF registers no gradient for it: differentiating raises LookupError
         self.fn = fn
         self.vjp = vjp
         self.static = tuple(static)
