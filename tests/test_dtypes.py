@@ -106,3 +106,14 @@ def test_opting_out_of_64_bit_mode_never_truncates_silently():
     env = dict(os.environ, TAPEJAX_ENABLE_X64="0")
     r = subprocess.run([sys.executable, "-c", _OPT_OUT], env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-2000:]
+
+
+def test_ops_of_python_numbers_compute_in_tf_default_dtypes():
+    # TF 2.21 (tutorials/customization/basics): Python numbers become int32/float32 tensors,
+    # also with JAX's 64-bit mode on.
+    assert str(tf.math.add(1, 2)) == "tf.Tensor(3, shape=(), dtype=int32)"
+    assert str(tf.math.square(5)) == "tf.Tensor(25, shape=(), dtype=int32)"
+    assert str(tf.math.square(2) + tf.math.square(3)) == "tf.Tensor(13, shape=(), dtype=int32)"
+    assert tf.add(1., 2.).dtype == tf.float32
+    assert tf.maximum(1, 3).dtype == tf.int32
+    assert tf.math.multiply(2 ** 40, 2).numpy() == 2 ** 41     # too big for int32: int64, exact

@@ -33,7 +33,7 @@ def test_repr_and_str_arrays():
 def test_format_and_print_in_fstrings():
     x = tf.constant(2.5)
     assert f"{x:.2f}" == "2.50"
-    assert f"{x}" == str(x)
+    assert f"{x}" == "2.5"   # TF 2.21: the NumPy value, not str(x)
 
 
 def test_variable_repr():
@@ -408,3 +408,13 @@ def test_boolean_mask_errors():
 
     with pytest.raises(ValueError, match=r"tf.where\(mask, tensor"):
         f(x)
+
+
+def test_format_is_numpy_format_as_tf_eager_tensors():
+    # TF 2.21: f"{t}" formats an EagerTensor's NumPy value; Variables format as their repr.
+    t = tf.size(tf.zeros([3, 4]))
+    assert f"Size: {t}" == "Size: 12"
+    assert f"{tf.constant([1.5, 2])}" == "[1.5 2. ]"
+    assert f"{tf.constant(2.5):.2f}" == "2.50"
+    assert "{}".format(tf.constant(["a"])) == "[b'a']"
+    assert f"{tf.Variable(3.)}" == "<tf.Variable 'Variable:0' shape=() dtype=float32, numpy=3.0>"

@@ -182,6 +182,7 @@ def apply(op, args, static):
     jax_autodiff = False
     given = static
     jfn = op._jfn
+    n_python = 0
     try:
         for a in args:
             if type(a) is Tensor:  # the common case, inline: this loop runs for every eager op
@@ -194,6 +195,11 @@ def apply(op, args, static):
                 ins.append(t)
                 vals.append(v)
                 jax_autodiff = jax_autodiff or is_jax_autodiff(v)
+                n_python += type(v) in (float, int, bool)
+        if n_python and n_python == len(vals):
+            # Only Python numbers: TF converts each to a tensor of its default dtype (int32,
+            # float32), where JAX would compute in its own (int64 and float64 in 64-bit mode).
+            vals = [_python_default_dtype(v) for v in vals]
         if static:
             static = {k: freeze(v) for k, v in static.items()}
         out = jfn(*vals, **static)

@@ -376,6 +376,12 @@ class Tensor(_TensorBase):
 
     __slots__ = ("_value", "_id", "__weakref__")
 
+    def __format__(self, spec):
+        """As TF's eager tensors: formatted as the NumPy value (``f"{tf.size(x)}"`` is ``12``)."""
+        if is_tracer(self._value):
+            return format(str(self), spec)
+        return format(self.numpy(), spec)
+
     def __init__(self, value, _id=None):
         self._value = value
         self._id = next(_ids) if _id is None else _id
