@@ -28,7 +28,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import _dtypes, _state, errors
+from . import _dtypes, _host, _state, errors
 from ._tensor import Tensor, _TensorBase, to_array, _contains_tensor, is_jax_autodiff, _python_default_dtype
 
 
@@ -329,9 +329,15 @@ def _is_text(a):
 
 def _host_apply(op, args, static):
     """An op on string tensors (NumPy object arrays of bytes on the host): the op's NumPy
-    implementation ``op.host``. Never recorded: strings carry no gradients, as in TensorFlow."""
+    implementation ``op.host`` (recorded for every call while a tf.function with string
+    arguments is traced: ``_host.call``). Never on a tape: strings carry no gradients, as in
+    TensorFlow."""
     if not any(_is_text(a) for a in args):
         return NotImplemented
+    return _host.call(op.name, _host_op, op, args, static)
+
+
+def _host_op(op, args, static):
     vals = [_host_value(a) for a in args]
     if op.same_dtype:
         for i, (a, v) in enumerate(zip(args, vals)):
