@@ -16,6 +16,10 @@ while tracing get concrete initial values: Keras layers, optimizers and metrics
 compute theirs eagerly, and a body that creates one from a value it computes is
 traced again under ``jax.ensure_compile_time_eval``.
 
+String arguments are not inputs of the XLA program: they are traced as placeholders
+(``HostValue``) and the string ops on them form a host program run before it on every call
+(``tapejax._host``); strings made from the program's values are computed after it.
+
 When a tape outside the call is recording, the whole call is one tape op. Its
 VJP re-runs the step under an internal GradientTape and runs tapejax's own
 backward pass, so custom gradients inside the function are honoured outside.
@@ -1612,7 +1616,9 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None, 
     ``tf.data`` iterator read inside advances on every call. Python side
     effects happen while tracing only; use ``tf.print`` to print each call.
     Python ``if``/``while``/``for`` on tensor values become staged control flow
-    (AutoGraph).
+    (AutoGraph). String tensors (arguments, ``tf.strings`` ops, outputs) are traced
+    once per shape, not per value, as in TensorFlow: their ops run on the host around
+    the XLA program (see ``tapejax._host``; what it cannot do raises, saying what to do).
 
     Args:
         func: the function; omitted when used as ``@tf.function(...)``.
