@@ -344,26 +344,32 @@ def _output_array(x):
 
 
 class _HostOut:
-    """A string output: a value of the trace's host program (``_host``), given per call."""
+    """An output computed by the trace's host program (``_host``), given per call: strings, or
+    numbers computed from them (whose size may then change from call to call)."""
 
-    __slots__ = ("ref", "shape")
+    __slots__ = ("ref", "shape", "dtype")
 
-    def __init__(self, value):
-        self.ref, self.shape = value.ref, value.spec
+    def __init__(self, ref, shape, dtype):
+        self.ref, self.shape, self.dtype = ref, shape, dtype
 
 
 class _Outputs:
     """Where a body's outputs go: array slots for tensors, the rest kept as Python values
     (string tensors too: constants, or values of the host program, ``_HostOut``)."""
 
-    def __init__(self, out):
+    def __init__(self, out, host=None):
         leaves, self.tree = jax.tree_util.tree_flatten(out, is_leaf=_arg_is_leaf)
         self.kinds = []
         arrays = []
         tensors = []
         for x in leaves:
             if type(x) is Tensor and x._value.dtype == object:
-                self.kinds.append(_HostOut(x._value) if type(x._value) is HostValue else x)
+                v = x._value
+                self.kinds.append(_HostOut(v.ref, v.spec, _dtypes.string) if type(v) is HostValue else x)
+                continue
+            ref = host.ref_of(x) if host is not None and type(x) is Tensor else None
+            if ref is not None and ref.index in host.shapes:   # numbers the host program computed
+                self.kinds.append(_HostOut(ref, x._value.shape, x.dtype))
                 continue
             a = _output_array(x)
             self.kinds.append(x if a is None else _Slot)
@@ -388,8 +394,7 @@ class _Outputs:
                 x = next(it)
                 leaves.append(x if isinstance(x, Tensor) else Tensor(x))
             elif type(k) is _HostOut:
-                leaves.append(TensorSpec(k.shape, _dtypes.string) if env is None else
-                              Tensor(env[k.ref.index]))
+                leaves.append(TensorSpec(k.shape, k.dtype) if env is None else Tensor(env[k.ref.index]))
             else:
                 leaves.append(k)
         return jax.tree_util.tree_unflatten(self.tree, leaves)
@@ -538,7 +543,7 @@ class ConcreteFunction:
                     tape.watch([t for t in arg_tensors if _engine._is_float_dtype(t._value.dtype)])
                     tape.watch([v for v in state if _engine._is_float_dtype(v._stored.dtype)])
                 out = self._function._converted_function()(*args, **kwargs)
-            outputs = _Outputs(out)
+            outputs = _Outputs(out, self._host)
         if tape is not None:
             outputs.arg_tensors = arg_tensors
         return outputs, scope
@@ -615,6 +620,8 @@ class ConcreteFunction:
             self._traced = None
             return
         closed, self._traced = self._traced.jaxpr, None
+        if self._host is not None:
+            self._host.prune(closed.jaxpr)
         old_don, old_keep, n_state = self._donate, self._keep, len(self._trace_state)
         self._donate = tuple(sorted(set(self._updated)))
         self._keep = tuple(i for i in range(n_state) if i not in self._donate)

@@ -85,7 +85,8 @@ class Program:
         self.nodes = []        # (name, fn, tree, leaves (Refs or constants), output Refs, late)
         self.examples = {}     # Ref -> its value in the call traced (while tracing only)
         self.tracers = {}      # id(tracer) -> (tracer, Ref): values crossing the XLA program's edge
-        self.expect = {}       # Ref index -> (shape, dtype) of a value the program gets by callback
+        self.shapes = {}       # Ref index -> (shape, dtype) of a value the program gets by callback
+        self.expect = {}       # those of them the program uses: checked on every call (see prune)
         self.late = set()      # indices of the values known only after the program ran
         self.late_inputs = []  # the program's values the host ops after it take (while tracing)
         self.late_refs = []    # their Ref indices
@@ -154,13 +155,28 @@ class Program:
             return Tensor(hv), r
         if late:
             raise TypeError(_LATE_NUMBERS.format(name=name))
-        self.expect[r.index] = (v.shape, v.dtype)
+        self.shapes[r.index] = self.expect[r.index] = (v.shape, v.dtype)
         t = jax.pure_callback(lambda: self._value(r.index), jax.ShapeDtypeStruct(v.shape, v.dtype))
         self.tracers[id(t)] = (t, r)
         return Tensor(t), r
 
     def _value(self, index):
-        return np.asarray(self.env[index])
+        v = np.asarray(self.env[index])
+        shape, dtype = self.shapes[index]
+        # A value of another size is one the program does not use (see prune): any value does.
+        return v if v.shape == shape else np.zeros(shape, dtype)
+
+    def prune(self, jaxpr):
+        """Keeps the size checks (``expect``) of the values the program uses only: a number
+        the function just returns comes from the host program, at any size."""
+        calls = [e for e in jaxpr.eqns if e.primitive.name == "pure_callback"]
+        if len(calls) != len(self.expect):   # some are inside branches or loops: keep every check
+            return
+        used = {v for e in jaxpr.eqns for v in e.invars if not hasattr(v, "val")}
+        used.update(v for v in jaxpr.outvars if not hasattr(v, "val"))
+        for index, e in zip(sorted(self.expect), calls):
+            if not any(v in used for v in e.outvars):
+                del self.expect[index]
 
     def done(self):
         """Ends the trace: the examples and tracers are not kept."""

@@ -175,6 +175,10 @@ def test_results_whose_size_depends_on_the_strings():
     split = tf.function(lambda s: tf.strings.split(s))
     assert _strings(split(tf.constant("a b c"))) == [b"a", b"b", b"c"]
     assert _strings(split(tf.constant("a b"))) == [b"a", b"b"]
+    decode = tf.function(lambda s: tf.strings.unicode_decode(s, "UTF-8"))   # numbers, returned
+    assert decode(tf.constant("héllo")).numpy().tolist() == [104, 233, 108, 108, 111]
+    assert decode(tf.constant("hi")).numpy().tolist() == [104, 105]
+    assert decode.experimental_get_tracing_count() == 1
     count = tf.function(lambda s: tf.size(tf.strings.split(s)))   # tf.size: computed per call
     assert int(count(tf.constant("a b c"))) == 3
     assert int(count(tf.constant("a b"))) == 2
@@ -303,10 +307,10 @@ def test_shapes_that_change_with_the_strings_raise():
     assert int(f(tf.constant("a b c"))) == 3
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"shape \(2,\).*traced with shape \(3,\).*Pad"):
         f(tf.constant("a b"))
-    decode = tf.function(lambda s: tf.strings.unicode_decode(s, "UTF-8"))
-    assert decode(tf.constant("héllo")).numpy().tolist() == [104, 233, 108, 108, 111]
+    double = tf.function(lambda s: tf.strings.unicode_decode(s, "UTF-8") * 2)   # the program takes them
+    assert double(tf.constant("héllo")).numpy().tolist() == [208, 466, 216, 216, 222]
     with pytest.raises(tf.errors.InvalidArgumentError, match="its size depends on the strings"):
-        decode(tf.constant("hi"))
+        double(tf.constant("hi"))
 
 
 def test_tape_outside_a_call_with_strings_raises():
