@@ -9,13 +9,16 @@ in NumPy (the tf.strings functions, and ops with a NumPy version such as ``tf.ad
 them on the examples and records them in the trace's :class:`Program`. Each call of the
 compiled function first runs the program on its own strings (in NumPy, on the host), then the
 XLA program: numbers computed from the strings (``tf.strings.length``,
-``tf.strings.to_number``) enter it through ``jax.pure_callback``. Strings the function
-returns come from the host program.
+``tf.strings.to_number``) enter it through ``jax.pure_callback``. String ops on values of the
+XLA program (``tf.strings.as_string(x * 2)``) take them as extra outputs of it and run after
+it. Strings (and numbers computed from strings) the function returns come from the host
+program.
 
-What cannot be recorded raises: strings computed from numbers of the compiled program
-(``tf.strings.as_string(x * 2)``), host ops whose result is not made of plain tensors (a
-``tf.strings.split`` of a batch gives a RaggedTensor), and any other use of a string argument's
-value (``.numpy()``, NumPy conversion).
+What cannot be recorded raises, saying what to do: host ops whose result is not made of
+plain tensors (a ``tf.strings.split`` of a batch gives a RaggedTensor), numbers computed from
+strings made after the program, strings made from values inside a branch or loop body, a
+size that changes with the strings and that the trace used (``.shape``) or that the program
+takes, and any other use of a string argument's value (``.numpy()``, NumPy conversion).
 """
 import threading
 
@@ -58,7 +61,7 @@ def _current_trace():
 
 
 class _Local(threading.local):
-    program = None    # the Program of the function being traced with string arguments
+    program = None    # the Program of the function being traced
 
 
 _local = _Local()
