@@ -321,3 +321,15 @@ def test_tape_outside_a_call_with_strings_raises():
         with pytest.raises(NotImplementedError, match="string arguments.*inside the function"):
             f(tf.constant("3"), x)
     assert float(f(tf.constant("3"), x)) == 6.0   # without a tape recording it
+
+
+def test_saved_model_of_a_function_of_strings_raises(tmp_path):
+    class Lengths(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([], tf.string)])
+        def f(self, s):
+            return tf.strings.length(s)
+
+    m = Lengths()
+    assert int(m.f(tf.constant("abc"))) == 3
+    with pytest.raises(ValueError, match="takes string tensors.*token ids"):
+        tf.saved_model.save(m, str(tmp_path / "m"))
