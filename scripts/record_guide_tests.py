@@ -20,7 +20,9 @@ TMP = tempfile.mkdtemp()
 # cell: (cells run before it, ignore numbers: False / True / "final" (see guide_harness))
 PLAN_FUNCTION = {
  2: ([], False), 3: ([], False), 4: ([3], False), 5: ([3], False),
+ 7: ([], False), 8: ([7], False), 9: ([7, 8], False),
  10: ([2], False), 11: ([], False), 12: ([], False), 13: ([], False), 14: ([], False), 15: ([], False),
+ 16: ([7], False), 17: ([7], False), 18: ([7, 16], False), 19: ([7, 16], False), 20: ([2, 7, 16], False),
  21: ([], False), 22: ([2, 21], False), 25: ([], "final"), 27: ([], False), 29: ([], True),
  30: ([], False), 31: ([], False), 32: ([31], False), 33: ([31, 32], False), 34: ([], False),
  35: ([], False), 36: ([], False), 37: ([], False), 38: ([], False), 39: ([], False), 40: ([2, 39], False),
@@ -88,9 +90,7 @@ FUNCTION_XFAIL = {
 FUNCTION_SKIP = {
  0: "license header", 1: "`import tensorflow as tf` (the tests bind tf to tapejax)",
  6: "timing benchmark of a 1x200x200x100 Conv2D: it only prints timings, and takes minutes on a 2-core CI machine",
- 7: "string tensors (tf.constant('a'))", 8: "string tensors", 9: "string tensors (a tf.string signature of `double`)",
- 16: "string tensors", 17: "string tensors", 18: "string tensors", 19: "string tensors", 20: "string tensors",
- 23: "needs a tf.Graph object (graph.as_graph_def()) and string tensors", 24: "string tensors and ConcreteFunction.inference_fn (a TF graph internal)",
+ 23: "needs a tf.Graph object (graph.as_graph_def())", 24: "ConcreteFunction.inference_fn (a TF graph internal)",
  26: "tf.autograph.to_code prints TensorFlow's generated graph code, an implementation detail",
  28: "needs a tf.Graph object (counts graph nodes)",
 }

@@ -600,7 +600,7 @@ class DistributedValues:
         self._values = tuple(values)
 
     def __str__(self):
-        body = ",\n".join(f"  {i}: {v}" for i, v in enumerate(self._values))
+        body = ",\n".join(f"  {i}: {v!s}" for i, v in enumerate(self._values))
         return f"{type(self).__name__}:{{\n{body}\n}}"
 
     def __repr__(self):

@@ -240,6 +240,12 @@ class _Traced:
 
     def __init__(self, fn, tree, leaves, avals, name):
         self.avals, self.name = avals, name
+        if any(_is_spec(x) and _spec_dtype(x) == object for x in leaves):
+            raise ValueError(
+                f"tf.saved_model.save: '{name}' takes string tensors, which a tapejax SavedModel cannot "
+                "hold: its programs are jax.export programs, which compute on numbers. Export a function "
+                "of the strings' numbers (token ids, tf.strings.to_number) and run the string ops before "
+                "calling it.")
         slots = [_Slot(x) if _is_spec(x) else x for x in leaves]
         self.conc = ConcreteFunction(fn, slots, tree, (), (), ())
         scopes = []

@@ -119,7 +119,7 @@ class SparseTensor:
         return SparseTensor(self._indices, new_values, self._shape)
 
     def __repr__(self):
-        return f"SparseTensor(indices={self.indices}, values={self.values}, dense_shape={self.dense_shape})"
+        return f"SparseTensor(indices={self.indices!s}, values={self.values!s}, dense_shape={self.dense_shape!s})"
 
     __str__ = __repr__
 

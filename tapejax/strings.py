@@ -18,8 +18,8 @@ import re
 import jax.numpy as jnp
 import numpy as np
 
-from ._core import dtypes as _dtypes
-from . import ops as _ops, errors as errors
+from . import errors, ops as _ops
+from ._core import dtypes as _dtypes, host as _host
 from ._staging.printing import _fmt
 from ._core.tensor import Tensor, _TensorBase, string_array
 from .ragged import RaggedTensor
@@ -475,6 +475,20 @@ def unicode_transcode(input, input_encoding, output_encoding, errors="replace", 
 __all__ = ["length", "lower", "upper", "strip", "substr", "regex_replace", "regex_full_match", "join",
            "reduce_join", "format", "to_number", "as_string", "split", "bytes_split", "unicode_split",
            "unicode_decode", "unicode_decode_with_offsets", "unicode_encode", "unicode_transcode"]
+
+
+
+def _staged(fn):
+    """``fn`` recorded for every call while a tf.function with string arguments is traced
+    (see tapejax._host)."""
+    @functools.wraps(fn)
+    def staged(*args, **kwargs):
+        return _host.call(f"tf.strings.{fn.__name__}", fn, *args, **kwargs)
+    return staged
+
+
+for _name in __all__:
+    globals()[_name] = _staged(globals()[_name])
 
 from ._missing import module_getattr as _module_getattr  # noqa: E402
 __getattr__ = _module_getattr(__name__)

@@ -136,6 +136,6 @@ def test_concrete_function_binds_python_arguments():
         square(tf.constant([10.0]), b=3)
     with pytest.raises(TypeError, match="missing a required argument: 'a'"):
         square()
-    with pytest.raises(tf.errors.InvalidArgumentError, match="expected to be a float32 tensor"):
+    with pytest.raises(tf.errors.InvalidArgumentError, match="expected to be a float tensor but is a int32 tensor"):
         square(tf.constant([1, 2]))
     assert power.experimental_get_tracing_count() == 1

@@ -9,16 +9,8 @@ Cells not run, and why:
 - cell 0: license header
 - cell 1: `import tensorflow as tf` (the tests bind tf to tapejax)
 - cell 6: timing benchmark of a 1x200x200x100 Conv2D: it only prints timings, and takes minutes on a 2-core CI machine
-- cell 7: string tensors (tf.constant('a'))
-- cell 8: string tensors
-- cell 9: string tensors (a tf.string signature of `double`)
-- cell 16: string tensors
-- cell 17: string tensors
-- cell 18: string tensors
-- cell 19: string tensors
-- cell 20: string tensors
-- cell 23: needs a tf.Graph object (graph.as_graph_def()) and string tensors
-- cell 24: string tensors and ConcreteFunction.inference_fn (a TF graph internal)
+- cell 23: needs a tf.Graph object (graph.as_graph_def())
+- cell 24: ConcreteFunction.inference_fn (a TF graph internal)
 - cell 26: tf.autograph.to_code prints TensorFlow's generated graph code, an implementation detail
 - cell 28: needs a tf.Graph object (counts graph nodes)
 """
@@ -58,6 +50,21 @@ def dense_layer(x, w, b):
   return add(tf.matmul(x, w), b)
 
 dense_layer(tf.ones([3, 2]), tf.ones([2, 2]), tf.ones([2]))''',
+    7: r'''@tf.function
+def double(a):
+  print("Tracing with", a)
+  return a + a
+
+print(double(tf.constant(1)))
+print()
+print(double(tf.constant(1.1)))
+print()
+print(double(tf.constant("a")))
+print()
+''',
+    8: r'''# This doesn't print 'Tracing with ...'
+print(double(tf.constant("b")))''',
+    9: r'''print(double.pretty_printed_concrete_signatures())''',
     10: r'''@tf.function(input_signature=(tf.TensorSpec(shape=[None], dtype=tf.int32),))
 def next_collatz(x):
   print("Tracing with", x)
@@ -182,6 +189,19 @@ class MangoWithTraceType(FruitWithTraceType):
 # Now if you try calling it again:
 get_mixed_flavor(AppleWithTraceType(), MangoWithTraceType()) # Traces a new concrete function
 get_mixed_flavor(AppleWithTraceType(), MangoWithTraceType()) # Re-uses the traced concrete function''',
+    16: r'''print("Obtaining concrete trace")
+double_strings = double.get_concrete_function(tf.constant("a"))
+print("Executing traced function")
+print(double_strings(tf.constant("a")))
+print(double_strings(a=tf.constant("b")))
+''',
+    17: r'''# You can also call get_concrete_function on an InputSpec
+double_strings_from_inputspec = double.get_concrete_function(tf.TensorSpec(shape=[], dtype=tf.string))
+print(double_strings_from_inputspec(tf.constant("c")))''',
+    18: r'''print(double_strings)''',
+    19: r'''print(double_strings.function_type)''',
+    20: r'''with assert_raises(tf.errors.InvalidArgumentError):
+  double_strings(tf.constant(1))''',
     21: r'''@tf.function
 def pow(a, b):
   return a ** b
@@ -562,6 +582,39 @@ array([[3., 3.],
        [3., 3.],
        [3., 3.]], dtype=float32)>
 ''',
+    7: r'''Tracing with Tensor("a:0", shape=(), dtype=int32)
+tf.Tensor(2, shape=(), dtype=int32)
+
+Tracing with Tensor("a:0", shape=(), dtype=float32)
+tf.Tensor(2.2, shape=(), dtype=float32)
+
+Tracing with Tensor("a:0", shape=(), dtype=string)
+tf.Tensor(b'aa', shape=(), dtype=string)
+
+''',
+    8: r'''tf.Tensor(b'bb', shape=(), dtype=string)
+''',
+    9: r'''Input Parameters:
+  a (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(), dtype=tf.int32, name=None)
+Output Type:
+  TensorSpec(shape=(), dtype=tf.int32, name=None)
+Captures:
+  None
+
+Input Parameters:
+  a (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(), dtype=tf.float32, name=None)
+Output Type:
+  TensorSpec(shape=(), dtype=tf.float32, name=None)
+Captures:
+  None
+
+Input Parameters:
+  a (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(), dtype=tf.string, name=None)
+Output Type:
+  TensorSpec(shape=(), dtype=tf.string, name=None)
+Captures:
+  None
+''',
     10: r'''Tracing with Tensor("x:0", shape=(None,), dtype=int32)
 tf.Tensor([4 1], shape=(2,), dtype=int32)
 Caught expected exception 
@@ -598,6 +651,25 @@ Executing
 ''',
     15: r'''<tf.Tensor: shape=(2,), dtype=int32, numpy=array([4, 6], dtype=int32)>
 ''',
+    16: r'''Obtaining concrete trace
+Executing traced function
+tf.Tensor(b'aa', shape=(), dtype=string)
+tf.Tensor(b'bb', shape=(), dtype=string)
+''',
+    17: r'''tf.Tensor(b'cc', shape=(), dtype=string)
+''',
+    18: r'''ConcreteFunction Input Parameters:
+  a (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(), dtype=tf.string, name=None)
+Output Type:
+  TensorSpec(shape=(), dtype=tf.string, name=None)
+Captures:
+  None
+''',
+    19: r'''(a: TensorSpec(shape=(), dtype=tf.string, name=None)) -> TensorSpec(shape=(), dtype=tf.string, name=None)
+''',
+    20: r'''Caught expected exception 
+  <class 'tensorflow.python.framework.errors_impl.InvalidArgumentError'>:
+''',
     21: r'''ConcreteFunction Input Parameters:
   a (POSITIONAL_OR_KEYWORD): TensorSpec(shape=<unknown>, dtype=tf.float32, name=None)
   b (POSITIONAL_OR_KEYWORD): Literal[2]
@@ -609,30 +681,28 @@ Captures:
     22: r'''Caught expected exception 
   <class 'TypeError'>:
 ''',
-    25: r'''[0.481531739 0.838623405 0.556571245 0.0363734961 0.814969659]
-[0.447469503 0.685079277 0.505429 0.0363574624 0.67232269]
-[0.419816732 0.594811559 0.466376066 0.0363414511 0.586505651]
-[0.396776021 0.533347249 0.435266614 0.0363254622 0.527377784]
-[0.377187043 0.487935573 0.409713298 0.0363094881 0.483374089]
-[0.360262096 0.452576399 0.388229221 0.0362935401 0.448941737]
-[0.345444888 0.424014509 0.369832635 0.0362776145 0.421028733]
-[0.332329661 0.400307029 0.353845328 0.0362617075 0.39779675]
-[0.32061252 0.380211622 0.339781374 0.0362458229 0.378062189]
-[0.31006068 0.362891227 0.32728222 0.0362299569 0.361023426]
-[0.300492287 0.347758174 0.316076607 0.036214117 0.346115142]
-[0.291763067 0.334385872 0.305955082 0.0361982957 0.332925797]
-[0.283756733 0.322456181 0.29675284 0.036182493 0.321147293]
-[0.276378453 0.311726123 0.288338184 0.0361667089 0.310543954]
-[0.269549936 0.302006602 0.280604571 0.0361509509 0.300931901]
-[0.263206 0.293147832 0.273464531 0.0361352116 0.29216522]
-[0.257291764 0.285029501 0.266845614 0.0361194909 0.284126461]
-[0.251760691 0.277553618 0.260687262 0.0361037925 0.276719928]
-[0.246573046 0.27063936 0.254938215 0.0360881127 0.269866586]
-[0.241694584 0.264219671 0.249555022 0.0360724553 0.26350069]
-[0.237095729 0.258238077 0.244500324 0.0360568166 0.257566929]
-[0.232750669 0.252646804 0.239741951 0.0360412039 0.252018362]
+    25: r'''[0.261089325 0.618561745 0.0876438618 0.514346242 0.469043136]
+[0.255314142 0.550125837 0.0874201357 0.473324656 0.437425882]
+[0.249907494 0.500614524 0.0871981159 0.440881699 0.411508501]
+[0.244831696 0.462600291 0.0869777799 0.414375 0.389752805]
+[0.240054265 0.432201147 0.0867591053 0.392181128 0.371147096]
+[0.235547 0.407159209 0.0865420774 0.37323904 0.354994655]
+[0.231285334 0.386057943 0.0863266587 0.356821626 0.340797603]
+[0.227247685 0.367956847 0.0861128569 0.342411369 0.328189284]
+[0.223415032 0.35220331 0.0859006345 0.329628468 0.316892862]
+[0.219770566 0.338328123 0.0856899694 0.318186879 0.306694746]
+[0.21629937 0.325983971 0.0854808465 0.307866573 0.297427207]
+[0.212988108 0.31490761 0.0852732584 0.298495 0.288956374]
+[0.209824845 0.304895163 0.0850671753 0.289934725 0.281173974]
+[0.206798851 0.295785934 0.0848625749 0.282074749 0.273991257]
+[0.203900456 0.287451446 0.0846594498 0.274824232 0.267334789]
+[0.201120928 0.279787451 0.08445777 0.26810804 0.261143118]
+[0.198452339 0.272708356 0.0842575282 0.2618635 0.255364388]
+[0.195887506 0.266143173 0.0840587 0.256037712 0.249954596]
+[0.193419859 0.260032386 0.083861284 0.250585765 0.244875968]
+[0.191043407 0.254325837 0.0836652517 0.245469213 0.240096]
 <tf.Tensor: shape=(5,), dtype=float32, numpy=
-array([0.22863688, 0.24740507, 0.23525201, 0.03602561, 0.24681501],
+array([0.18875262, 0.24898069, 0.08347059, 0.24065496, 0.2355864 ],
       dtype=float32)>
 ''',
     27: r'''Tracing for loop
@@ -667,13 +737,13 @@ fizz
 buzz
 ''',
     29: r'''<tf.Tensor: shape=(2, 3, 4), dtype=float32, numpy=
-array([[[0.48698318, 0.05373192, 0.64677   , 0.09899735],
-        [1.0436693 , 0.99123466, 0.99098635, 0.6263809 ],
-        [1.7421803 , 1.3284761 , 1.7749631 , 1.1543788 ]],
+array([[[0.68436193, 0.6676562 , 0.14428747, 0.08375406],
+        [1.4944286 , 1.4839301 , 0.19500875, 0.41415393],
+        [1.6886419 , 2.2716947 , 0.8180648 , 0.41645086]],
 
-       [[0.63184226, 0.5002291 , 0.6202413 , 0.69960845],
-        [0.7066499 , 1.2576058 , 1.3011326 , 1.3518399 ],
-        [1.6145322 , 1.2966315 , 1.3502688 , 1.8101844 ]]], dtype=float32)>
+       [[0.23463094, 0.87988603, 0.31630754, 0.57019866],
+        [0.42105198, 1.3039058 , 0.33992994, 1.3188751 ],
+        [0.8208873 , 1.8796138 , 0.7787553 , 1.6791034 ]]], dtype=float32)>
 ''',
     30: r'''Traced with 1
 Executed with 1
@@ -773,12 +843,20 @@ PLAN = {
     3: ([], False),
     4: ([3], False),
     5: ([3], False),
+    7: ([], False),
+    8: ([7], False),
+    9: ([7, 8], False),
     10: ([2], False),
     11: ([], False),
     12: ([], False),
     13: ([], False),
     14: ([], False),
     15: ([], False),
+    16: ([7], False),
+    17: ([7], False),
+    18: ([7, 16], False),
+    19: ([7, 16], False),
+    20: ([2, 7, 16], False),
     21: ([], False),
     22: ([2, 21], False),
     25: ([], 'final'),

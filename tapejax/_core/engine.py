@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import dtypes as _dtypes, state as _state
+from . import dtypes as _dtypes, host as _host, state as _state
 from .. import errors as errors
 from .cache import track_variants
 from .tensor import Tensor, _TensorBase, to_array, _contains_tensor, is_jax_autodiff, _python_default_dtype
@@ -206,15 +206,7 @@ def apply(op, args, static):
     except jax.errors.UnexpectedTracerError:
         raise _out_of_scope(ins) from None
     except (TypeError, ValueError) as e:
-        # Values JAX does not take (string tensors, RaggedTensor, SparseTensor): their own
-        # implementation of the op, if one claims them. The numeric path never comes here.
-        for d in dispatchers:
-            result = d(op, args, given)
-            if result is not NotImplemented:
-                return result
-        if len(vals) < len(args):
-            raise           # an argument that does not convert: its own error
-        raise _op_error(op, vals, static, e) from None
+        return _not_numeric(op, args, given, vals, static, e)
     if op._sized is not jfn or (op._variants >= 0 and jfn._cache_size() != op._variants):
         track_variants(op, jfn, vals, static)
     if jax_autodiff and not recorders:
@@ -223,12 +215,10 @@ def apply(op, args, static):
         # output's pytree). Tensors in (the tape, tf.function) still give Tensors.
         return out
     if isinstance(out, (tuple, list)):
-        wrapped = [None if o is None else Tensor(o) for o in out]
-        outs = [o for o in wrapped if o is not None]
-        result = tuple(wrapped) if isinstance(out, tuple) else wrapped
+        outs, result = _wrap_many(out)
     else:
-        outs = [Tensor(out)]
-        result = outs[0]
+        result = Tensor(out)
+        outs = [result]
     if _state._local.tracing:
         _state.name_traced(outs, op.name)
         if op.host is not None and len(outs) == 1:
@@ -238,6 +228,25 @@ def apply(op, args, static):
         keep = op.vjp is not None and type(result) is Tensor
         _record(recorders, op, static, ins, outs, ans=result if keep else None)
     return result
+
+
+def _not_numeric(op, args, given, vals, static, error):
+    """Values JAX does not take (string tensors, RaggedTensor, SparseTensor): their own
+    implementation of the op, if one claims them; else TF's error. The numeric path never
+    comes here."""
+    for d in dispatchers:
+        result = d(op, args, given)
+        if result is not NotImplemented:
+            return result
+    if len(vals) < len(args):
+        raise error     # an argument that does not convert: its own error
+    raise _op_error(op, vals, static, error) from None
+
+
+def _wrap_many(out):
+    """(the output Tensors, the op's result) of an op returning a tuple or list (None entries kept)."""
+    wrapped = [None if o is None else Tensor(o) for o in out]
+    return [o for o in wrapped if o is not None], (tuple(wrapped) if isinstance(out, tuple) else wrapped)
 
 
 def _op_error(op, vals, static, error):
@@ -315,9 +324,15 @@ def _is_text(a):
 
 def _host_apply(op, args, static):
     """An op on string tensors (NumPy object arrays of bytes on the host): the op's NumPy
-    implementation ``op.host``. Never recorded: strings carry no gradients, as in TensorFlow."""
+    implementation ``op.host`` (recorded for every call while a tf.function with string
+    arguments is traced: ``host.call``). Never on a tape: strings carry no gradients, as in
+    TensorFlow."""
     if not any(_is_text(a) for a in args):
         return NotImplemented
+    return _host.call(op.name, _host_op, op, args, static)
+
+
+def _host_op(op, args, static):
     vals = [_host_value(a) for a in args]
     if op.same_dtype:
         for i, (a, v) in enumerate(zip(args, vals)):

@@ -90,7 +90,7 @@ class IndexedSlices:
         return to_dense(self._values._value, self._indices._value, _static_shape(self._dense_shape))
 
     def __str__(self):
-        return f"IndexedSlices(indices={self._indices}, values={self._values}, dense_shape={self._dense_shape})"
+        return f"IndexedSlices(indices={self._indices!s}, values={self._values!s}, dense_shape={self._dense_shape!s})"
 
     __repr__ = __str__
 

@@ -36,6 +36,50 @@ def is_tracer(x):
     return isinstance(x, jax.core.Tracer)
 
 
+class HostValue:
+    """The value of a string tensor while a ``tf.function`` is traced, when it is known only
+    per call (a string argument, or computed from one), like a tracer's. ``example`` holds
+    the strings of the call being traced, which the tf.strings ops recorded for every call
+    compute on (see ``tapejax._host``); anything else converting it to NumPy raises, as for a
+    tracer. ``spec`` is the shape shown (None for an argument's unknown dimensions); reading
+    ``shape`` gives the example's and marks it ``used``: the trace then holds for that shape
+    only."""
+
+    __slots__ = ("ref", "example", "spec", "used", "known")
+    dtype = np.dtype(object)
+
+    def __init__(self, ref, example, spec=None):
+        self.ref = ref
+        self.example = example
+        self.spec = example.shape if spec is None else tuple(spec)
+        self.used = False
+        self.known = False   # the shape is the same in every call (an argument's, all dims known)
+
+    @property
+    def shape(self):
+        self.used = True
+        return self.example.shape
+
+    @property
+    def ndim(self):
+        return len(self.spec)
+
+    @property
+    def size(self):
+        return self.example.size if self.shape else 1
+
+    def __array__(self, dtype=None, copy=None):
+        raise NotImplementedError(_NUMPY_IN_TRACE.format(what="Converting a string tensor to NumPy"))
+
+    def __jax_array__(self):   # JAX refuses it before reading its shape (which would mark it used)
+        raise TypeError("A string tensor is not a JAX value: it is computed on the host.")
+
+
+def is_symbolic(x):
+    """Whether ``x`` (a Tensor's value) is not known while a function is traced."""
+    return isinstance(x, (jax.core.Tracer, HostValue))
+
+
 try:
     from jax._src.interpreters.ad import JVPTracer as _JVP, LinearizeTracer as _Linearize
     _AUTODIFF_TRACERS = frozenset((_JVP, _Linearize))
@@ -251,7 +295,7 @@ class _TensorBase:
         """TensorFlow's name of the device holding the value ('/job:localhost/replica:0/task:0/device:CPU:0');
         '' while a function is traced, as for TensorFlow's symbolic tensors."""
         v = self._value
-        if is_tracer(v):
+        if is_symbolic(v):
             return ""
         if isinstance(v, np.ndarray):  # a string tensor: host memory
             return _devices.device_name(jax.devices("cpu")[0])
@@ -263,7 +307,7 @@ class _TensorBase:
     def numpy(self):
         """The value as a numpy array (a numpy scalar for 0-d values), like TensorFlow."""
         v = self._value
-        if is_tracer(v):
+        if is_symbolic(v):
             raise _no_numpy()
         for f in export_listeners:
             f(self)
@@ -272,7 +316,7 @@ class _TensorBase:
 
     def __array__(self, dtype=None, copy=None):
         v = self._value
-        if is_tracer(v):
+        if is_symbolic(v):
             raise NotImplementedError(_NUMPY_IN_TRACE.format(what="Converting to a NumPy array"))
         for f in export_listeners:
             f(self)
@@ -284,7 +328,7 @@ class _TensorBase:
 
     def _concrete(self, what):
         v = self._value
-        if is_tracer(v):
+        if is_symbolic(v):
             known = _state.known_value(self)
             if known is not None and known.dtype != object:
                 return known     # a shape value: known while tracing, as in TensorFlow
@@ -334,12 +378,12 @@ class _TensorBase:
 
     def _fmt(self):
         v = self._value
-        if is_tracer(v):
+        if is_symbolic(v):
             return None
         return self.numpy()
 
     def __format__(self, spec):
-        if spec and self._value.ndim == 0 and not is_tracer(self._value):
+        if spec and self._value.ndim == 0 and not is_symbolic(self._value):
             return format(self.numpy(), spec)
         return format(str(self), spec)
 
@@ -389,13 +433,13 @@ class Tensor(_TensorBase):
     def __repr__(self):
         a = self._fmt()
         if a is None:  # a value being traced: TensorFlow's graph tensor repr
-            return f"<tf.Tensor '{self._traced_name()}' shape={self.shape} dtype={self.dtype.name}>"
+            return f"<tf.Tensor '{self._traced_name()}' shape={self._shown_shape()} dtype={self.dtype.name}>"
         return f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={_np_repr(a)}>"
 
     def __str__(self):
         a = self._fmt()
         if a is None:
-            return f'Tensor("{self._traced_name()}", shape={self.shape}, dtype={self.dtype.name})'
+            return f'Tensor("{self._traced_name()}", shape={self._shown_shape()}, dtype={self.dtype.name})'
         return f"tf.Tensor({_np_str(a)}, shape={self.shape}, dtype={self.dtype.name})"
 
     def eval(self):
@@ -403,6 +447,10 @@ class Tensor(_TensorBase):
 
     def _traced_name(self):
         return _state.traced_name(self) or "symbolic"
+
+    def _shown_shape(self):
+        v = self._value
+        return TensorShape(v.spec) if type(v) is HostValue else self.shape
 
 
 def _np_repr(a):

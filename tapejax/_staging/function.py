@@ -16,6 +16,10 @@ while tracing get concrete initial values: Keras layers, optimizers and metrics
 compute theirs eagerly, and a body that creates one from a value it computes is
 traced again under ``jax.ensure_compile_time_eval``.
 
+String arguments are not inputs of the XLA program: they are traced as placeholders
+(``HostValue``) and the string ops on them form a host program run before it on every call
+(``tapejax._host``); strings made from the program's values are computed after it.
+
 When a tape outside the call is recording, the whole call is one tape op. Its
 VJP re-runs the step under an internal GradientTape and runs tapejax's own
 backward pass, so custom gradients inside the function are honoured outside.
@@ -34,11 +38,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import cache as _cache, dtypes as _dtypes, engine as _engine, state as _state, variable as _variable
+from .._core import cache as _cache, dtypes as _dtypes, engine as _engine, host as _host, state as _state
+from .._core import variable as _variable
 from .. import errors
 from .._core.module import Module as _Module
 from .._core.state import pause_recording
-from .._core.tensor import Tensor, _TensorBase, TensorShape, to_array, is_tracer
+from .._core.tensor import HostValue, Tensor, _TensorBase, TensorShape, string_array, to_array, is_tracer
 from .._core.tape import GradientTape
 from . import autograph as _autograph
 
@@ -265,14 +270,6 @@ def _static_key(x):
     return (type(x), x)
 
 
-_STRINGS_IN_FUNCTION = (
-    "A tapejax.function {what}: a compiled function is one XLA program, and XLA computes "
-    "on numbers, while string tensors are NumPy arrays processed eagerly on the host. Run the "
-    "tf.strings ops outside the function (before calling it, or in the tf.data pipeline) and pass "
-    "numbers in and out (token ids, tf.strings.to_number), or run it eagerly with "
-    "tf.config.run_functions_eagerly(True).")
-
-
 def _split_args(args, kwargs):
     """(tensor values, tensors, Variable arguments, leaves, tree, cache key) of a call.
 
@@ -351,15 +348,34 @@ def _output_array(x):
     return None                      # None, strings and other Python objects stay as they are
 
 
-class _Outputs:
-    """Where a body's outputs go: array slots for tensors, the rest kept as Python values."""
+class _HostOut:
+    """An output computed by the trace's host program (``_host``), given per call: strings, or
+    numbers computed from them (whose size may then change from call to call)."""
 
-    def __init__(self, out):
+    __slots__ = ("ref", "shape", "dtype")
+
+    def __init__(self, ref, shape, dtype):
+        self.ref, self.shape, self.dtype = ref, shape, dtype
+
+
+class _Outputs:
+    """Where a body's outputs go: array slots for tensors, the rest kept as Python values
+    (string tensors too: constants, or values of the host program, ``_HostOut``)."""
+
+    def __init__(self, out, host=None):
         leaves, self.tree = jax.tree_util.tree_flatten(out, is_leaf=_arg_is_leaf)
         self.kinds = []
         arrays = []
         tensors = []
         for x in leaves:
+            if type(x) is Tensor and x._value.dtype == object:
+                v = x._value
+                self.kinds.append(_HostOut(v.ref, v.spec, _dtypes.string) if type(v) is HostValue else x)
+                continue
+            ref = host.ref_of(x) if host is not None and type(x) is Tensor else None
+            if ref is not None and ref.index in host.shapes:   # numbers the host program computed
+                self.kinds.append(_HostOut(ref, x._value.shape, x.dtype))
+                continue
             a = _output_array(x)
             self.kinds.append(x if a is None else _Slot)
             if a is not None:
@@ -373,13 +389,17 @@ class _Outputs:
         self.arrays = [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in self.arrays]
         self.tensors = None
 
-    def build(self, arrays):
+    def build(self, arrays, env=None):
+        """The outputs from the program's ``arrays`` and the host program's values ``env``
+        (None: specs, for signatures)."""
         it = iter(arrays)
         leaves = []
         for k in self.kinds:
             if k is _Slot:
                 x = next(it)
                 leaves.append(x if isinstance(x, Tensor) else Tensor(x))
+            elif type(k) is _HostOut:
+                leaves.append(TensorSpec(k.shape, k.dtype) if env is None else Tensor(env[k.ref.index]))
             else:
                 leaves.append(k)
         return jax.tree_util.tree_unflatten(self.tree, leaves)
@@ -465,6 +485,18 @@ class ConcreteFunction:
         self._shapes = shapes
         self._tree = tree
         self._n_args = sum(1 for x in self._leaves if type(x) is _Slot)
+        # String arguments (positions among the tensor arguments) are not inputs of the XLA
+        # program: the trace's host program (see tapejax._host) takes them, per call.
+        self._host_args = tuple(i for i, x in enumerate(x for x in self._leaves if type(x) is _Slot)
+                                if x.spec.dtype == _dtypes.string)
+        self._host = None
+        # With string arguments only their dimensions may be unknown (they are not in the XLA
+        # program); a trace whose program takes numbers computed from them by callback, of
+        # static shapes, serves only the shapes it was traced with (``_exact``: their key).
+        self._host_shapes = [shapes[i] for i in self._host_args] if shapes and self._host_args else None
+        self._exact = None
+        if self._host_args:
+            shapes = self._shapes = None
         self._n_var_args = len(var_args)
         self.captured = tuple(captured)
         state = list(var_args) + list(captured)
@@ -498,7 +530,13 @@ class ConcreteFunction:
         scope = _state.Scope(zip(state, state_vals), tracing=True)
         graph = self._function._graph_tape and tape is None
         recording = tape if tape is not None else _GraphTape() if graph else contextlib.nullcontext()
-        with scope, pause_recording():
+        host = contextlib.nullcontext()
+        if self._host is not None:
+            arg_vals = list(arg_vals)
+            for i, t in zip(self._host_args, self._host.arguments):
+                arg_vals.insert(i, t._value)
+            host = _host.recording(self._host)
+        with scope, pause_recording(), host:
             args, kwargs = _rebuild_args(self._leaves, self._tree, arg_vals, state[:self._n_var_args])
             for name, a in [*zip(self._function._params, args), *kwargs.items()]:
                 if type(a) is Tensor:
@@ -510,7 +548,7 @@ class ConcreteFunction:
                     tape.watch([t for t in arg_tensors if _engine.is_float_dtype(t._value.dtype)])
                     tape.watch([v for v in state if _engine.is_float_dtype(v._stored.dtype)])
                 out = self._function._converted_function()(*args, **kwargs)
-            outputs = _Outputs(out)
+            outputs = _Outputs(out, self._host)
         if tape is not None:
             outputs.arg_tensors = arg_tensors
         return outputs, scope
@@ -531,9 +569,10 @@ class ConcreteFunction:
         ctx = jax.ensure_compile_time_eval() if self._function._constants else contextlib.nullcontext()
         with ctx:
             outputs, scope = self._body(arg_vals, state, given)
+        if self._host is not None:
+            # Values the host ops after the program take: outputs of the program too.
+            outputs.arrays.extend(self._host.late_inputs)
         arrays = list(outputs.arrays)
-        if any(isinstance(a, np.ndarray) and a.dtype == object for a in arrays):
-            raise TypeError(_STRINGS_IN_FUNCTION.format(what="returned a string tensor"))
         outputs.forget_values()
         self._outputs, self._scope = outputs, scope
         self._updated = self._donate + tuple(i for i in self._keep if state[i]._id in scope.written)
@@ -549,6 +588,13 @@ class ConcreteFunction:
         Keras layers, optimizers and metrics create theirs concretely and never need that.
         """
         state = self._trace_state
+        # The host program: string ops on the string arguments, and on values of the program
+        # (tf.strings.as_string(x)); kept when the trace has any.
+        self._host = _host.Program()
+        if self._host_args:
+            for n, i in enumerate(self._host_args):
+                self._host.argument(string_array(arg_vals[i]), self._host_shapes and self._host_shapes[n])
+            arg_vals = [v for i, v in enumerate(arg_vals) if i not in self._host_args]
         if self._shapes is not None:
             arg_vals = _symbolic_specs(arg_vals, self._shapes)
         args = (arg_vals, [state[i]._stored for i in self._donate], [state[i]._stored for i in self._keep])
@@ -563,6 +609,10 @@ class ConcreteFunction:
             self._traced = self._jitted.trace(*args)
         scope, self._scope = self._scope, None
         self._checks = tuple(scope.checks)
+        if self._host.arguments or self._host.nodes:
+            self._host.done()
+        else:
+            self._host = None
         return scope
 
     def _finish(self):
@@ -571,10 +621,12 @@ class ConcreteFunction:
         jaxpr: a second trace would repeat the Python function's side effects, and TensorFlow
         traces once. The replay donates every assigned Variable; with unknown dimensions it is
         exported (``jax.export``) and compiled per size."""
-        if self._shapes is None and not set(self._updated) - set(self._donate):
+        if self._shapes is None and not set(self._updated) - set(self._donate) and self._host is None:
             self._traced = None
             return
         closed, self._traced = self._traced.jaxpr, None
+        if self._host is not None:
+            self._host.prune(closed.jaxpr)
         old_don, old_keep, n_state = self._donate, self._keep, len(self._trace_state)
         self._donate = tuple(sorted(set(self._updated)))
         self._keep = tuple(i for i in range(n_state) if i not in self._donate)
@@ -614,9 +666,11 @@ class ConcreteFunction:
                 return True
         return False
 
-    def _call(self, arg_vals, tensors, var_args):
+    def _call(self, arg_vals, tensors, var_args, env=None):
+        if self._host is not None and env is None:
+            return self._call_host(arg_vals, tensors, var_args)
         try:
-            return self._run(arg_vals, tensors, var_args)
+            return self._run(arg_vals, tensors, var_args, env)
         except jax.errors.JaxRuntimeError as e:
             # A tf.debugging assertion failed while the program ran: raise its TensorFlow error.
             error = _program_error(e)
@@ -624,14 +678,40 @@ class ConcreteFunction:
                 raise
             raise error from None
 
-    def _run(self, arg_vals, tensors, var_args):
+    def _call_host(self, arg_vals, tensors, var_args):
+        """A call of a trace with string arguments: its host program runs on them, then the
+        XLA program (which reads numbers the host program computed by callback)."""
+        host = self._host
+        if _engine.state.recorders and self._recorded(tensors, list(var_args) + list(self.captured)):
+            raise NotImplementedError(
+                f"A GradientTape is recording a call of tf.function {self._function.__name__}, which has "
+                "string arguments: tapejax cannot differentiate such a call from outside. Compute "
+                "the gradient inside the function, or pass the strings' numbers (tf.strings.to_number, "
+                "token ids) instead of strings.")
+        with host.lock:
+            host.env = env = host.run([arg_vals[i] for i in self._host_args])
+            try:
+                return self._call([v for i, v in enumerate(arg_vals) if i not in self._host_args], tensors,
+                                  var_args, env)
+            finally:
+                host.env = None
+
+    def _host_wait(self, outs, new_vals, env):
+        """Waits for the program's host callbacks, then runs the host ops after it."""
+        jax.block_until_ready((outs, new_vals))
+        if self._host.effects:
+            jax.effects_barrier()
+        if self._host.late_refs:
+            self._host.run_late(env, [np.asarray(x) for x in outs[len(outs) - len(self._host.late_refs):]])
+
+    def _run(self, arg_vals, tensors, var_args, env=None):
         state = list(var_args) + list(self.captured)
-        if _engine.state.recorders and self._recorded(tensors, state):
+        if _engine.state.recorders and env is None and self._recorded(tensors, state):
             return self._call_recorded(tensors, state)
         if _state._local.scope is not None:
             # Called inside a state scope (a custom_gradient forward pass, a tf.cond branch run
             # eagerly): the state comes from, and goes back to, that scope.
-            return self._call_in_scope(arg_vals, state)
+            return self._call_in_scope(arg_vals, state, env)
         don, seen = [], set()
         for i in self._donate:
             v = state[i]
@@ -642,6 +722,8 @@ class ConcreteFunction:
         keep = [state[i]._stored for i in self._keep]
         outs, new_vals = self._jitted(arg_vals, don, keep)
         del don
+        if env is not None:   # the host program's values must live until its callbacks ran
+            self._host_wait(outs, new_vals, env)
         # A buffer also returned, given to two Variables or forwarded from an input is held
         # elsewhere: it must not be donated next time.
         held = set(map(id, outs))
@@ -652,17 +734,19 @@ class ConcreteFunction:
         _state.store_outputs([state[i] for i in self._updated], new_vals, held)
         for check in self._checks:
             check()
-        return self._outputs.build(outs)
+        return self._outputs.build(outs, env)
 
-    def _call_in_scope(self, arg_vals, state):
+    def _call_in_scope(self, arg_vals, state, env=None):
         # The scope's values may be the Variables' own buffers: donate copies.
         outs, new_vals = self._jitted(arg_vals, [_copy(state[i]._value) for i in self._donate],
                                       [state[i]._value for i in self._keep])
+        if env is not None:
+            self._host_wait(outs, new_vals, env)
         for i, x in zip(self._updated, new_vals):
             state[i]._set(x)
         for check in self._checks:
             check()
-        return self._outputs.build(outs)
+        return self._outputs.build(outs, env)
 
     def __call__(self, *args, **kwargs):
         f = self._function
@@ -676,9 +760,9 @@ class ConcreteFunction:
                 if dt != want:
                     raise errors.InvalidArgumentError(
                         None, None, f"cannot compute {f.__name__} as input #{i}(zero-based) was expected "
-                        f"to be a {_dtypes.as_dtype(want).name} tensor but is a "
-                        f"{_dtypes.as_dtype(dt).name} tensor. Cast it first: tf.cast(x, tf.{_dtypes.as_dtype(want).name}).")
-            if not self._serves(key):
+                        f"to be a {_dtypes.c_name(want)} tensor but is a "
+                        f"{_dtypes.c_name(dt)} tensor. Cast it first: tf.cast(x, tf.{_dtypes.as_dtype(want).name}).")
+            if self._exact is not None and key != self._exact or not self._serves(key):
                 # Other shapes than this trace's (an unknown rank, a size 0): the function traces them.
                 return f(*args, **kwargs)
         return self._call(vals, tensors, var_args)
@@ -787,6 +871,18 @@ class ConcreteFunction:
     def __repr__(self):
         return f"<ConcreteFunction {self._signature_str()} at 0x{id(self):X}>"
 
+    @property
+    def function_type(self):
+        """The trace's signature, as TensorFlow's ``FunctionType`` prints it.
+
+        Example:
+            >>> import tapejax as tf
+            >>> f = tf.function(lambda a: a + a)
+            >>> print(f.get_concrete_function(tf.TensorSpec([], tf.string)).function_type)
+            (a: TensorSpec(shape=(), dtype=tf.string, name=None)) -> TensorSpec(shape=(), dtype=tf.string, name=None)
+        """
+        return FunctionType(self)
+
     def __str__(self):
         return "ConcreteFunction " + self.pretty_printed_signature()
 
@@ -870,6 +966,24 @@ class ConcreteFunction:
         return tuple(None if g is None else to_array(g) for g in grads)
 
 
+class FunctionType:
+    """The signature of a :class:`ConcreteFunction` (``function_type``): its ``str`` is
+    ``(a: TensorSpec(...)) -> TensorSpec(...)``, its ``repr`` the pretty-printed signature."""
+
+    def __init__(self, concrete):
+        self._concrete = concrete
+
+    @property
+    def output(self):
+        return self._concrete.structured_outputs
+
+    def __str__(self):
+        return self._concrete._signature_str()
+
+    def __repr__(self):
+        return self._concrete.pretty_printed_signature()
+
+
 def _signature_shapes(signature):
     """Per tensor argument of an input_signature with unknown dimensions, its shape (None for
     an unknown rank: traced per rank); None when every dimension is known."""
@@ -891,7 +1005,7 @@ def _type_str(x):
         dt = x.dtype.name if isinstance(x, TensorSpec) else _dtypes.as_dtype(x.dtype).name
         return f"TensorSpec(shape={'<unknown>' if shape is None else _shape_str(shape)}, dtype=tf.{dt}, name=None)"
     if isinstance(x, Tensor):
-        return _type_str(jax.ShapeDtypeStruct(x._value.shape, x._value.dtype))
+        return _type_str(TensorSpec(x.shape, x.dtype))
     if isinstance(x, (list, tuple)):
         name = "List" if isinstance(x, list) else "Tuple"
         return f"{name}[{', '.join(_type_str(e) for e in x)}]"
@@ -1157,18 +1271,23 @@ class Function:
         else:
             gkey = (key[0], tuple((s, dt, weak) for s, (_, dt, weak) in zip(shapes, key[1])))
         conc = self._cache.get(gkey)
+        if conc is not None and conc._exact is not None and conc._exact != key:
+            gkey, shapes = key, None   # a trace of strings for its shapes only: trace these
+            conc = self._cache.get(key)
         traced = conc is None
         if traced:
             before, known = _cache.resident_bytes(), set(self._variables)
             try:
                 conc = self._new_concrete(vals, var_args, leaves, tree, gkey, shapes)
             except Exception:
-                if shapes is None:
-                    raise
+                if shapes is None or any(dt == object for _, dt, _ in key[1]):
+                    raise   # (string arguments' unknown dimensions need no sizes)
                 # Some op needs the sizes (or the program cannot be exported): trace per shape.
                 self._symbolic = False
                 gkey = key
                 conc = self._cache.get(key) or self._new_concrete(vals, var_args, leaves, tree, key)
+            if gkey != key and conc._host is not None and (conc._host.expect or conc._host.shape_used):
+                conc._exact = key
         if gkey != key:
             if len(self._aliases) >= 1024:
                 self._aliases.clear()
@@ -1202,9 +1321,18 @@ class Function:
         differed unknown, and every call that fits it reuses that trace.
         """
         static, tkey = key
+        sizes = [shape for shape, _, _ in tkey]
+        if any(dt == object for _, dt, _ in tkey):
+            # String arguments: only their unknown dimensions (an input_signature's) stay unknown.
+            if self._sig_shapes is None or len(self._sig_shapes) != len(sizes):
+                return key, None
+            shapes = [s if dt == object and s is not None else c
+                      for s, c, (_, dt, _) in zip(self._sig_shapes, sizes, tkey)]
+            if shapes == sizes:
+                return key, None
+            return (static, tuple((tuple(s), dt, weak) for s, (_, dt, weak) in zip(shapes, tkey))), shapes
         if not self._symbolic or (self._sig_shapes is None and not self._reduce_retracing):
             return key, None
-        sizes = [shape for shape, _, _ in tkey]
         if self._sig_shapes is not None:
             if len(self._sig_shapes) != len(sizes):
                 return key, None
@@ -1242,7 +1370,9 @@ class Function:
         spec_shapes = {}   # id of the example tensor standing for a TensorSpec -> the spec's shape
 
         def example(s):
-            t = Tensor(jnp.zeros(tuple(1 if d is None else d for d in (s.shape or ())), s.dtype._np))
+            shape = tuple(1 if d is None else d for d in (s.shape or ()))
+            t = Tensor(string_array(np.full(shape, b"0", object)) if s.dtype == _dtypes.string
+                       else jnp.zeros(shape, s.dtype._np))
             if s.shape is not None:
                 spec_shapes[id(t)] = tuple(s.shape)
             return t
@@ -1253,6 +1383,8 @@ class Function:
             args, kwargs = _bind_signature(self.__name__, self._input_signature, self._params, args, kwargs)
         vals, tensors, var_args, leaves, tree, key = _split_args(args, kwargs)
         shapes = [spec_shapes.get(id(t), tuple(v.shape)) for t, v in zip(tensors, vals)]
+        if any(v.dtype == object for v in vals):   # strings: only their dimensions stay unknown
+            shapes = [s if v.dtype == object else tuple(v.shape) for s, v in zip(shapes, vals)]
         if self._input_signature is not None or not any(None in s for s in shapes):
             shapes = None   # the signature's own unknown dimensions, or none
         conc = self._cache.get(key) or self._cache.get(self._aliases.get(key))
@@ -1266,8 +1398,6 @@ class Function:
         """Traces a new signature. The state the body touches is found by tracing: a trace that
         captures Variables it was not given, creates Variables, or assigns Variables it was
         not told to donate is thrown away and traced again knowing them."""
-        if any(v.dtype == object for v in vals):
-            raise TypeError(_STRINGS_IN_FUNCTION.format(what="was given a string tensor"))
         first = self._trace_count == 0
         created_any = False
         # TensorFlow traces the body once when its Variables already exist: know the ones it can
@@ -1508,7 +1638,9 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None, 
     ``tf.data`` iterator read inside advances on every call. Python side
     effects happen while tracing only; use ``tf.print`` to print each call.
     Python ``if``/``while``/``for`` on tensor values become staged control flow
-    (AutoGraph).
+    (AutoGraph). String tensors (arguments, ``tf.strings`` ops, outputs) are traced
+    once per shape, not per value, as in TensorFlow: their ops run on the host around
+    the XLA program (see ``tapejax._host``; what it cannot do raises, saying what to do).
 
     Args:
         func: the function; omitted when used as ``@tf.function(...)``.

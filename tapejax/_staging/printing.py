@@ -4,9 +4,9 @@ import sys
 import jax
 import numpy as np
 
-from .._core.tensor import _TensorBase, is_tracer
+from .._core import host as _host, state as _state
+from .._core.tensor import HostValue, _TensorBase, is_tracer
 from . import function as _function
-from .._core import state as _state
 
 
 def _fmt(x, summarize):
@@ -29,18 +29,24 @@ def print_(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=Non
         # Inside a tapejax.function every print is part of the program: it prints per call.
         if _function.quiet():
             return None
-        arrays = [x._value if isinstance(x, _TensorBase) else None for x in inputs]
-        idx = [i for i, a in enumerate(arrays) if a is not None]
+        # Per input: a value of the program, a string of the call (read from the host program
+        # that runs before it), or text known now (Python values, string constants).
+        parts = [x._value if isinstance(x, _TensorBase) else str(x) for x in inputs]
+        for i, v in enumerate(parts):
+            if type(v) is HostValue:
+                parts[i] = _host.reader(v)
+            elif isinstance(v, np.ndarray) and v.dtype == object:
+                parts[i] = _fmt_array(v, summarize)
+        idx = [i for i, v in enumerate(parts) if not isinstance(v, str) and not callable(v)]
 
         def cb(*vals):
             it = iter(vals)
-            parts = []
-            for i, x in enumerate(inputs):
-                parts.append(_fmt_array(next(it), summarize) if i in idx else str(x))
-            stream.write(sep.join(parts) + end)
+            out = [_fmt_array(next(it), summarize) if i in idx else _fmt_array(v(), summarize) if callable(v)
+                   else v for i, v in enumerate(parts)]
+            stream.write(sep.join(out) + end)
 
         with _function.staged():
-            jax.debug.callback(cb, *[arrays[i] for i in idx], ordered=True)
+            jax.debug.callback(cb, *[parts[i] for i in idx], ordered=True)
         return None
     stream.write(sep.join(_fmt(x, summarize) for x in inputs) + end)
     return None

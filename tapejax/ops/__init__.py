@@ -11,11 +11,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import dtypes as _dtypes, state as _state
-from .. import errors as errors
+from .._core import dtypes as _dtypes, host as _host, state as _state
+from .. import errors
 from .._core.engine import freeze
 from .._core.tensor import (
-    Tensor, _TensorBase, to_array, is_tracer, from_numpy, _python_default_dtype, string_array,
+    HostValue, Tensor, _TensorBase, to_array, is_tracer, from_numpy, _python_default_dtype, string_array,
 )
 from ..extend import defop
 from .._core.engine import note_barrier, known_value
@@ -192,9 +192,9 @@ _allclose = defop(lambda a, b, rtol=1e-5, atol=1e-8, equal_nan=False: jnp.allclo
 
 # ---------------------------------------------------------------- the ops on NumPy
 # A string tensor holds a NumPy object array of bytes (JAX arrays hold numbers): these ops run
-# on the host for it, through the engine's fallback (see _engine._host_apply). While tracing,
+# on the host for it, through the engine's fallback (see _core.engine._host_apply). While tracing,
 # they also fold shape arithmetic (tf.zeros(tf.shape(x)[0] * 2): see _engine._fold).
-for _op, _host in [
+for _op, _numpy_fn in [
         (subtract, np.subtract), (multiply, np.multiply), (floordiv, np.floor_divide),
         (floormod, np.mod), (negative, np.negative), (maximum, np.maximum), (minimum, np.minimum),
         (_cast, lambda x, dtype: x.astype(dtype)),   # tf.cast refuses strings before this op
@@ -220,7 +220,7 @@ for _op, _host in [
         (_roll, lambda x, shift, axis: np.roll(x, shift, axis)),
         (_gather, lambda p, i, axis=0, batch_dims=0: _gather_fn(p, i, axis, batch_dims, np)),
         (_gather_nd, lambda p, i: p[tuple(np.moveaxis(i, -1, 0))])]:
-    _op.host = _host
+    _op.host = _numpy_fn
 
 
 # ---------------------------------------------------------------- helpers of the table
@@ -833,9 +833,19 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
     return Tensor(jnp.arange(vals[0], vals[1], vals[2], dtype=_dtypes.np_dtype(dtype)))
 
 
+def _per_call(v):
+    """Whether ``v`` is strings whose shape is known only per call (made by string ops from a
+    tf.function's string arguments, or an argument of unknown dimensions): their shape is then
+    computed on the host for each call (see tapejax._host)."""
+    return type(v) is HostValue and not v.known
+
+
 def shape(input, out_type=_dtypes.int32, name=None):
     """The shape of ``input`` as an int32 tensor (``tf.shape``)."""
-    return _shape_value(to_array(input).shape, out_type)
+    v = to_array(input)
+    if _per_call(v):
+        return _host.call("tf.shape", shape, input, out_type)
+    return _shape_value(v.shape, out_type)
 
 
 def _shape_value(dims, out_type):
@@ -856,8 +866,11 @@ def _shape_value(dims, out_type):
 
 def size(input, out_type=_dtypes.int32, name=None):
     """The number of elements of ``input`` as a tensor (``tf.size``)."""
+    v = to_array(input)
+    if _per_call(v):
+        return _host.call("tf.size", size, input, out_type)
     n = 1
-    for d in to_array(input).shape:
+    for d in v.shape:
         n = n * d
     return _shape_value(n, out_type)
 
