@@ -11,7 +11,7 @@ Example:
     >>> print(tape.gradient(y, x).numpy())
     12.0
 """
-from ._core.engine import Op, freeze
+from ._core.engine import Op, freeze  # freeze: static arguments made hashable, as ops receive them
 
 
 def defop(fn=None, *, vjp=None, name=None, static=(), jit=True):
