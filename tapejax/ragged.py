@@ -28,6 +28,7 @@ from . import ops as _ops, errors as errors
 from ._core.tensor import Tensor, TensorShape, _TensorBase, _Ref
 from .ops.normalize import INDEX as _INDEX
 from .ops.math_ops import _cast
+from .ops.nn_ops import _leaky_relu
 from .ops.array_ops import _concat as _concat_op, _tile as _tile_op
 from .extend import defop
 from .sparse import SparseTensor, _host_index, _index_tensor, _tensor
@@ -564,10 +565,10 @@ def stack(values, axis=0, name=None):
 _ELEMENTWISE = frozenset(getattr(_ops, n) for n in (
     "negative abs sign exp expm1 log log1p sqrt rsqrt square reciprocal floor ceil round sin cos tan asin "
     "acos atan sinh cosh tanh asinh acosh atanh sigmoid softplus softsign log_sigmoid erf erfc lgamma digamma "
-    "is_nan is_inf is_finite logical_not identity relu relu6 elu selu silu gelu leaky_relu add subtract "
+    "is_nan is_inf is_finite logical_not identity relu relu6 elu selu silu gelu add subtract "
     "multiply truediv floordiv floormod pow atan2 squared_difference divide_no_nan multiply_no_nan xlogy "
     "maximum minimum equal not_equal less less_equal greater greater_equal logical_and logical_or "
-    "logical_xor bitwise_and bitwise_or bitwise_xor invert select clip_by_value").split()) | {_cast}
+    "logical_xor bitwise_and bitwise_or bitwise_xor invert select clip_by_value").split()) | {_cast, _leaky_relu}
 
 
 def _segment_fn(data, ids, count, kind, n, mean_dtype):

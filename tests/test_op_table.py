@@ -58,3 +58,13 @@ def test_two_rows_cannot_publish_one_name():
     with pytest.raises(ValueError, match="tf.math.reduce_sum"):
         export("math.reduce_sum")(ops.reduce_mean)
     assert exports("math")["reduce_sum"] is ops.reduce_sum
+
+
+def test_ragged_dispatch_sees_the_rows_ops():
+    # TF's ragged dispatch keys on the op a row runs, reached through TensorFlow's function
+    rt = tf.ragged.constant([[-1.0, 2.0], [3.0]])
+    assert tf.nn.leaky_relu(rt, 0.5).to_list() == [[-0.5, 2.0], [3.0]]
+    assert tf.reduce_sum(rt, axis=1).numpy().tolist() == [1.0, 3.0]
+    assert tf.math.reduce_max(rt, axis=0).numpy().tolist() == [3.0, 2.0]
+    assert tf.tile(tf.ragged.constant([[1], [2, 3]]), [2, 1]).to_list() == [[1], [2, 3], [1], [2, 3]]
+    assert tf.cast(rt, tf.int32).to_list() == [[-1, 2], [3]]
