@@ -77,8 +77,8 @@ def doc_of(obj):
         doc = getattr(obj.fn, "__doc__", None)
         entry = _table_entry(obj)
         if not (doc and doc.strip()) and entry:
-            m = re.search(r"lambda (.*?), name=", entry)
-            summary = f"`lambda {m.group(1)}`" if m else "an op-table entry"
+            m = re.search(r"lambda (.*?)(?:, name=|,?\s*\Z)", entry, re.S)   # a row may span lines
+            summary = f"`lambda {' '.join(m.group(1).split())}`" if m else "an op-table entry"
             return f"Defined in the op table: {summary}.\n\n```python\n{entry}\n```"
     elif inspect.isclass(obj) or inspect.isroutine(obj):
         doc = obj.__doc__

@@ -23,34 +23,10 @@ from ._core.devices import device as device
 from . import config as config  # noqa: F401
 from . import version as version  # noqa: F401
 from . import autograph as autograph  # noqa: F401
-from .ops import (
-    constant as constant, convert_to_tensor as convert_to_tensor, zeros as zeros, ones as ones,
-    zeros_like as zeros_like, ones_like as ones_like, fill as fill, eye as eye, linspace as linspace,
-    range as range, shape as shape, size as size, rank as rank, cast as cast, where as where,
-    matmul as matmul, transpose as transpose, einsum as einsum, tensordot as tensordot, pad as pad,
-    concat as concat, stack as stack, unstack as unstack, split as split, add_n as add_n,
-    gather as gather, boolean_mask as boolean_mask, gather_nd as gather_nd, one_hot as one_hot,
-    argmax as argmax, argmin as argmin, norm as norm, clip_by_value as clip_by_value,
-    clip_by_norm as clip_by_norm, clip_by_global_norm as clip_by_global_norm,
-    stop_gradient as stop_gradient, identity as identity, reverse as reverse, roll as roll,
-    sort as sort, abs as abs, negative as negative, sign as sign, exp as exp, sqrt as sqrt,
-    square as square, sin as sin, cos as cos, tan as tan, tanh as tanh, sigmoid as sigmoid,
-    maximum as maximum, minimum as minimum, add as add, subtract as subtract, multiply as multiply,
-    divide as divide, truediv as truediv, floordiv as floordiv, pow as pow, equal as equal,
-    not_equal as not_equal, less as less, less_equal as less_equal, greater as greater,
-    greater_equal as greater_equal, logical_and as logical_and, logical_or as logical_or,
-    logical_not as logical_not, reshape_op as reshape, squeeze_op as squeeze,
-    expand_dims_op as expand_dims, tile_op as tile, broadcast_to_op as broadcast_to,
-    is_tensor as is_tensor, repeat as repeat, get_static_value as get_static_value,
-    meshgrid as meshgrid, IndexedSlices as IndexedSlices,
-)
+from .ops import exports as _exports
+from ._core.indexed_slices import IndexedSlices as IndexedSlices
+globals().update(_exports(""))   # tf.X of the op table: tf.reduce_sum, tf.matmul...
 from .ops.functional_ops import foldl as foldl, foldr as foldr, scan as scan, map_fn as map_fn
-from .math import (
-    reduce_sum as reduce_sum, reduce_mean as reduce_mean, reduce_max as reduce_max,
-    reduce_min as reduce_min, reduce_prod as reduce_prod, reduce_all as reduce_all,
-    reduce_any as reduce_any, reduce_logsumexp as reduce_logsumexp, cumsum as cumsum,
-    cumprod as cumprod,
-)
 from . import (
     dtypes as dtypes, math as math, nn as nn, linalg as linalg, random as random,
     debugging as debugging, errors as errors, autodiff as autodiff, experimental as experimental,

@@ -11,4 +11,6 @@ from ._core.dtypes import (
     int32 as int32, int64 as int64, uint8 as uint8, uint16 as uint16, uint32 as uint32,
     uint64 as uint64, bool as bool, complex64 as complex64, complex128 as complex128, string as string,
 )
-from .ops import cast as cast  # noqa: F401
+from .ops import exports as _exports
+
+globals().update(_exports("dtypes"))  # tf.dtypes.cast

@@ -11,7 +11,7 @@ Example:
     >>> print(tape.gradient(y, x).numpy())
     12.0
 """
-from ._core.engine import Op
+from ._core.engine import Op, freeze  # freeze: static arguments made hashable, as ops receive them
 
 
 def defop(fn=None, *, vjp=None, name=None, static=(), jit=True):
@@ -46,4 +46,4 @@ def defop(fn=None, *, vjp=None, name=None, static=(), jit=True):
     return Op(fn, vjp=vjp, name=name, static=static, jit=jit)
 
 
-__all__ = ["defop", "Op"]
+__all__ = ["defop", "Op", "freeze"]

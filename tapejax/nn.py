@@ -1,25 +1,11 @@
-"""tf.nn: activations, losses on logits, convolution and pooling (re-exports of the op table)."""
-from .ops import (
-    relu as relu, relu6 as relu6, elu as elu, selu as selu, gelu as gelu, silu as silu, swish as swish,
-    sigmoid as sigmoid, tanh as tanh, softplus as softplus, softsign as softsign, softmax as softmax,
-    log_softmax as log_softmax,
-    sparse_softmax_cross_entropy_with_logits as sparse_softmax_cross_entropy_with_logits,
-    softmax_cross_entropy_with_logits as softmax_cross_entropy_with_logits,
-    sigmoid_cross_entropy_with_logits as sigmoid_cross_entropy_with_logits, l2_loss as l2_loss,
-    bias_add as bias_add, conv2d as conv2d, max_pool2d as max_pool2d, avg_pool2d as avg_pool2d,
-    max_pool as max_pool, avg_pool as avg_pool, moments as moments, l2_normalize as l2_normalize,
-    compute_average_loss as compute_average_loss, top_k as top_k, max_pool3d as max_pool3d,
-    avg_pool3d as avg_pool3d, embedding_lookup as embedding_lookup,
-)
-from .ops import leaky_relu as _leaky_relu, multiply as _mul, where_op as _where, zeros_like as _zl
+"""tf.nn: activations, losses on logits, convolution and pooling: the op table's rows (``tapejax.ops``)
+and dropout."""
+from .ops import exports as _exports, multiply as _mul, where as _where
 from ._core.tensor import to_array as _to_array
 from . import random as random
 from ._core.tensor import Tensor
 
-
-def leaky_relu(features, alpha=0.2, name=None):
-    """``x if x > 0 else alpha * x``."""
-    return _leaky_relu(features, alpha=float(alpha))
+globals().update(_exports("nn"))
 
 
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
@@ -53,3 +39,6 @@ def scale_regularization_loss(regularization_loss):
         0.5
     """
     return regularization_loss if hasattr(regularization_loss, "_value") else Tensor(_to_array(regularization_loss))
+
+
+__all__ = sorted(_exports("nn")) + ["dropout", "scale_regularization_loss"]

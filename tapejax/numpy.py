@@ -20,7 +20,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._core.engine import Op, freeze
+from .extend import Op, freeze
 from ._core.tensor import _TensorBase
 
 _CACHE = {}

@@ -26,7 +26,10 @@ import numpy as np
 from ._core import dtypes as _dtypes, engine as _engine
 from . import ops as _ops, errors as errors
 from ._core.tensor import Tensor, TensorShape, _TensorBase, _Ref
-from .ops import _INDEX
+from .ops.normalize import INDEX as _INDEX
+from .ops.math_ops import _cast
+from .ops.nn_ops import _leaky_relu
+from .ops.array_ops import _concat as _concat_op, _tile as _tile_op
 from .extend import defop
 from .sparse import SparseTensor, _host_index, _index_tensor, _tensor
 
@@ -291,7 +294,7 @@ class RaggedTensor:
         m = (int(lengths.max()) if lengths.size else 0) if shape is None or shape[1] is None else shape[1]
         inner = list(values.shape[1:])
         fill = (_ops.zeros([1] + inner, values.dtype) if default_value is None
-                else _ops.broadcast_to_op(_tensor(default_value, values.dtype), [1] + inner))
+                else _ops.broadcast_to(_tensor(default_value, values.dtype), [1] + inner))
         pad_at = int(values.shape[0])
         rows = np.arange(n)[:, None]
         cols = np.arange(m)[None, :]
@@ -562,10 +565,10 @@ def stack(values, axis=0, name=None):
 _ELEMENTWISE = frozenset(getattr(_ops, n) for n in (
     "negative abs sign exp expm1 log log1p sqrt rsqrt square reciprocal floor ceil round sin cos tan asin "
     "acos atan sinh cosh tanh asinh acosh atanh sigmoid softplus softsign log_sigmoid erf erfc lgamma digamma "
-    "is_nan is_inf is_finite logical_not identity relu relu6 elu selu silu gelu leaky_relu add subtract "
+    "is_nan is_inf is_finite logical_not identity relu relu6 elu selu silu gelu add subtract "
     "multiply truediv floordiv floormod pow atan2 squared_difference divide_no_nan multiply_no_nan xlogy "
     "maximum minimum equal not_equal less less_equal greater greater_equal logical_and logical_or "
-    "logical_xor bitwise_and bitwise_or bitwise_xor invert where_op clip_by_value _cast").split())
+    "logical_xor bitwise_and bitwise_or bitwise_xor invert select clip_by_value").split()) | {_cast, _leaky_relu}
 
 
 def _segment_fn(data, ids, count, kind, n, mean_dtype):
@@ -591,8 +594,9 @@ def _segment_fn(data, ids, count, kind, n, mean_dtype):
 
 _segment = defop(_segment_fn, name="ragged_reduce", static=("kind", "n", "mean_dtype"))
 
-_REDUCTIONS = {_ops.reduce_sum: "sum", _ops.reduce_mean: "mean", _ops.reduce_max: "max",
-               _ops.reduce_min: "min", _ops.reduce_prod: "prod", _ops.reduce_any: "any", _ops.reduce_all: "all"}
+_REDUCTIONS = {_ops.reduce_sum.op: "sum", _ops.reduce_mean.op: "mean", _ops.reduce_max.op: "max",
+               _ops.reduce_min.op: "min", _ops.reduce_prod.op: "prod", _ops.reduce_any.op: "any",
+               _ops.reduce_all.op: "all"}
 
 
 def _reduce(op, rt, axis=None, keepdims=False):
@@ -697,9 +701,9 @@ def _dispatch(op, args, static):
         return _elementwise(op, args, static)
     if op in _REDUCTIONS:
         return _reduce(op, args[0], **static)
-    if op is _ops._concat:
+    if op is _concat_op:
         return _concat(list(args), static["axis"])
-    if op is _ops.tile:
+    if op is _tile_op:
         return _tile(args[0], static["multiples"])
     if op is _ops.identity:
         return args[0]

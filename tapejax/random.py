@@ -42,7 +42,8 @@ from ._core import dtypes as _dtypes, philox as _philox, state as _state
 from . import errors as errors
 from ._core.tensor import Tensor, _TensorBase, to_array, is_tracer as _is_tracer
 from ._core.variable import Variable
-from .ops import _static_shape, multiply, add, subtract
+from .ops import multiply, add, subtract
+from .ops.normalize import static_shape as _static_shape
 
 _MAXINT32 = 2 ** 31 - 1
 DEFAULT_GRAPH_SEED = 87654321

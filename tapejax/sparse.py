@@ -22,7 +22,7 @@ from jax.experimental import sparse as jsparse
 from ._core import dtypes as _dtypes
 from . import ops as _ops, errors as errors
 from ._core.tensor import Tensor, TensorShape, _TensorBase, _Ref
-from .ops import _INDEX
+from .ops.normalize import INDEX as _INDEX
 from .extend import defop
 
 
@@ -138,7 +138,7 @@ class SparseTensor:
         t = _tensor(other, self.dtype)
         if t.ndim == 0:
             return t
-        full = _ops.broadcast_to_op(t, self._shape.tolist())
+        full = _ops.broadcast_to(t, self._shape.tolist())
         return _ops.gather_nd(full, _index_tensor(self._indices))
 
     def __mul__(self, other):
@@ -333,9 +333,9 @@ def _reduce(sp, axis, keepdims, output_is_sparse, kind):
         present = np.flatnonzero(count)
         coords = np.stack(np.unravel_index(present, tuple(out_shape)), axis=1) if kept else np.zeros((len(present), 0))
         return SparseTensor(coords, _ops.gather(out, _index_tensor(present)), out_shape)
-    out = _ops.reshape_op(out, out_shape.tolist())
+    out = _ops.reshape(out, out_shape.tolist())
     if keepdims:
-        out = _ops.reshape_op(out, [1 if d in axes else int(s) for d, s in enumerate(sp._shape)])
+        out = _ops.reshape(out, [1 if d in axes else int(s) for d, s in enumerate(sp._shape)])
     return out
 
 

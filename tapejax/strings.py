@@ -20,6 +20,7 @@ import numpy as np
 
 from . import errors, ops as _ops
 from ._core import dtypes as _dtypes, host as _host
+from .ops.normalize import INDEX as _INDEX
 from ._staging.printing import _fmt
 from ._core.tensor import Tensor, _TensorBase, string_array
 from .ragged import RaggedTensor
@@ -248,7 +249,7 @@ def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
         if inputs.ragged_rank != 1 or axis not in (1, -1):
             raise ValueError("tapejax joins a RaggedTensor's rows (axis=-1) of one ragged dimension.")
         out = _strings([sep.join(r) for r in inputs.to_list()])
-        return _ops.expand_dims_op(out, -1) if keepdims else out
+        return _ops.expand_dims(out, -1) if keepdims else out
     a = _text(inputs)
     if axis is None:
         out = np.empty((), object)
@@ -429,7 +430,7 @@ def unicode_decode_with_offsets(input, input_encoding, errors="replace", replace
         codes.append([ord(c) for c in text])
         offsets.append(np.cumsum([0] + [builtin_len(c.encode(enc)) for c in text[:-1]]).tolist() if text else [])
     return (_split_result(codes, a.shape, lambda flat: _numbers(flat, np.int32)),
-            _split_result(offsets, a.shape, lambda flat: _numbers(flat, _ops._INDEX)))
+            _split_result(offsets, a.shape, lambda flat: _numbers(flat, _INDEX)))
 
 
 def unicode_encode(input, output_encoding, errors="replace", replacement_char=65533, name=None):

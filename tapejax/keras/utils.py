@@ -43,7 +43,7 @@ def to_categorical(x, num_classes=None):
     """
     if _ops.is_tensor(x):
         if x.shape.rank and x.shape.rank > 1 and x.shape[-1] == 1:
-            x = _ops.squeeze_op(x, axis=-1)
+            x = _ops.squeeze(x, axis=-1)
         x = _ops.cast(x, "int32")
         if num_classes is None:
             num_classes = int(reduce_max(x)) + 1

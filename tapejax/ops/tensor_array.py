@@ -385,7 +385,7 @@ class TensorArray:
             if b.ndim < 2:
                 raise errors.InvalidArgumentError(
                     None, None, "Concat saw a scalar shape at index 0 but requires at least vectors.")
-            return _ops.reshape_op(b, [-1] + list(b.shape[2:]))
+            return _ops.reshape(b, [-1] + list(b.shape[2:]))
         parts = [self._zero(i) if e is None else e for i, e in enumerate(self._elems)]
         for i, p in enumerate(parts):
             if p.ndim == 0:

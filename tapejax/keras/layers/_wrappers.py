@@ -242,9 +242,9 @@ class TimeDistributed(Layer):
             if mshape[:2] != (batch, time):
                 raise ValueError(f"`TimeDistributed` Layer should be passed a `mask` of shape ({batch}, {time}, "
                                  f"...), received: mask.shape={mshape}")
-            kw["mask"] = _ops.reshape_op(mask, (batch * time,) + mshape[2:])
-        y = self.layer(_ops.reshape_op(inputs, (batch * time,) + shape[2:]), **kw)
-        return jax.tree_util.tree_map(lambda t: _ops.reshape_op(t, (batch, time) + tuple(t.shape)[1:]), y,
+            kw["mask"] = _ops.reshape(mask, (batch * time,) + mshape[2:])
+        y = self.layer(_ops.reshape(inputs, (batch * time,) + shape[2:]), **kw)
+        return jax.tree_util.tree_map(lambda t: _ops.reshape(t, (batch, time) + tuple(t.shape)[1:]), y,
                                       is_leaf=_ops.is_tensor)
 
     def get_config(self):

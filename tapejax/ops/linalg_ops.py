@@ -1,0 +1,76 @@
+"""Linear-algebra rows of the op table: products, contractions, decompositions, norms."""
+import jax.numpy as jnp
+import numpy as np
+
+from ..extend import defop
+from . import normalize
+from .namespaces import export
+
+_matmul = defop(lambda a, b, transpose_a=False, transpose_b=False: jnp.matmul(jnp.swapaxes(a, -1, -2) if transpose_a else a, jnp.swapaxes(b, -1, -2) if transpose_b else b), name="matmul", static=("transpose_a", "transpose_b"))
+_tensordot = defop(lambda a, b, axes: jnp.tensordot(a, b, axes), name="tensordot", static=("axes",))
+_einsum = defop(lambda *xs, equation: jnp.einsum(equation, *xs), name="einsum", static=("equation",))
+_solve = defop(jnp.linalg.solve, name="solve")
+_norm = defop(lambda x, ord="euclidean", axis=None, keepdims=False: _norm_fn(x, ord, axis, keepdims), name="norm", static=("ord", "axis", "keepdims"))
+inv = export("linalg.inv")(defop(jnp.linalg.inv, name="inv"))
+det = export("linalg.det")(defop(jnp.linalg.det, name="det"))
+logdet = export("linalg.logdet")(defop(lambda x: jnp.linalg.slogdet(x)[1], name="logdet"))
+cholesky = export("linalg.cholesky")(defop(jnp.linalg.cholesky, name="cholesky"))
+trace = export("linalg.trace")(defop(lambda x: jnp.trace(x, axis1=-2, axis2=-1), name="trace"))
+diag_part = export("linalg.diag_part")(defop(lambda x: jnp.diagonal(x, axis1=-2, axis2=-1), name="diag_part"))
+diag = export("linalg.diag")(defop(lambda x: x[..., :, None] * jnp.eye(x.shape[-1], dtype=x.dtype), name="diag"))
+matrix_transpose = export("linalg.matrix_transpose", "linalg.transpose")(
+    defop(lambda x: jnp.swapaxes(x, -1, -2), name="matrix_transpose"))
+matvec = export("linalg.matvec")(defop(lambda a, b: jnp.einsum("...ij,...j->...i", a, b), name="matvec"))
+
+
+@export("matmul", "linalg.matmul")
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False,
+           b_is_sparse=False, output_type=None, name=None):
+    """Matrix product of ``a`` and ``b`` (batched over leading dimensions).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.matmul([[1.0, 2.0]], [[3.0], [4.0]]).numpy()
+        array([[11.]], dtype=float32)
+    """
+    return _matmul(a, b, transpose_a=bool(transpose_a or adjoint_a), transpose_b=bool(transpose_b or adjoint_b))
+
+
+@export("einsum", "linalg.einsum")
+def einsum(equation, *inputs, **kwargs):
+    """``tf.einsum(equation, *inputs)``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.einsum('ij,j->i', [[1.0, 2.0]], [3.0, 4.0]).numpy()
+        array([11.], dtype=float32)
+    """
+    return _einsum(*inputs, equation=equation)
+
+
+@export("tensordot", "linalg.tensordot")
+def tensordot(a, b, axes, name=None):
+    """Tensor contraction of ``a`` and ``b`` over ``axes`` (``tf.tensordot``)."""
+    return _tensordot(a, b, axes=axes)
+
+
+@export("linalg.solve")
+def solve(matrix, rhs, adjoint=False, name=None):
+    """Solves ``matrix @ x = rhs`` for ``x`` (``tf.linalg.solve``)."""
+    return _solve(matrix_transpose(matrix) if adjoint else matrix, rhs)
+
+
+@export("norm", "linalg.norm")
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
+    """Vector or matrix norm (``tf.norm``); 'euclidean' by default."""
+    return _norm(tensor, ord=ord, axis=normalize.axis(axis), keepdims=bool(keepdims))
+
+
+def _norm_fn(x, ord, axis, keepdims):
+    if ord in ("euclidean", 2, 2.0, "fro") and (axis is None or isinstance(axis, int) or ord == "fro"):
+        return jnp.sqrt(jnp.sum(x * x, axis=axis, keepdims=keepdims))
+    if ord in (1, 1.0) and (axis is None or isinstance(axis, int)):
+        return jnp.sum(jnp.abs(x), axis=axis, keepdims=keepdims)
+    if ord == np.inf and (axis is None or isinstance(axis, int)):
+        return jnp.max(jnp.abs(x), axis=axis, keepdims=keepdims)
+    return jnp.linalg.norm(x, ord=None if ord == "euclidean" else ord, axis=axis, keepdims=keepdims)
