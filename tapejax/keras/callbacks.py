@@ -19,7 +19,7 @@ import warnings
 
 import numpy as np
 
-from .. import train as _train
+from ..checkpoint import DataLossError as _DataLossError
 from .. import summary as summary
 from ._progbar import Progbar
 
@@ -609,7 +609,7 @@ class BackupAndRestore(Callback):
         except (ValueError, RecursionError, KeyError, TypeError):   # TypeError: not a JSON object
             epoch = None
         if type(epoch) is not int or epoch < 0:
-            raise _train.DataLossError(f"The backup metadata {metadata!r} is corrupted (no epoch number); delete "
+            raise _DataLossError(f"The backup metadata {metadata!r} is corrupted (no epoch number); delete "
                                 f"{self.backup_dir!r} to start training from the beginning.")
         self.model.load_weights(weights)
         self.model._initial_epoch = epoch

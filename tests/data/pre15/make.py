@@ -1,6 +1,5 @@
 """Writes the files of tests/test_saving_compat.py with the code before the checkpoint package
 (commit c6a87f5): run `PYTHONPATH=<checkout of c6a87f5> python tests/data/pre15/make.py`."""
-import os
 import pathlib
 import shutil
 
@@ -9,8 +8,6 @@ import numpy as np
 import tapejax as tf
 
 OUT = pathlib.Path(__file__).resolve().parent
-for name in ("ckpt", "weights", "model", "functional", "module"):
-    shutil.rmtree(OUT / name, ignore_errors=True)
 
 
 class Net(tf.Module):
@@ -35,6 +32,8 @@ def sequential():
 
 
 if __name__ == "__main__":
+    for name in ("ckpt", "weights", "model", "functional", "module"):
+        shutil.rmtree(OUT / name, ignore_errors=True)
     net = Net()
     opt = tf.keras.optimizers.SGD(0.1, momentum=0.9)
     with tf.GradientTape() as tape:
