@@ -34,10 +34,10 @@ import numpy as np
 
 from ._core import dtypes as _dtypes, state as _state
 from . import ops as _ops
-from .checkpoint.format import DataLossError, NotFoundError
-from .checkpoint.reader import read_index, read_values
-from .checkpoint.tracking import Graph
-from .checkpoint.writer import swap_into_place, write
+from .checkpoint.format import DataLossError as _DataLossError, NotFoundError as _NotFoundError
+from .checkpoint.reader import read_index as _read_index, read_values as _read_values
+from .checkpoint.tracking import Graph as _Graph
+from .checkpoint.writer import swap_into_place as _swap_into_place, write as _write
 from ._staging.function import ConcreteFunction, TensorSpec, _NeedsGraphTape, _Slot
 from ._core.module import Module
 from ._core.tensor import _TensorBase, to_array
@@ -413,7 +413,7 @@ def save(obj, export_dir, signatures=None, options=None):
     """
     options = options or SaveOptions()
     export_dir = os.path.abspath(os.fspath(export_dir))
-    graph = Graph(obj)
+    graph = _Graph(obj)
     var_paths_by_id = {v._id: p for p, v in graph.variables.items()}
     saved_vars = dict(graph.variables)    # path -> Variable: what goes into the SavedModel
     kinds = dict(graph.kinds)
@@ -423,7 +423,7 @@ def save(obj, export_dir, signatures=None, options=None):
         p = var_paths_by_id.get(v._id)
         if p is None:
             # Created while tracing (optimizer slots, a lazy build): walk the object again.
-            again = Graph(obj)
+            again = _Graph(obj)
             for q, w in again.variables.items():
                 if w._id not in var_paths_by_id and q not in saved_vars:
                     var_paths_by_id[w._id] = q
@@ -519,7 +519,7 @@ def save(obj, export_dir, signatures=None, options=None):
     tmp = f"{export_dir}.tmp-{uuid.uuid4().hex[:8]}"
     os.makedirs(os.path.join(tmp, "functions"))
     try:
-        write(os.path.join(tmp, "variables"), variables=saved_vars)
+        _write(os.path.join(tmp, "variables"), variables=saved_vars)
         for fname, blob in blobs.items():
             with open(os.path.join(tmp, "functions", fname), "wb") as fh:
                 fh.write(bytes(blob))
@@ -530,7 +530,7 @@ def save(obj, export_dir, signatures=None, options=None):
                  "custom_gradients": options.experimental_custom_gradients}
         with open(os.path.join(tmp, _INDEX), "w") as fh:
             json.dump(index, fh)
-        swap_into_place(tmp, export_dir)
+        _swap_into_place(tmp, export_dir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -587,7 +587,7 @@ _KINDS = ("object", "list", "dict")
 
 
 def _damaged(path, problem):
-    return DataLossError(f"The SavedModel file {path!r} is corrupted or was not written by "
+    return _DataLossError(f"The SavedModel file {path!r} is corrupted or was not written by "
                                 f"tf.saved_model.save: {problem}. Save the model again.")
 
 
@@ -759,7 +759,7 @@ def _load_index(export_dir):
         if os.path.exists(os.path.join(export_dir, "saved_model.pb")):
             raise ValueError(f"{export_dir!r} is a TensorFlow SavedModel (saved_model.pb): tapejax loads "
                              "the SavedModels written by tapejax.saved_model.save only.")
-        raise NotFoundError(
+        raise _NotFoundError(
             f"SavedModel file does not exist at: {export_dir!r} (no {_INDEX}). Pass the directory given "
             "to tf.saved_model.save(obj, export_dir).")
     try:
@@ -1099,8 +1099,8 @@ def load(export_dir, tags=None, options=None):
     index_file = os.path.join(export_dir, _INDEX)
     ckpt_dir = os.path.join(export_dir, "variables")
     try:
-        values = read_values(ckpt_dir, read_index(ckpt_dir))
-    except NotFoundError:
+        values = _read_values(ckpt_dir, _read_index(ckpt_dir))
+    except _NotFoundError:
         raise _damaged(ckpt_dir, "the directory of the Variables' values is missing") from None
     variables = {}
     for p, meta in index["variables"].items():

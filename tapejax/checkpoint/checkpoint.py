@@ -2,11 +2,11 @@
 import os
 import warnings
 
-from .tracking import (Graph, _as_value, _defer, _holds_trackable, _mismatch, _raise_mismatches, _wrap,
-                       apply_deferred, _children)
+from .._core.variable import Variable
+from .tracking import (Graph, _as_value, _children, _defer, _holds_trackable, _mismatch, _raise_mismatches, _wrap,
+                       apply_deferred)
 from .writer import _Writer, _payload, _write_dir, _write_state
 from .reader import read_index, read_values
-from .._core.variable import Variable
 
 
 class CheckpointLoadStatus:

@@ -12,9 +12,9 @@ import os
 import shutil
 import uuid
 
-from ..checkpoint import Checkpoint, DataLossError, NotFoundError
-from ..checkpoint.tracking import Graph
-from ..checkpoint.writer import swap_into_place, write
+from ..checkpoint import Checkpoint as _Checkpoint, DataLossError as _DataLossError, NotFoundError as _NotFoundError
+from ..checkpoint.tracking import Graph as _Graph
+from ..checkpoint.writer import swap_into_place as _swap_into_place, write as _write
 from .. import saved_model as _saved_model
 from . import layers as _layers, optimizers as _optimizers
 
@@ -40,7 +40,7 @@ def save_weights(model, filepath, overwrite=True, max_shard_size=None, **kwargs)
     """
     if not overwrite and os.path.exists(os.fspath(filepath)):
         raise FileExistsError(f"{os.fspath(filepath)!r} exists; pass overwrite=True to replace it.")
-    Checkpoint(root=model).write(filepath)
+    _Checkpoint(root=model).write(filepath)
 
 
 def load_weights(model, filepath, skip_mismatch=False, **kwargs):
@@ -61,7 +61,7 @@ def load_weights(model, filepath, skip_mismatch=False, **kwargs):
     filepath = os.fspath(filepath)
     if os.path.exists(os.path.join(filepath, _KERAS_FILE)):
         filepath = os.path.join(filepath, "weights")
-    return Checkpoint(root=model).read(filepath)
+    return _Checkpoint(root=model).read(filepath)
 
 
 def _keras_compile_config(model, include_optimizer):
@@ -114,17 +114,17 @@ def save_model(model, filepath, overwrite=True, zipped=None, include_optimizer=T
         else:
             os.makedirs(tmp)
         config = model.get_config() if "layers" in (_safe_config(model) or {}) else None
-        variables = Graph(model).variables
+        variables = _Graph(model).variables
         if not include_optimizer:
             variables = {p: v for p, v in variables.items() if not p.startswith("_k_optimizer/")}
-        write(os.path.join(tmp, "weights"), variables)
+        _write(os.path.join(tmp, "weights"), variables)
         build_shape = getattr(model, "_k_build_shape", None)
         meta = {"format": "tapejax-keras", "version": 1, "class_name": type(model).__name__,
                 "config": config, "build_shape": None if build_shape is None else list(build_shape),
                 "compile": _keras_compile_config(model, include_optimizer), "saved_model": exported}
         with open(os.path.join(tmp, _KERAS_FILE), "w") as fh:
             json.dump(meta, fh)
-        swap_into_place(tmp, filepath)
+        _swap_into_place(tmp, filepath)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -159,11 +159,11 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True, **kw
     filepath = os.path.abspath(os.fspath(filepath))
     meta_file = os.path.join(filepath, _KERAS_FILE)
     if not os.path.isfile(meta_file):
-        raise NotFoundError(f"No model saved at {filepath!r} (no {_KERAS_FILE}). Save it with "
+        raise _NotFoundError(f"No model saved at {filepath!r} (no {_KERAS_FILE}). Save it with "
                             "model.save(path) first; for weights only use model.load_weights(path).")
 
     def damaged(problem):
-        return DataLossError(f"The model file {meta_file!r} is corrupted or was not written by model.save: "
+        return _DataLossError(f"The model file {meta_file!r} is corrupted or was not written by model.save: "
                              f"{problem}. Save the model again.")
 
     try:
@@ -218,5 +218,5 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True, **kw
                           metrics=comp.get("metrics") or None)
     except Exception as e:  # noqa: BLE001 -- a configuration whose parts do not fit together
         raise damaged(f"the model cannot be built from it ({type(e).__name__}: {str(e)[:200]})") from None
-    Checkpoint(root=model).read(os.path.join(filepath, "weights")).expect_partial()
+    _Checkpoint(root=model).read(os.path.join(filepath, "weights")).expect_partial()
     return model
