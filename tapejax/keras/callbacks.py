@@ -15,6 +15,7 @@ import json
 import math
 import os
 import shutil
+import time
 import warnings
 
 import numpy as np
@@ -698,7 +699,6 @@ class TensorBoard(Callback):
         self._global_train_batch = 0
 
     def on_epoch_begin(self, epoch, logs=None):
-        import time
         self._epoch_start = time.time()
         self._epoch_batches = 0
 
@@ -709,7 +709,6 @@ class TensorBoard(Callback):
             self._scalars("train", logs or {}, self._global_train_batch, "batch_")
 
     def on_epoch_end(self, epoch, logs=None):
-        import time
         logs = logs or {}
         train = {k: v for k, v in logs.items() if not k.startswith("val_")}
         val = {k[4:]: v for k, v in logs.items() if k.startswith("val_")}

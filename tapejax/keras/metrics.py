@@ -14,6 +14,7 @@ Example:
     0.0
 """
 import functools
+import inspect
 
 import jax
 import jax.numpy as jnp
@@ -284,7 +285,6 @@ class Metric(_AutoTrackable):
 
 
 def _takes_shape(fn):
-    import inspect
     try:
         return "shape" in inspect.signature(fn).parameters or hasattr(fn, "__call__") and not inspect.isfunction(fn)
     except (TypeError, ValueError):
