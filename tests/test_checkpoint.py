@@ -616,3 +616,17 @@ def test_module_attributes_set_after_restore_get_their_values(tmp_path):
     later.b = tf.Variable(np.ones(2, np.float32))
     status.assert_consumed()
     np.testing.assert_array_equal(later.b.numpy(), np.zeros(2, np.float32))
+
+
+def test_a_dataset_is_trackable_with_nothing_to_save_and_its_iterator_saves_its_position(tmp_path):
+    ds = tf.data.Dataset.range(5)
+    it = iter(ds)
+    next(it)
+    ckpt = train.Checkpoint(ds=ds, it=it)
+    path = ckpt.write(str(tmp_path / "c"))
+    assert [k for k, _ in train.list_variables(path)] == ["_CHECKPOINTABLE_OBJECT_GRAPH", "it/.ATTRIBUTES/ITERATOR_STATE"]
+    next(it)
+    ckpt.read(path).assert_consumed()
+    assert int(next(it)) == 1
+    with pytest.raises(ValueError, match="trackable object"):
+        train.Checkpoint(x=object())
