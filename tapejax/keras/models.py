@@ -227,7 +227,7 @@ class Model(Layer):
         self._k_build_shape = shape
         self.built = True
 
-    # -- saving (tapejax.keras.saving) ---------------------------------------------
+    # -- saving (tapejax.keras.saving) -------------------------------------
 
     def save_weights(self, filepath, overwrite=True, save_format=None, options=None):
         """Writes the weights (and the compiled optimizer's state) as a ``tf.train`` checkpoint.
