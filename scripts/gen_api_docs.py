@@ -24,7 +24,7 @@ MODULES = [
     "tapejax", "tapejax.math", "tapejax.nn", "tapejax.linalg", "tapejax.random",
     "tapejax.keras.layers", "tapejax.keras.models", "tapejax.keras.optimizers",
     "tapejax.keras.losses", "tapejax.keras.metrics", "tapejax.keras.callbacks",
-    "tapejax.keras.utils", "tapejax.keras.mixed_precision", "tapejax.keras.initializers",
+    "tapejax.keras.utils", "tapejax.keras.mixed_precision", "tapejax.keras.initializers", "tapejax.keras.saving",
     "tapejax.data", "tapejax.io", "tapejax.train", "tapejax.saved_model", "tapejax.extend",
     "tapejax.autograph", "tapejax.summary", "tapejax.debugging", "tapejax.dtypes", "tapejax.config",
     "tapejax.strings", "tapejax.ragged", "tapejax.sparse", "tapejax.image",

@@ -533,6 +533,10 @@ class Dataset:
         self._index = index          # (source, () -> iterator of ints) when index-based
         self._options = Options()
 
+    def _trackable_children(self):
+        """A dataset is trackable with nothing to save (its iterators have their position)."""
+        return {}
+
     # -- iteration -----------------------------------------------------------
 
     def __iter__(self):

@@ -34,8 +34,11 @@ import numpy as np
 
 from ._core import dtypes as _dtypes, state as _state
 from . import ops as _ops
-from . import train as _train
-from ._staging.function import ConcreteFunction, Function, TensorSpec, _NeedsGraphTape, _Slot
+from .checkpoint.format import DataLossError as _DataLossError, NotFoundError as _NotFoundError
+from .checkpoint.reader import read_index as _read_index, read_values as _read_values
+from .checkpoint.tracking import Graph as _Graph
+from .checkpoint.writer import swap_into_place as _swap_into_place, write as _write
+from ._staging.function import ConcreteFunction, TensorSpec, _NeedsGraphTape, _Slot
 from ._core.module import Module
 from ._core.tensor import _TensorBase, to_array
 from ._core.variable import Variable
@@ -382,6 +385,9 @@ def save(obj, export_dir, signatures=None, options=None):
     already traced) is exported; ``signatures`` (a tf.function with an input
     signature, or a dict ``{name: function}``) are exported as
     ``loaded.signatures[name]``, which take keyword arguments and return a dict.
+    An object whose call is no tf.function (a Keras model) exports the tf.function its
+    ``_default_save_signature`` attribute holds (TensorFlow's protocol) as its ``__call__``
+    and, without ``signatures``, as ``serving_default``.
 
     Args:
         obj: a ``tf.Module`` (or Keras model, or any object with tf.functions).
@@ -413,7 +419,7 @@ def save(obj, export_dir, signatures=None, options=None):
     """
     options = options or SaveOptions()
     export_dir = os.path.abspath(os.fspath(export_dir))
-    graph = _train._Graph(obj)
+    graph = _Graph(obj)
     var_paths_by_id = {v._id: p for p, v in graph.variables.items()}
     saved_vars = dict(graph.variables)    # path -> Variable: what goes into the SavedModel
     kinds = dict(graph.kinds)
@@ -423,7 +429,7 @@ def save(obj, export_dir, signatures=None, options=None):
         p = var_paths_by_id.get(v._id)
         if p is None:
             # Created while tracing (optimizer slots, a lazy build): walk the object again.
-            again = _train._Graph(obj)
+            again = _Graph(obj)
             for q, w in again.variables.items():
                 if w._id not in var_paths_by_id and q not in saved_vars:
                     var_paths_by_id[w._id] = q
@@ -491,17 +497,19 @@ def save(obj, export_dir, signatures=None, options=None):
                 if sigs:
                     export_fn(f"{path}:{name}", name, fn, sigs)
 
-    keras_call = _keras_call(obj) if ":__call__" not in functions else None
-    if keras_call is not None:
-        # A Keras model has no tf.function: its call (inference mode) is exported, as TF does.
-        export_fn(":__call__", "__call__", keras_call, [list(keras_call.input_signature)], input_signature=True)
+    # An object whose call is no tf.function (a Keras model) names the function to export as
+    # its call and default signature: `_default_save_signature`, a tf.function with an input
+    # signature (TensorFlow's protocol), or None.
+    default_fn = getattr(obj, "_default_save_signature", None) if ":__call__" not in functions else None
+    if default_fn is not None:
+        export_fn(":__call__", "__call__", default_fn, [list(default_fn.input_signature)], input_signature=True)
         if signatures is None:
-            signatures = {"serving_default": keras_call}
+            signatures = {"serving_default": default_fn}
 
     serving = {}
     for sname, fn in _signature_dict(signatures).items():
         fn, sig = _signature_source(fn, sname)
-        if fn is keras_call:
+        if fn is default_fn:
             key = ":__call__"   # already exported
         else:
             key = f":signature:{sname}"
@@ -517,7 +525,7 @@ def save(obj, export_dir, signatures=None, options=None):
     tmp = f"{export_dir}.tmp-{uuid.uuid4().hex[:8]}"
     os.makedirs(os.path.join(tmp, "functions"))
     try:
-        _train._write(None, os.path.join(tmp, "variables"), variables=saved_vars)
+        _write(os.path.join(tmp, "variables"), variables=saved_vars)
         for fname, blob in blobs.items():
             with open(os.path.join(tmp, "functions", fname), "wb") as fh:
                 fh.write(bytes(blob))
@@ -528,7 +536,7 @@ def save(obj, export_dir, signatures=None, options=None):
                  "custom_gradients": options.experimental_custom_gradients}
         with open(os.path.join(tmp, _INDEX), "w") as fh:
             json.dump(index, fh)
-        _train._swap_into_place(tmp, export_dir)
+        _swap_into_place(tmp, export_dir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -540,34 +548,6 @@ def _signature_dict(signatures):
     if isinstance(signatures, dict):
         return dict(signatures)
     return {"serving_default": signatures}
-
-
-def _keras_call(obj):
-    """The call of a built Keras model (inference mode) as a tf.function with an input
-    signature, its argument named after the model's input; or None."""
-    if not (hasattr(obj, "_k_layer_list") and hasattr(obj, "call")):
-        return None
-    graph = getattr(obj, "_k_graph", None)
-    if graph is not None:
-        inputs = graph[0]
-        leaves = jax.tree_util.tree_leaves(inputs, is_leaf=lambda t: hasattr(t, "_k_node"))
-        if len(leaves) != 1:
-            return None
-        t = leaves[0]
-        shape, dtype, arg = tuple(t.shape), t.dtype, t.name or "inputs"
-    else:
-        shape = getattr(obj, "_k_build_shape", None)
-        if shape is None:
-            return None
-        dtype, arg = getattr(obj, "dtype", "float32"), "inputs"
-    shape = (None,) + tuple(shape)[1:]
-
-    def call(x):
-        return obj(x, training=False)
-
-    fn = Function(call, input_signature=[TensorSpec(shape, dtype)], autograph=False, name="__call__")
-    fn._params = [arg]
-    return fn
 
 
 def _signature_source(fn, name):
@@ -613,7 +593,7 @@ _KINDS = ("object", "list", "dict")
 
 
 def _damaged(path, problem):
-    return _train.DataLossError(f"The SavedModel file {path!r} is corrupted or was not written by "
+    return _DataLossError(f"The SavedModel file {path!r} is corrupted or was not written by "
                                 f"tf.saved_model.save: {problem}. Save the model again.")
 
 
@@ -785,7 +765,7 @@ def _load_index(export_dir):
         if os.path.exists(os.path.join(export_dir, "saved_model.pb")):
             raise ValueError(f"{export_dir!r} is a TensorFlow SavedModel (saved_model.pb): tapejax loads "
                              "the SavedModels written by tapejax.saved_model.save only.")
-        raise _train.NotFoundError(
+        raise _NotFoundError(
             f"SavedModel file does not exist at: {export_dir!r} (no {_INDEX}). Pass the directory given "
             "to tf.saved_model.save(obj, export_dir).")
     try:
@@ -1125,8 +1105,8 @@ def load(export_dir, tags=None, options=None):
     index_file = os.path.join(export_dir, _INDEX)
     ckpt_dir = os.path.join(export_dir, "variables")
     try:
-        values = _train._read_values(ckpt_dir, _train._read_index(ckpt_dir))
-    except _train.NotFoundError:
+        values = _read_values(ckpt_dir, _read_index(ckpt_dir))
+    except _NotFoundError:
         raise _damaged(ckpt_dir, "the directory of the Variables' values is missing") from None
     variables = {}
     for p, meta in index["variables"].items():

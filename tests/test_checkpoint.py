@@ -6,6 +6,7 @@ import pytest
 
 import tapejax as tf
 from tapejax import train
+from tapejax.checkpoint import checkpoint as _checkpoint, manager as _manager, reader as _reader, tracking
 from tapejax.keras import optimizers
 
 
@@ -47,7 +48,7 @@ def test_paths_follow_attributes_lists_dicts_and_nested_checkpoints():
     net.blocks = [tf.Variable(1.0), {"z": tf.Variable(2.0), "a": tf.Variable(3.0)}]
     inner = train.Checkpoint(step=tf.Variable(5))
     ckpt = train.Checkpoint(model=net, extra=inner, alias=net.w)
-    paths = list(train._Graph(ckpt).variables)
+    paths = list(tracking.Graph(ckpt).variables)
     # Breadth first: net.w is stored once, under its shortest path ('alias').
     assert paths == ["alias", "extra/step", "model/b", "model/blocks/0", "model/blocks/1/a", "model/blocks/1/z"]
 
@@ -253,7 +254,7 @@ _XK = np.random.default_rng(3).normal(size=(16, 3)).astype(np.float32)
 def test_keras_paths_name_attributes():
     m = _Subclassed()
     m(_XK)
-    assert sorted(train._Graph(train.Checkpoint(model=m)).variables) == [
+    assert sorted(tracking.Graph(train.Checkpoint(model=m)).variables) == [
         "model/dense_1/bias", "model/dense_1/kernel", "model/dense_2/bias", "model/dense_2/kernel"]
 
 
@@ -305,7 +306,7 @@ def test_save_weights_and_load_weights(tmp_path):
     other.load_weights(path)
     np.testing.assert_array_equal(other(_XK).numpy(), expected)
     # The checkpoint has the model itself as its root: no 'model/' prefix.
-    assert sorted(train._read_index(path)["variables"]) == [
+    assert sorted(_reader.read_index(path)["variables"]) == [
         "dense_1/bias", "dense_1/kernel", "dense_2/bias", "dense_2/kernel"]
 
 
@@ -427,7 +428,7 @@ def test_manager_checkpoint_interval_skips_like_tensorflow(tmp_path):
 
 def test_manager_keep_checkpoint_every_n_hours_like_tensorflow(tmp_path, monkeypatch):
     clock = [1000.0]
-    monkeypatch.setattr(train, "_now", lambda: clock[0])
+    monkeypatch.setattr(_manager, "_now", lambda: clock[0])
     monkeypatch.chdir(tmp_path)
     ckpt = train.Checkpoint(v=tf.Variable(1.0))
     manager = train.CheckpointManager(ckpt, "k", max_to_keep=2, keep_checkpoint_every_n_hours=1)
@@ -495,7 +496,7 @@ def test_a_failed_async_save_raises_at_sync(tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         raise OSError("disk full (injected)")
 
-    monkeypatch.setattr(train, "_write_state", broken)
+    monkeypatch.setattr(_checkpoint, "_write_state", broken)
     ckpt.save(str(tmp_path / "ckpt"), options=options)
     with pytest.raises(OSError, match="injected"):
         ckpt.sync()
@@ -615,3 +616,17 @@ def test_module_attributes_set_after_restore_get_their_values(tmp_path):
     later.b = tf.Variable(np.ones(2, np.float32))
     status.assert_consumed()
     np.testing.assert_array_equal(later.b.numpy(), np.zeros(2, np.float32))
+
+
+def test_a_dataset_is_trackable_with_nothing_to_save_and_its_iterator_saves_its_position(tmp_path):
+    ds = tf.data.Dataset.range(5)
+    it = iter(ds)
+    next(it)
+    ckpt = train.Checkpoint(ds=ds, it=it)
+    path = ckpt.write(str(tmp_path / "c"))
+    assert [k for k, _ in train.list_variables(path)] == ["_CHECKPOINTABLE_OBJECT_GRAPH", "it/.ATTRIBUTES/ITERATOR_STATE"]
+    next(it)
+    ckpt.read(path).assert_consumed()
+    assert int(next(it)) == 1
+    with pytest.raises(ValueError, match="trackable object"):
+        train.Checkpoint(x=object())

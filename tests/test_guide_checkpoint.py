@@ -176,7 +176,7 @@ MASK = {9: True, 10: True, 13: True}
 
 XFAIL = {
     4: "Keras 3's save_weights takes only a '.weights.h5' (HDF5) file name; tapejax writes its checkpoint "
-       "directory at any path (train._save_weights)",
+       "directory at any path (tapejax.keras.saving.save_weights)",
     15: "TF 2.21's Keras 3 Dense tracks its kernel as '_kernel', so the guide's fake 'kernel' is not restored "
         "there; tapejax's Dense tracks 'kernel' and restores it",
     16: "checkpoint keys of Keras internals: TF 2.21 has net/l1/_kernel and optimizer/_variables/N, "

@@ -265,6 +265,25 @@ def test_keras_models_export_their_call(tmp_path):
         assert len(loaded.trainable_variables) == 4
 
 
+
+def test_default_save_signature_names_the_call_of_any_object(tmp_path):
+    """TensorFlow's protocol (its save_test.test_find_default_save_function): what a Keras model
+    uses, and nothing in saved_model is Keras's."""
+    class Scale(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = tf.Variable(2.0)
+
+        @property
+        def _default_save_signature(self):
+            return tf.function(lambda x: self.w * x + 1, input_signature=[tf.TensorSpec([], tf.float32)])
+
+    saved_model.save(Scale(), str(tmp_path / "m"))
+    loaded = saved_model.load(str(tmp_path / "m"))
+    assert float(loaded(tf.constant(3.0))) == 7.0
+    assert float(loaded.signatures["serving_default"](x=tf.constant(3.0))["output_0"]) == 7.0
+
+
 class _Trainer(tf.Module):
     """A training step as a SavedModel function: optimizer slots are created while tracing."""
 

@@ -1,4 +1,4 @@
-"""tf.keras on flax and optax: layers, models, initializers, activations, losses, optimizers, metrics.
+"""tf.keras on flax and optax: layers, models, initializers, activations, losses, optimizers, metrics, saving.
 
 Example:
     >>> import tapejax as tf
@@ -9,7 +9,7 @@ Example:
 import importlib as _importlib
 
 from . import activations as activations, backend as backend, initializers as initializers
-from . import layers as layers, models as models
+from . import layers as layers, models as models, saving as saving
 from ._variables import KerasVariable as Variable
 from .layers import Input as Input
 from .models import Model as Model, Sequential as Sequential

@@ -15,11 +15,12 @@ import json
 import math
 import os
 import shutil
+import time
 import warnings
 
 import numpy as np
 
-from .. import train as _train
+from ..checkpoint import DataLossError as _DataLossError
 from .. import summary as summary
 from ._progbar import Progbar
 
@@ -609,7 +610,7 @@ class BackupAndRestore(Callback):
         except (ValueError, RecursionError, KeyError, TypeError):   # TypeError: not a JSON object
             epoch = None
         if type(epoch) is not int or epoch < 0:
-            raise _train.DataLossError(f"The backup metadata {metadata!r} is corrupted (no epoch number); delete "
+            raise _DataLossError(f"The backup metadata {metadata!r} is corrupted (no epoch number); delete "
                                 f"{self.backup_dir!r} to start training from the beginning.")
         self.model.load_weights(weights)
         self.model._initial_epoch = epoch
@@ -698,7 +699,6 @@ class TensorBoard(Callback):
         self._global_train_batch = 0
 
     def on_epoch_begin(self, epoch, logs=None):
-        import time
         self._epoch_start = time.time()
         self._epoch_batches = 0
 
@@ -709,7 +709,6 @@ class TensorBoard(Callback):
             self._scalars("train", logs or {}, self._global_train_batch, "batch_")
 
     def on_epoch_end(self, epoch, logs=None):
-        import time
         logs = logs or {}
         train = {k: v for k, v in logs.items() if not k.startswith("val_")}
         val = {k[4:]: v for k, v in logs.items() if k.startswith("val_")}

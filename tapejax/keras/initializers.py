@@ -16,6 +16,7 @@ Example:
 """
 import math
 import random as _pyrandom
+import re
 
 import jax
 import jax.numpy as jnp
@@ -435,7 +436,6 @@ def get(identifier):
     if identifier is None:
         return None
     if isinstance(identifier, str):
-        import re
         key = re.sub(r"(?<!^)(?=[A-Z])", "_", identifier).lower() if not identifier.islower() else identifier
         cls = _BY_NAME.get(key)
         if cls is None:

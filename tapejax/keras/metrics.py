@@ -14,6 +14,7 @@ Example:
     0.0
 """
 import functools
+import inspect
 
 import jax
 import jax.numpy as jnp
@@ -23,6 +24,7 @@ from .._core.engine import read_raw
 from .._core.tensor import Tensor, to_array
 from ._variables import owned_variable as _owned_variable
 from ..extend import defop
+from ..checkpoint.tracking import AutoTrackable as _AutoTrackable
 from . import losses as _losses
 
 _f32 = jnp.float32
@@ -191,7 +193,7 @@ def _arr(x):
 # Metric objects
 # ---------------------------------------------------------------------------
 
-class Metric:
+class Metric(_AutoTrackable):
     """Base class of metrics: state in Variables, ``update_state`` / ``result`` / ``reset_state``.
 
     Subclass it: create state with ``add_weight`` (or ``add_variable``) in
@@ -283,7 +285,6 @@ class Metric:
 
 
 def _takes_shape(fn):
-    import inspect
     try:
         return "shape" in inspect.signature(fn).parameters or hasattr(fn, "__call__") and not inspect.isfunction(fn)
     except (TypeError, ValueError):

@@ -18,15 +18,13 @@ from .layers._base import (
     Layer, unique_name, InputLayer, KerasTensor, _Spec, _infer_output, _dedup, _leaves,
     _is_tensor_leaf, _to_tensors, _batchless,
 )
-from ..train import _keras_load_model
-from ..train import _save_weights
-from ..train import _load_weights
-from ..train import _keras_save_model
+from . import saving as _saving
+from .saving import load_model as load_model, save_model as save_model  # noqa: F401 -- tf.keras.models names
 from . import optimizers as _optimizers, losses as _losses
 from . import metrics as _metrics
 from .._core.tape import GradientTape
 from .._core.state import pause_recording
-from .._staging.function import function as _tf_function
+from .._staging.function import Function as _Function, TensorSpec as _TensorSpec, function as _tf_function
 from .. import random as random
 
 
@@ -229,7 +227,7 @@ class Model(Layer):
         self._k_build_shape = shape
         self.built = True
 
-    # -- saving (tapejax.train) ---------------------------------------------
+    # -- saving (tapejax.keras.saving) -------------------------------------
 
     def save_weights(self, filepath, overwrite=True, save_format=None, options=None):
         """Writes the weights (and the compiled optimizer's state) as a ``tf.train`` checkpoint.
@@ -241,18 +239,45 @@ class Model(Layer):
             >>> model.save_weights(path)
             >>> _ = tf.keras.Sequential([tf.keras.layers.Dense(2)]).load_weights(path)
         """
-        return _save_weights(self, filepath, overwrite, save_format, options)
+        return _saving.save_weights(self, filepath, overwrite)
 
     def load_weights(self, filepath, skip_mismatch=False, by_name=False, options=None):
         """Restores ``save_weights``; an unbuilt model gets the values when it builds. Returns the status."""
-        return _load_weights(self, filepath, skip_mismatch, by_name, options)
+        return _saving.load_weights(self, filepath, skip_mismatch)
 
     def save(self, filepath, overwrite=True, include_optimizer=True, save_format=None, **kwargs):
         """Saves the configuration (Sequential), weights, optimizer state and a SavedModel of ``call``.
 
         Reload with ``tf.keras.models.load_model(filepath)`` (or ``tf.saved_model.load``).
         """
-        return _keras_save_model(self, filepath, overwrite, include_optimizer, save_format, **kwargs)
+        return _saving.save_model(self, filepath, overwrite, include_optimizer=include_optimizer,
+                                  save_format=save_format, **kwargs)
+
+    @property
+    def _default_save_signature(self):
+        """The call of the built model (inference mode) as a tf.function with an input signature,
+        its argument named after the model's input, or None: what ``tf.saved_model.save``
+        exports as the model's ``__call__`` and serving signature (TensorFlow's protocol)."""
+        graph = self._k_graph
+        if graph is not None:
+            leaves = jax.tree_util.tree_leaves(graph[0], is_leaf=lambda t: isinstance(t, KerasTensor))
+            if len(leaves) != 1:
+                return None
+            t = leaves[0]
+            shape, dtype, arg = tuple(t.shape), t.dtype, t.name or "inputs"
+        else:
+            shape = getattr(self, "_k_build_shape", None)
+            if shape is None:
+                return None
+            dtype, arg = self.dtype, "inputs"
+        shape = (None,) + tuple(shape)[1:]
+
+        def call(x):
+            return self(x, training=False)
+
+        fn = _Function(call, input_signature=[_TensorSpec(shape, dtype)], autograph=False, name="__call__")
+        fn._params = [arg]
+        return fn
 
     # -- inspection ---------------------------------------------------------
 
@@ -747,24 +772,12 @@ class Sequential(Model):
                                               for l in self._k_layer_list]}
 
 
+_saving._MODEL_CLASSES["Sequential"] = Sequential   # what load_model rebuilds a saved configuration as
+
+
 # ---------------------------------------------------------------------------
 # Training-loop helpers
 # ---------------------------------------------------------------------------
-
-def load_model(filepath, custom_objects=None, compile=True, safe_mode=True, **kwargs):
-    """Loads a model written by ``model.save(filepath)``: a Sequential model is rebuilt
-    (compiled, with its optimizer state); other models load as their SavedModel.
-
-    Example:
-        >>> import tempfile, tapejax as tf
-        >>> model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
-        >>> path = tempfile.mkdtemp() + '/model'
-        >>> model.save(path)
-        >>> tf.keras.models.load_model(path)(tf.ones([1, 3])).shape
-        TensorShape([1, 2])
-    """
-    return _keras_load_model(filepath, custom_objects, compile, safe_mode, **kwargs)
-
 
 def _unpack(data):
     if isinstance(data, (tuple, list)) and not isinstance(data, TensorShape):

@@ -32,7 +32,7 @@ from .._core.engine import read_raw
 from .._core.state import init_scope
 from .._core.tensor import Tensor, _TensorBase, to_array, is_tracer
 from ._variables import owned_variable
-from .. import train as train
+from ..checkpoint.tracking import apply_deferred as _apply_deferred
 from .._core.tape import GradientTape
 
 _EPSILON = 1e-7  # Keras's backend.epsilon(), the default epsilon of every Keras optimizer
@@ -377,7 +377,7 @@ class Optimizer:
                 slots.append(self._variable(leaf, self._slot_name(path, var_list)))
             self._slots[key] = (treedef, slots)
             self._slot_vars.extend(slots)
-            train._apply_deferred(self)  # checkpoint values restored before the slots existed
+            _apply_deferred(self)  # checkpoint values restored before the slots existed
         return self._slots[key]
 
     def _trackable_children(self):

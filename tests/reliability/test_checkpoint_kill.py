@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import tapejax as tf
-from tapejax import train
+from tapejax.checkpoint import format as _format, manager as _manager, writer as _writer
 
 _N = 1 << 18   # a 1 MiB float32 value
 
@@ -43,9 +43,9 @@ def _child(directory, stop, ready, use_async):
     if stop == "before_commit":      # every file written, the temporary folder not yet renamed
         atomicity.AtomicRenameTemporaryPath.finalize = hang
     elif stop == "before_checksums":  # orbax committed the folder, its checksums not yet written
-        train._write_checksums = hang
+        _writer._write_checksums = hang
     elif stop == "before_state":     # complete, the state file still names checkpoint 1
-        train._write_state = hang
+        _manager._write_state = hang
     elif stop == "while_deleting":   # state written, checkpoint 1 half deleted
         shutil.rmtree = hang
     options = tf.train.CheckpointOptions(experimental_enable_async_checkpoint=use_async)
@@ -168,15 +168,15 @@ def test_one_flipped_bit_in_a_data_file_raises_data_loss_naming_the_value(tmp_pa
 
 def test_checksums_do_not_depend_on_how_an_array_is_split():
     x = np.random.default_rng(1).normal(size=(6, 10)).astype(np.float32)
-    whole = train._checksum(x)
-    parts = sum(train._block_checksum(x[r:r + 2, c:c + 5], (r, c), x.shape)
+    whole = _format._checksum(x)
+    parts = sum(_format._block_checksum(x[r:r + 2, c:c + 5], (r, c), x.shape)
                 for r in (0, 2, 4) for c in (0, 5)) % 2**32
     assert parts == whole
     for i, bit in [(0, 0), (17, 31), (59, 7)]:
         y = x.copy().reshape(-1).view(np.uint32)
         y[i] ^= np.uint32(1 << bit)
-        assert train._checksum(y.view(np.float32).reshape(x.shape)) != whole
+        assert _format._checksum(y.view(np.float32).reshape(x.shape)) != whole
     # 8-, 2- and 1-byte dtypes and scalars too.
     for a in (np.arange(5, dtype=np.int8), np.arange(5, dtype=np.float16), np.float32(3.5), np.array([True, False])):
-        assert isinstance(train._checksum(a), int)
-    assert train._checksum(np.arange(4, dtype=np.int16)) != train._checksum(np.arange(4, dtype=np.int16)[::-1].copy())
+        assert isinstance(_format._checksum(a), int)
+    assert _format._checksum(np.arange(4, dtype=np.int16)) != _format._checksum(np.arange(4, dtype=np.int16)[::-1].copy())

@@ -24,7 +24,7 @@ from .._variables import KerasVariable
 from .. import regularizers as regularizers
 from ...ops import cast
 from ..mixed_precision import _layer_policy
-from ...train import _apply_deferred
+from ...checkpoint.tracking import apply_deferred as _apply_deferred
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,222 @@
+"""Keras model files (``tf.keras.saving``): ``save_model`` / ``load_model`` (``model.save``,
+``tf.keras.models.load_model``) and ``save_weights`` / ``load_weights``, on ``tapejax.checkpoint``
+and ``tapejax.saved_model``.
+
+``save_weights(model, path)`` writes a ``tf.train`` checkpoint with the model as its root (its
+optimizer included when compiled, as TensorFlow's checkpoint format does). ``save_model`` writes
+a directory: ``keras_model.json`` (the configuration of a Sequential model, its build shape and
+compile arguments), ``weights/`` (a checkpoint) and, for a built model, a SavedModel of its call.
+"""
+import json
+import os
+import shutil
+import uuid
+
+from ..checkpoint import Checkpoint as _Checkpoint, DataLossError as _DataLossError, NotFoundError as _NotFoundError
+from ..checkpoint.tracking import Graph as _Graph
+from ..checkpoint.writer import swap_into_place as _swap_into_place, write as _write
+from .. import saved_model as _saved_model
+from . import layers as _layers, optimizers as _optimizers
+
+__all__ = ["save_model", "load_model", "save_weights", "load_weights"]
+
+_KERAS_FILE = "keras_model.json"
+# The class load_model rebuilds a saved configuration of layers as: tapejax.keras.models, which
+# builds on this module for Model.save, sets "Sequential".
+_MODEL_CLASSES = {}
+
+
+def save_weights(model, filepath, overwrite=True, max_shard_size=None, **kwargs):
+    """Writes the weights of ``model`` (and its compiled optimizer's state) as a ``tf.train``
+    checkpoint at ``filepath`` (``model.save_weights(filepath)``).
+
+    Example:
+        >>> import tempfile, tapejax as tf
+        >>> model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+        >>> path = tempfile.mkdtemp() + '/weights'
+        >>> tf.keras.saving.save_weights(model, path)
+        >>> [shape for _, shape in tf.train.list_variables(path)]   # the object graph, bias, kernel
+        [[], [2], [3, 2]]
+    """
+    if not overwrite and os.path.exists(os.fspath(filepath)):
+        raise FileExistsError(f"{os.fspath(filepath)!r} exists; pass overwrite=True to replace it.")
+    _Checkpoint(root=model).write(filepath)
+
+
+def load_weights(model, filepath, skip_mismatch=False, **kwargs):
+    """Restores ``save_weights`` (or the weights of a ``save_model`` directory) into ``model``
+    (``model.load_weights(filepath)``); returns the restore status. An unbuilt model gets the
+    values when it builds.
+
+    Example:
+        >>> import tempfile, tapejax as tf
+        >>> model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+        >>> path = tempfile.mkdtemp() + '/weights'
+        >>> model.save_weights(path)
+        >>> twin = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+        >>> _ = tf.keras.saving.load_weights(twin, path)
+        >>> bool(tf.reduce_all(twin.layers[0].kernel == model.layers[0].kernel))
+        True
+    """
+    filepath = os.fspath(filepath)
+    if os.path.exists(os.path.join(filepath, _KERAS_FILE)):
+        filepath = os.path.join(filepath, "weights")
+    return _Checkpoint(root=model).read(filepath)
+
+
+def _keras_compile_config(model, include_optimizer):
+    opt = getattr(model, "_k_optimizer", None)
+    loss = getattr(model, "_k_loss_spec", None)
+    metrics = getattr(model, "_k_metric_specs", [])
+    if opt is None:
+        return None
+    cfg = {"loss": loss if isinstance(loss, str) else None,
+           "metrics": [m for m in metrics if isinstance(m, str)]}
+    if include_optimizer:
+        try:
+            cfg["optimizer"] = json.loads(json.dumps(_optimizers.serialize(opt)))
+        except (TypeError, ValueError):   # a schedule or optax transformation: not serialisable
+            cfg["optimizer"] = None
+    return cfg
+
+
+def save_model(model, filepath, overwrite=True, zipped=None, include_optimizer=True, save_format=None, **kwargs):
+    """Saves a model (``model.save(filepath)``): a directory holding its configuration
+    (Sequential), its weights (a checkpoint with the optimizer's state) and a SavedModel of its
+    call (inference mode).
+
+    ``load_model(filepath)`` rebuilds a Sequential model from it; ``tf.saved_model.load(filepath)``
+    loads the exported call of any built model. The directory is replaced atomically.
+
+    Args:
+        model: a Keras model.
+        filepath: the directory to write.
+        overwrite: replace what is at ``filepath`` (else ``FileExistsError``).
+        zipped: accepted for Keras 3's signature; the model is always a directory.
+        include_optimizer: save the compiled optimizer's configuration and state.
+
+    Example:
+        >>> import tempfile, tapejax as tf
+        >>> model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+        >>> path = tempfile.mkdtemp() + '/model'
+        >>> tf.keras.saving.save_model(model, path)
+        >>> tf.keras.saving.load_model(path).layers[0].kernel.shape
+        TensorShape([3, 2])
+    """
+    filepath = os.path.abspath(os.fspath(filepath))
+    if os.path.exists(filepath) and not overwrite:
+        raise FileExistsError(f"{filepath!r} exists; pass overwrite=True to replace it.")
+    tmp = f"{filepath}.tmp-{uuid.uuid4().hex[:8]}"
+    try:
+        exported = model._default_save_signature is not None
+        if exported:
+            _saved_model.save(model, tmp)
+        else:
+            os.makedirs(tmp)
+        config = model.get_config() if "layers" in (_safe_config(model) or {}) else None
+        variables = _Graph(model).variables
+        if not include_optimizer:
+            variables = {p: v for p, v in variables.items() if not p.startswith("_k_optimizer/")}
+        _write(os.path.join(tmp, "weights"), variables)
+        build_shape = getattr(model, "_k_build_shape", None)
+        meta = {"format": "tapejax-keras", "version": 1, "class_name": type(model).__name__,
+                "config": config, "build_shape": None if build_shape is None else list(build_shape),
+                "compile": _keras_compile_config(model, include_optimizer), "saved_model": exported}
+        with open(os.path.join(tmp, _KERAS_FILE), "w") as fh:
+            json.dump(meta, fh)
+        _swap_into_place(tmp, filepath)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _safe_config(model):
+    try:
+        return model.get_config()
+    except Exception:  # noqa: BLE001 -- a custom model without a configuration
+        return None
+
+
+def load_model(filepath, custom_objects=None, compile=True, safe_mode=True, **kwargs):
+    """Loads a model written by ``model.save(filepath)``: a Sequential model is rebuilt
+    (compiled, with its optimizer state); other models load as their SavedModel.
+
+    The model file is untrusted: its JSON types are checked, layers are made only from Keras
+    layer classes (or ``custom_objects``), and a configuration that cannot be built raises
+    ``tf.errors.DataLossError`` (a ValueError) naming the file.
+
+    Raises:
+        tf.errors.NotFoundError: no model was saved at ``filepath``.
+
+    Example:
+        >>> import tempfile, tapejax as tf
+        >>> model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+        >>> path = tempfile.mkdtemp() + '/model'
+        >>> model.save(path)
+        >>> tf.keras.models.load_model(path)(tf.ones([1, 3])).shape
+        TensorShape([1, 2])
+    """
+    filepath = os.path.abspath(os.fspath(filepath))
+    meta_file = os.path.join(filepath, _KERAS_FILE)
+    if not os.path.isfile(meta_file):
+        raise _NotFoundError(f"No model saved at {filepath!r} (no {_KERAS_FILE}). Save it with "
+                            "model.save(path) first; for weights only use model.load_weights(path).")
+
+    def damaged(problem):
+        return _DataLossError(f"The model file {meta_file!r} is corrupted or was not written by model.save: "
+                             f"{problem}. Save the model again.")
+
+    try:
+        with open(meta_file, "rb") as fh:
+            meta = json.loads(fh.read().decode("utf-8"))
+    except (ValueError, RecursionError) as e:   # JSON and UTF-8 errors are ValueErrors
+        raise damaged(f"its JSON does not parse ({type(e).__name__}: {str(e)[:200]})") from None
+    if not isinstance(meta, dict) or meta.get("format") != "tapejax-keras":
+        raise damaged("it is not a tapejax Keras model description")
+    config = meta.get("config")
+    if config is not None and not (isinstance(config, dict) and isinstance(config.get("layers", []), list)
+                                   and isinstance(config.get("name"), (str, type(None)))):
+        raise damaged("'config' must be an object with a list of 'layers'")
+    if not config or "layers" not in config:
+        if meta.get("saved_model") is True:
+            return _saved_model.load(filepath)
+        raise ValueError(f"The model at {filepath!r} ({str(meta.get('class_name'))[:80]}) has no configuration "
+                         "to rebuild it from: re-create it in code and call model.load_weights(path + '/weights').")
+    build_shape = meta.get("build_shape")
+    if build_shape is not None and not (isinstance(build_shape, list) and len(build_shape) <= 16 and all(
+            d is None or (type(d) is int and 0 <= d < 2 ** 31) for d in build_shape)):
+        raise damaged("'build_shape' must list sizes (non-negative integers or null)")
+    comp = meta.get("compile")
+    if comp is not None and not (isinstance(comp, dict) and isinstance(comp.get("loss"), (str, type(None)))
+                                 and isinstance(comp.get("metrics") or [], list)
+                                 and all(isinstance(m, str) for m in comp.get("metrics") or [])
+                                 and isinstance(comp.get("optimizer"), (dict, type(None)))):
+        raise damaged("'compile' must be an object with a loss name, metric names and an optimizer configuration")
+    custom_objects = dict(custom_objects or {})
+    layers = []
+    for i, entry in enumerate(config["layers"]):
+        if not (isinstance(entry, dict) and isinstance(entry.get("class_name"), str)
+                and isinstance(entry.get("config"), dict)):
+            raise damaged(f"layer {i} is not a {{'class_name': ..., 'config': {{...}}}} entry")
+        name = entry["class_name"]
+        cls = custom_objects.get(name) or getattr(_layers, name, None)
+        if not (isinstance(cls, type) and issubclass(cls, _layers.Layer)):
+            raise ValueError(f"Unknown layer: '{name[:80]}'. Pass it in custom_objects={{'{name[:80]}': "
+                             f"{name[:80]}}}.")
+        try:
+            layers.append(cls.from_config(dict(entry["config"])))
+        except Exception as e:  # noqa: BLE001 -- whatever a layer's constructor rejects
+            raise damaged(f"layer {i} ({name}) cannot be made from its configuration ({type(e).__name__}: "
+                          f"{str(e)[:200]})") from None
+    try:
+        model = _MODEL_CLASSES["Sequential"](layers, name=config.get("name"))
+        if build_shape is not None and not model.built:
+            model.build(tuple(build_shape))
+        if compile and comp:
+            opt = comp.get("optimizer")
+            model.compile(optimizer=_optimizers.deserialize(opt) if opt else "rmsprop", loss=comp.get("loss"),
+                          metrics=comp.get("metrics") or None)
+    except Exception as e:  # noqa: BLE001 -- a configuration whose parts do not fit together
+        raise damaged(f"the model cannot be built from it ({type(e).__name__}: {str(e)[:200]})") from None
+    _Checkpoint(root=model).read(os.path.join(filepath, "weights")).expect_partial()
+    return model
