@@ -100,7 +100,7 @@ class _Recorder:
         for t in leaves:
             if not isinstance(t, _TensorBase):
                 raise ValueError(_NOT_TENSOR.format(what="Watched values", typ=type(t).__name__))
-            if not _engine.is_float_dtype(t._value.dtype):
+            if not _engine.is_float_dtype(t._aval.dtype):
                 _log.warning("The dtype of the watched tensor must be floating (e.g. tf.float32), got %s",
                              t.dtype)
                 continue
@@ -364,7 +364,7 @@ class GradientTape(_Recorder):
             return [None] * len(srcs)
         outs = run_backward(p, targets, seeds, mode, extra)
         # Integer sources are never differentiated (TensorFlow returns None).
-        return [None if (g is None or not _engine.is_float_dtype(s._value.dtype)) else g
+        return [None if (g is None or not _engine.is_float_dtype(s._aval.dtype)) else g
                 for g, s in zip(outs, srcs)]
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
@@ -462,7 +462,7 @@ class GradientTape(_Recorder):
                 return [eye if i == tid else None for i in sids]
             return [None] * len(srcs)
         outs = run_backward(p, [target], [None], mode, use_pfor)
-        return [None if (g is None or not _engine.is_float_dtype(s._value.dtype)) else g
+        return [None if (g is None or not _engine.is_float_dtype(s._aval.dtype)) else g
                 for g, s in zip(outs, srcs)]
 
 

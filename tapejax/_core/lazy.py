@@ -1,0 +1,366 @@
+"""Lazy execution: eager ops fused into one compiled program.
+
+While it is on (``tf.config.experimental.set_lazy_execution(True)``, or ``TAPEJAX_LAZY=1`` at
+import), ``engine.apply`` does not run an op: it appends it to this thread's *pending program*
+and returns a Tensor whose value is pending (``Tensor._lazy``). Its shape and dtype are known
+at once -- ``jax.eval_shape`` of the op, cached per (op, static arguments, abstract inputs) --
+so an op given arguments it cannot compute with raises its error at the line that called it,
+exactly as eagerly (the op is then run eagerly, which raises it). Tapes record pending values
+like any others; ``tape.gradient`` applies its backward op to them, which is recorded too, so
+forward and backward become one program.
+
+The program runs when a value is observed: ``Tensor._value`` (``.numpy()``, ``repr``,
+``bool``/``int``/``float``, NumPy conversion, a Variable assignment, a host op, a
+``tf.function`` argument...), when it reaches ``max_pending_ops`` ops, or when lazy execution
+is turned off. It is one ``jax.jit`` function replaying the ops in order, cached by the
+program's fingerprint (ops, static arguments, wiring, input shapes and dtypes, which values
+are still referenced), in a bounded ``CompileCache``. Values no Tensor refers to any more are
+not returned (XLA fuses them away); after the run the program is dropped.
+
+What never becomes pending: ops while a ``tf.function`` is traced (values are tracers already),
+string and host ops, ops on values JAX autodiff is differentiating, ops whose function is not
+jitted (``Op(jit=False)``: Python callbacks), and anything ``apply`` has to convert in a way
+that may fail (those run eagerly, after their pending inputs are computed).
+"""
+import collections
+import functools
+import os
+import threading
+import weakref
+
+import jax
+import numpy as np
+
+from . import engine as _engine, state as _state
+from .cache import CompileCache, abstract_key, data_bytes, resident_bytes
+from .tensor import Tensor, _TensorBase, _contains_tensor
+
+_ARRAY = type(jax.numpy.zeros(()))   # a concrete jax array (ArrayImpl)
+_SCALARS = (float, int, bool)
+
+
+class _Config:
+    enabled = False
+    max_pending_ops = 1024
+
+
+config = _Config()
+
+
+class _Pending:
+    """A value of a pending program: its program, slot and abstract value."""
+
+    __slots__ = ("program", "slot", "aval")
+
+    def __init__(self, program, slot, aval):
+        self.program = program
+        self.slot = slot
+        self.aval = aval
+
+    def run(self):
+        self.program.run()
+
+
+class _Program:
+    """The ops recorded since the last run, in order, wired by value slots."""
+
+    __slots__ = ("ops", "keys", "inputs", "input_slots", "_input_of", "tensors", "lock", "done",
+                 "__weakref__")
+
+    def __init__(self):
+        self.ops = []          # (op, static dict, input slots, output slots or one int)
+        self.keys = []         # the fingerprint's entry of each op
+        self.inputs = []       # concrete arrays and Python scalars the ops read
+        self.input_slots = []
+        self._input_of = {}    # id(array) -> slot: an array used twice is one input
+        self.tensors = []      # slot -> weakref of the pending Tensor (None for inputs)
+        self.lock = threading.RLock()
+        self.done = False
+
+    def _input(self, v):
+        if type(v) is _ARRAY:
+            s = self._input_of.get(id(v))
+            if s is not None:
+                return s
+            self._input_of[id(v)] = len(self.tensors)
+        s = len(self.tensors)
+        self.tensors.append(None)
+        self.inputs.append(v)
+        self.input_slots.append(s)
+        return s
+
+    def run(self):
+        """Computes every pending value still referenced, as one compiled call."""
+        with self.lock:
+            if self.done:
+                return
+            self.done = True
+            _forget(self)
+            outs, out_slots = [], []
+            for s, w in enumerate(self.tensors):
+                t = w() if w is not None else None
+                if t is not None and t._lazy is not None:
+                    outs.append(t)
+                    out_slots.append(s)
+            if not outs:
+                return
+            key = (tuple(self.keys), tuple([abstract_key(v) for v in self.inputs]),
+                   tuple(self.input_slots), tuple(out_slots))
+            fn = _PROGRAMS.get(key)
+            new = fn is None
+            if new:
+                fn = _compile(self.ops, self.input_slots, len(self.tensors), out_slots)
+                _PROGRAMS.put(key, fn)
+                before = resident_bytes()
+            try:
+                values = fn(*self.inputs)
+            except Exception:
+                # Run op by op, so an error names the op that failed (nothing is half-applied:
+                # no Tensor is given a value unless all are computed).
+                values = _run_eagerly(self.ops, self.input_slots, self.inputs, len(self.tensors), out_slots)
+            if new:
+                _PROGRAMS.charge(key, resident_bytes() - before - data_bytes(values))
+            for t, v in zip(outs, values):
+                t._v = v
+                t._lazy = None
+            _last[0] = _describe(self.ops, len(self.inputs), len(outs), "compiled" if new else "cached")
+            self.ops = self.inputs = self.tensors = self.keys = None
+            self._input_of = None
+
+
+def _replay(ops, input_slots, inputs, n_slots, out_slots, call):
+    vals = [None] * n_slots
+    for s, v in zip(input_slots, inputs):
+        vals[s] = v
+    for op, static, ins, outs in ops:
+        r = call(op)(*[vals[i] for i in ins], **static)
+        if type(outs) is int:
+            vals[outs] = r
+        else:
+            for s, o in zip(outs, [o for o in r if o is not None]):
+                vals[s] = o
+    return [vals[s] for s in out_slots]
+
+
+def _compile(ops, input_slots, n_slots, out_slots):
+    def program(*inputs):
+        return _replay(ops, input_slots, inputs, n_slots, out_slots, lambda op: op.fn)
+    return jax.jit(program)
+
+
+def _run_eagerly(ops, input_slots, inputs, n_slots, out_slots):
+    return _replay(ops, input_slots, inputs, n_slots, out_slots, lambda op: op._jfn)
+
+
+def _drop(fn):
+    fn.clear_cache()
+
+
+_PROGRAMS = CompileCache(on_evict=_drop)
+
+
+class _Local(threading.local):
+    program = None
+
+
+_local = _Local()
+_last = [None]
+
+
+def _forget(program):
+    if _local.program is program:
+        _local.program = None
+
+
+def _current():
+    p = _local.program
+    if p is None or p.done:
+        p = _local.program = _Program()
+    return p
+
+
+# ---------------------------------------------------------------------------
+# Shape inference at record time
+# ---------------------------------------------------------------------------
+
+_SHAPES_MAX = 8192
+_shapes = collections.OrderedDict()    # (op, static, abstract inputs) -> abstract output
+_shapes_lock = threading.Lock()
+
+
+def _infer(op, static, skey, specs):
+    """The op's abstract output (``jax.eval_shape``), or None when it cannot be computed."""
+    out = _shapes.get(skey)
+    if out is not None:
+        return out
+    try:
+        out = jax.eval_shape(functools.partial(op.fn, **static), *specs)
+    except Exception:   # the op runs eagerly instead, and raises its error there
+        return None
+    if not all(isinstance(o, jax.ShapeDtypeStruct) for o in _leaves(out)):
+        return None
+    with _shapes_lock:
+        _shapes[skey] = out
+        if len(_shapes) > _SHAPES_MAX:
+            _shapes.popitem(last=False)
+    return out
+
+
+def _leaves(out):
+    if isinstance(out, (tuple, list)):
+        return [o for o in out if o is not None]
+    return [out]
+
+
+# ---------------------------------------------------------------------------
+# The op layer's hook
+# ---------------------------------------------------------------------------
+
+def defer(op, args, static):
+    """``engine.apply`` while lazy execution is on: records ``op`` in the pending program."""
+    if _state._local.tracing or op._jfn is op.fn:
+        return NotImplemented
+    program = _current()
+    slots = []
+    keys = []
+    specs = []
+    ins = []
+    for a in args:
+        if type(a) is not Tensor:
+            if type(a) in _SCALARS:
+                ins.append(a)
+                slots.append(None)
+                keys.append(type(a))
+                specs.append(a)
+                continue
+            if type(a) is _ARRAY:
+                ins.append(a)
+                slots.append(None)
+                keys.append((a.shape, a.dtype, a.weak_type))
+                specs.append(a)
+                continue
+            if isinstance(a, _TensorBase):          # a Variable: its value now
+                a = _engine._read_variable(a)
+            elif isinstance(a, (list, tuple)) and _contains_tensor(a):
+                a = _engine.packed(*a)
+                if type(a) is not Tensor:
+                    return NotImplemented
+            else:
+                return NotImplemented              # converted by apply, with its errors
+        p = a._lazy
+        if p is not None and p.program is not program:
+            p.run()                                # another thread's program, or one run already
+            p = a._lazy
+        ins.append(a)
+        if p is not None:
+            slots.append(p.slot)
+            aval = p.aval
+            keys.append((aval.shape, aval.dtype, aval.weak_type))
+            specs.append(aval)
+        else:
+            v = a._v
+            if type(v) is not _ARRAY:
+                return NotImplemented              # a tracer, a string tensor
+            slots.append(None)
+            keys.append((v.shape, v.dtype, v.weak_type))
+            specs.append(v)
+    if static:
+        static = {k: _engine.freeze(v) for k, v in static.items()}
+        items = tuple(sorted(static.items()))
+    else:
+        items = ()
+    try:
+        skey = (op, items, tuple(keys))
+        hash(skey)
+    except TypeError:
+        return NotImplemented
+    out = _infer(op, static, skey, specs)
+    if out is None:
+        return NotImplemented
+    with program.lock:
+        if program.done:                           # run meanwhile by another thread
+            return NotImplemented
+        for k, (s, a) in enumerate(zip(slots, ins)):
+            if s is None:
+                slots[k] = program._input(a._v if type(a) is Tensor else a)
+        tensors = program.tensors
+        if isinstance(out, (tuple, list)):
+            wrapped = []
+            outs = []
+            out_slots = []
+            for o in out:
+                if o is None:
+                    wrapped.append(None)
+                    continue
+                t = _pending(program, o)
+                wrapped.append(t)
+                outs.append(t)
+                out_slots.append(t._lazy.slot)
+            result = tuple(wrapped) if isinstance(out, tuple) else wrapped
+            out_slots = tuple(out_slots)
+        else:
+            result = _pending(program, out)
+            outs = [result]
+            out_slots = result._lazy.slot
+        slots = tuple(slots)
+        program.ops.append((op, static, slots, out_slots))
+        program.keys.append((op, items, slots))
+        full = len(program.ops) >= config.max_pending_ops
+    recorders = _engine.state.recorders
+    if recorders:
+        keep = op.vjp is not None and type(result) is Tensor
+        _engine._record(recorders, op, static, ins, outs, ans=result if keep else None)
+    if full:
+        program.run()
+    return result
+
+
+def _pending(program, aval):
+    t = Tensor(None)
+    s = len(program.tensors)
+    t._lazy = _Pending(program, s, aval)
+    program.tensors.append(weakref.ref(t))
+    return t
+
+
+# ---------------------------------------------------------------------------
+# The switch and the debug view
+# ---------------------------------------------------------------------------
+
+def run_pending():
+    """Runs this thread's pending program now (the end of a step)."""
+    p = _local.program
+    if p is not None:
+        p.run()
+
+
+def set_enabled(enabled, max_pending_ops=None):
+    if max_pending_ops is not None:
+        if int(max_pending_ops) < 1:
+            raise ValueError(f"max_pending_ops must be a positive integer, got {max_pending_ops!r}.")
+        config.max_pending_ops = int(max_pending_ops)
+    enabled = bool(enabled)
+    if not enabled:
+        run_pending()
+    config.enabled = enabled
+    _engine.defer = defer if enabled else None
+
+
+def _describe(ops, n_inputs, n_outputs, how):
+    counts = collections.Counter(op.name for op, *_ in ops)
+    names = ", ".join(f"{n} x{c}" if c > 1 else n for n, c in counts.most_common())
+    return f"{len(ops)} ops ({names}); {n_inputs} inputs, {n_outputs} outputs; {how}"
+
+
+def describe():
+    """What is pending in this thread, and what the last run fused."""
+    p = _local.program
+    pending = "nothing" if p is None or p.done or not p.ops else _describe(p.ops, len(p.inputs), sum(
+        1 for w in p.tensors if w is not None and w() is not None), "pending")
+    return (f"lazy execution: {'on' if config.enabled else 'off'} (max_pending_ops={config.max_pending_ops}); "
+            f"pending: {pending}; last run: {_last[0] or 'none'}; "
+            f"{len(_PROGRAMS)} compiled programs cached")
+
+
+if os.environ.get("TAPEJAX_LAZY", "0").strip().lower() not in ("", "0", "false", "no", "off"):
+    set_enabled(True)
