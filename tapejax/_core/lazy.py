@@ -30,12 +30,15 @@ import weakref
 
 import jax
 import numpy as np
+from jax._src.lax.lax import _convert_element_type   # weak_type=True has no public spelling
 
 from . import engine as _engine, state as _state
 from .cache import CompileCache, abstract_key, data_bytes, resident_bytes
 from .tensor import Tensor, _TensorBase, _contains_tensor
 
 _ARRAY = type(jax.numpy.zeros(()))   # a concrete jax array (ArrayImpl)
+_FLOAT = jax.dtypes.canonicalize_dtype(np.float64)
+_INT = jax.dtypes.canonicalize_dtype(np.int64)
 _SCALARS = (float, int, bool)
 
 
@@ -64,8 +67,8 @@ class _Pending:
 class _Program:
     """The ops recorded since the last run, in order, wired by value slots."""
 
-    __slots__ = ("ops", "keys", "inputs", "input_slots", "_input_of", "tensors", "lock", "done",
-                 "__weakref__")
+    __slots__ = ("ops", "keys", "inputs", "input_slots", "_input_of", "scalars", "scalar_slots", "tensors",
+                 "lock", "done", "__weakref__")
 
     def __init__(self):
         self.ops = []          # (op, static dict, input slots, output slots or one int)
@@ -73,12 +76,23 @@ class _Program:
         self.inputs = []       # concrete arrays and Python scalars the ops read
         self.input_slots = []
         self._input_of = {}    # id(array) -> slot: an array used twice is one input
+        # Python floats and ints: passed as one array each (a jit argument apiece costs more
+        # than the op), made weakly typed again inside, as JAX types a Python scalar argument.
+        self.scalars = {float: [], int: []}
+        self.scalar_slots = {float: [], int: []}
         self.tensors = []      # slot -> weakref of the pending Tensor (None for inputs)
         self.lock = threading.RLock()
         self.done = False
 
     def _input(self, v):
-        if type(v) is _ARRAY:
+        kind = type(v)
+        if (kind is float or kind is int) and (kind is float or -2 ** 63 <= v < 2 ** 63):
+            s = len(self.tensors)
+            self.tensors.append(None)
+            self.scalars[kind].append(v)
+            self.scalar_slots[kind].append(s)
+            return s
+        if kind is _ARRAY:
             s = self._input_of.get(id(v))
             if s is not None:
                 return s
@@ -104,20 +118,24 @@ class _Program:
                     out_slots.append(s)
             if not outs:
                 return
+            fs, ints = self.scalar_slots[float], self.scalar_slots[int]
             key = (tuple(self.keys), tuple([abstract_key(v) for v in self.inputs]),
-                   tuple(self.input_slots), tuple(out_slots))
+                   tuple(self.input_slots), tuple(fs), tuple(ints), tuple(out_slots))
             fn = _PROGRAMS.get(key)
             new = fn is None
             if new:
-                fn = _compile(self.ops, self.input_slots, len(self.tensors), out_slots)
+                fn = _compile(self.ops, self.input_slots, fs, ints, len(self.tensors), out_slots)
                 _PROGRAMS.put(key, fn)
                 before = resident_bytes()
+            packed = (np.array(self.scalars[float], _FLOAT), np.array(self.scalars[int], _INT))
             try:
-                values = fn(*self.inputs)
+                values = fn(*packed, *self.inputs)
             except Exception:
                 # Run op by op, so an error names the op that failed (nothing is half-applied:
                 # no Tensor is given a value unless all are computed).
-                values = _run_eagerly(self.ops, self.input_slots, self.inputs, len(self.tensors), out_slots)
+                slots = self.input_slots + fs + ints
+                values = _run_eagerly(self.ops, slots, self.inputs + self.scalars[float] + self.scalars[int],
+                                      len(self.tensors), out_slots)
             if new:
                 _PROGRAMS.charge(key, resident_bytes() - before - data_bytes(values))
             for t, v in zip(outs, values):
@@ -125,7 +143,7 @@ class _Program:
                 t._lazy = None
             _last[0] = _describe(self.ops, len(self.inputs), len(outs), "compiled" if new else "cached")
             self.ops = self.inputs = self.tensors = self.keys = None
-            self._input_of = None
+            self._input_of = self.scalars = None
 
 
 def _replay(ops, input_slots, inputs, n_slots, out_slots, call):
@@ -142,10 +160,19 @@ def _replay(ops, input_slots, inputs, n_slots, out_slots, call):
     return [vals[s] for s in out_slots]
 
 
-def _compile(ops, input_slots, n_slots, out_slots):
-    def program(*inputs):
-        return _replay(ops, input_slots, inputs, n_slots, out_slots, lambda op: op.fn)
+def _compile(ops, input_slots, float_slots, int_slots, n_slots, out_slots):
+    slots = list(input_slots) + list(float_slots) + list(int_slots)
+
+    def program(floats, ints, *inputs):
+        scalars = [_weak(floats[k]) for k in range(len(float_slots))]
+        scalars += [_weak(ints[k]) for k in range(len(int_slots))]
+        return _replay(ops, slots, list(inputs) + scalars, n_slots, out_slots, lambda op: op.fn)
     return jax.jit(program)
+
+
+def _weak(x):
+    """A scalar as JAX types a Python scalar argument: weakly typed."""
+    return _convert_element_type(x, weak_type=True)
 
 
 def _run_eagerly(ops, input_slots, inputs, n_slots, out_slots):
