@@ -129,13 +129,16 @@ class _Program:
                 before = resident_bytes()
             packed = (np.array(self.scalars[float], _FLOAT), np.array(self.scalars[int], _INT))
             try:
-                values = fn(*packed, *self.inputs)
+                # Values are concrete, also when observed while a function is traced.
+                with jax.ensure_compile_time_eval():
+                    values = fn(*packed, *self.inputs)
             except Exception:
                 # Run op by op, so an error names the op that failed (nothing is half-applied:
                 # no Tensor is given a value unless all are computed).
                 slots = self.input_slots + fs + ints
-                values = _run_eagerly(self.ops, slots, self.inputs + self.scalars[float] + self.scalars[int],
-                                      len(self.tensors), out_slots)
+                with jax.ensure_compile_time_eval():
+                        values = _run_eagerly(self.ops, slots, self.inputs + self.scalars[float] + self.scalars[int],
+                                          len(self.tensors), out_slots)
             if new:
                 _PROGRAMS.charge(key, resident_bytes() - before - data_bytes(values))
             for t, v in zip(outs, values):
@@ -245,8 +248,8 @@ def _leaves(out):
 
 def defer(op, args, static):
     """``engine.apply`` while lazy execution is on: records ``op`` in the pending program."""
-    if _state._local.tracing or op._jfn is op.fn:
-        return NotImplemented
+    if _state._local.tracing or getattr(op._jfn, "__wrapped__", None) is not op.fn:
+        return NotImplemented      # traced (values are tracers), or not jax.jit(op.fn): run it now
     program = _current()
     slots = []
     keys = []

@@ -367,7 +367,7 @@ class GradientTape(_Recorder):
             return [None] * len(srcs)
         outs = run_backward(p, targets, seeds, mode, extra)
         # Integer sources are never differentiated (TensorFlow returns None).
-        return [None if (g is None or not _engine.is_float_dtype(s._aval.dtype)) else g
+        return [None if (g is None or not _engine.is_float_dtype(s._value.dtype)) else g
                 for g, s in zip(outs, srcs)]
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
@@ -465,7 +465,7 @@ class GradientTape(_Recorder):
                 return [eye if i == tid else None for i in sids]
             return [None] * len(srcs)
         outs = run_backward(p, [target], [None], mode, use_pfor)
-        return [None if (g is None or not _engine.is_float_dtype(s._aval.dtype)) else g
+        return [None if (g is None or not _engine.is_float_dtype(s._value.dtype)) else g
                 for g, s in zip(outs, srcs)]
 
 
