@@ -210,30 +210,35 @@ def _current():
 
 
 # ---------------------------------------------------------------------------
-# Shape inference at record time
+# Shape inference at record time (jax.make_jaxpr: shapes, dtypes and effects)
 # ---------------------------------------------------------------------------
 
 _SHAPES_MAX = 8192
-_shapes = collections.OrderedDict()    # (op, static, abstract inputs) -> abstract output
+_shapes = collections.OrderedDict()    # (op, static, abstract inputs) -> abstract output, or _EAGER
 _shapes_lock = threading.Lock()
 
 
 def _infer(op, static, skey, specs):
-    """The op's abstract output (``jax.eval_shape``), or None when it cannot be computed."""
+    """The op's abstract output, or None when it is run now: it cannot be computed with these
+    arguments (running it raises its error), or it has effects (a host callback checking an
+    index must raise at the line that called it)."""
     out = _shapes.get(skey)
     if out is not None:
-        return out
+        return None if out is _EAGER else out
     try:
-        out = jax.eval_shape(functools.partial(op.fn, **static), *specs)
-    except Exception:   # the op runs eagerly instead, and raises its error there
+        closed, out = jax.make_jaxpr(functools.partial(op.fn, **static), return_shape=True)(*specs)
+    except Exception:   # the op runs now, and raises its error there
         return None
-    if not all(isinstance(o, jax.ShapeDtypeStruct) for o in _leaves(out)):
-        return None
+    if closed.effects or not all(isinstance(o, jax.ShapeDtypeStruct) for o in _leaves(out)):
+        out = _EAGER
     with _shapes_lock:
         _shapes[skey] = out
         if len(_shapes) > _SHAPES_MAX:
             _shapes.popitem(last=False)
-    return out
+    return None if out is _EAGER else out
+
+
+_EAGER = object()
 
 
 def _leaves(out):
