@@ -144,7 +144,7 @@ class _Program:
             for t, v in zip(outs, values):
                 t._v = v
                 t._lazy = None
-            _last[0] = _describe(self.ops, len(self.inputs), len(outs), "compiled" if new else "cached")
+            _last[0] = (self.ops, len(self.inputs), len(outs), "compiled" if new else "cached")
             self.ops = self.inputs = self.tensors = self.keys = None
             self._input_of = self.scalars = None
 
@@ -393,7 +393,7 @@ def describe():
     pending = "nothing" if p is None or p.done or not p.ops else _describe(p.ops, len(p.inputs), sum(
         1 for w in p.tensors if w is not None and w() is not None), "pending")
     return (f"lazy execution: {'on' if config.enabled else 'off'} (max_pending_ops={config.max_pending_ops}); "
-            f"pending: {pending}; last run: {_last[0] or 'none'}; "
+            f"pending: {pending}; last run: {_describe(*_last[0]) if _last[0] else 'none'}; "
             f"{len(_PROGRAMS)} compiled programs cached")
 
 
