@@ -411,8 +411,8 @@ def describe_lazy_execution():
         >>> tf.config.experimental.set_lazy_execution(True)
         >>> x = tf.constant([1.0, 2.0])
         >>> y = tf.sin(x) * 2.0
-        >>> tf.config.experimental.describe_lazy_execution().split("; ")[1]
-        'pending: 2 ops (sin, multiply); 3 inputs, 1 outputs; pending'
+        >>> print(tf.config.experimental.describe_lazy_execution())
+        lazy execution: on (max_pending_ops=1024); pending: 2 ops (sin, multiply); 2 inputs, 1 outputs; pending; ...
         >>> _ = y.numpy()
         >>> tf.config.experimental.set_lazy_execution(False)
     """

@@ -181,10 +181,8 @@ defer = None
 
 def apply(op, args, static):
     """Runs ``op`` on ``args``: unwrap, compute, wrap, and record on watching tapes."""
-    if defer is not None:
-        result = defer(op, args, static)
-        if result is not NotImplemented:
-            return result
+    if defer is not None and (result := defer(op, args, static)) is not NotImplemented:
+        return result
     recorders = state.recorders
     ins = []
     vals = []

@@ -103,6 +103,9 @@ class _Program:
         self.input_slots.append(s)
         return s
 
+    def n_inputs(self):
+        return len(self.inputs) + len(self.scalars[float]) + len(self.scalars[int])
+
     def run(self):
         """Computes every pending value still referenced, as one compiled call."""
         with self.lock:
@@ -144,7 +147,7 @@ class _Program:
             for t, v in zip(outs, values):
                 t._v = v
                 t._lazy = None
-            _last[0] = (self.ops, len(self.inputs), len(outs), "compiled" if new else "cached")
+            _last[0] = (self.ops, self.n_inputs(), len(outs), "compiled" if new else "cached")
             self.ops = self.inputs = self.tensors = self.keys = None
             self._input_of = self.scalars = None
 
@@ -256,49 +259,10 @@ def defer(op, args, static):
     if _state._local.tracing or getattr(op._jfn, "__wrapped__", None) is not op.fn:
         return NotImplemented      # traced (values are tracers), or not jax.jit(op.fn): run it now
     program = _current()
-    slots = []
-    keys = []
-    specs = []
-    ins = []
-    for a in args:
-        if type(a) is not Tensor:
-            if type(a) in _SCALARS:
-                ins.append(a)
-                slots.append(None)
-                keys.append(type(a))
-                specs.append(a)
-                continue
-            if type(a) is _ARRAY:
-                ins.append(a)
-                slots.append(None)
-                keys.append((a.shape, a.dtype, a.weak_type))
-                specs.append(a)
-                continue
-            if isinstance(a, _TensorBase):          # a Variable: its value now
-                a = _engine._read_variable(a)
-            elif isinstance(a, (list, tuple)) and _contains_tensor(a):
-                a = _engine.packed(*a)
-                if type(a) is not Tensor:
-                    return NotImplemented
-            else:
-                return NotImplemented              # converted by apply, with its errors
-        p = a._lazy
-        if p is not None and p.program is not program:
-            p.run()                                # another thread's program, or one run already
-            p = a._lazy
-        ins.append(a)
-        if p is not None:
-            slots.append(p.slot)
-            aval = p.aval
-            keys.append((aval.shape, aval.dtype, aval.weak_type))
-            specs.append(aval)
-        else:
-            v = a._v
-            if type(v) is not _ARRAY:
-                return NotImplemented              # a tracer, a string tensor
-            slots.append(None)
-            keys.append((v.shape, v.dtype, v.weak_type))
-            specs.append(v)
+    read = _read_args(program, args)
+    if read is None:
+        return NotImplemented
+    ins, slots, keys, specs = read
     if static:
         static = {k: _engine.freeze(v) for k, v in static.items()}
         items = tuple(sorted(static.items()))
@@ -318,25 +282,7 @@ def defer(op, args, static):
         for k, (s, a) in enumerate(zip(slots, ins)):
             if s is None:
                 slots[k] = program._input(a._v if type(a) is Tensor else a)
-        tensors = program.tensors
-        if isinstance(out, (tuple, list)):
-            wrapped = []
-            outs = []
-            out_slots = []
-            for o in out:
-                if o is None:
-                    wrapped.append(None)
-                    continue
-                t = _pending(program, o)
-                wrapped.append(t)
-                outs.append(t)
-                out_slots.append(t._lazy.slot)
-            result = tuple(wrapped) if isinstance(out, tuple) else wrapped
-            out_slots = tuple(out_slots)
-        else:
-            result = _pending(program, out)
-            outs = [result]
-            out_slots = result._lazy.slot
+        result, outs, out_slots = _outputs(program, out)
         slots = tuple(slots)
         program.ops.append((op, static, slots, out_slots))
         program.keys.append((op, items, slots))
@@ -348,6 +294,54 @@ def defer(op, args, static):
     if full:
         program.run()
     return result
+
+
+def _read_args(program, args):
+    """(tape inputs, slots (None: a new input), abstract keys, specs for shape inference), or
+    None for arguments ``apply`` converts itself (NumPy, lists, strings, tracers)."""
+    slots, keys, specs, ins = [], [], [], []
+    for a in args:
+        if type(a) is not Tensor:
+            if type(a) in _SCALARS or type(a) is _ARRAY:
+                ins.append(a)
+                slots.append(None)
+                keys.append(type(a) if type(a) in _SCALARS else (a.shape, a.dtype, a.weak_type))
+                specs.append(a)
+                continue
+            if isinstance(a, _TensorBase):          # a Variable: its value now
+                a = _engine._read_variable(a)
+            elif isinstance(a, (list, tuple)) and _contains_tensor(a):
+                a = _engine.packed(*a)
+                if type(a) is not Tensor:
+                    return None
+            else:
+                return None
+        p = a._lazy
+        if p is not None and p.program is not program:
+            p.run()                                # another thread's program, or one run already
+            p = a._lazy
+        ins.append(a)
+        if p is not None:
+            slots.append(p.slot)
+            v = p.aval
+        else:
+            v = a._v
+            if type(v) is not _ARRAY:
+                return None                        # a tracer, a string tensor
+            slots.append(None)
+        keys.append((v.shape, v.dtype, v.weak_type))
+        specs.append(v)
+    return ins, slots, keys, specs
+
+
+def _outputs(program, out):
+    """Pending Tensors for the op's abstract output: (result, output Tensors, their slots)."""
+    if not isinstance(out, (tuple, list)):
+        t = _pending(program, out)
+        return t, [t], t._lazy.slot
+    wrapped = [None if o is None else _pending(program, o) for o in out]
+    outs = [t for t in wrapped if t is not None]
+    return (tuple(wrapped) if isinstance(out, tuple) else wrapped), outs, tuple(t._lazy.slot for t in outs)
 
 
 def _pending(program, aval):
@@ -390,7 +384,7 @@ def _describe(ops, n_inputs, n_outputs, how):
 def describe():
     """What is pending in this thread, and what the last run fused."""
     p = _local.program
-    pending = "nothing" if p is None or p.done or not p.ops else _describe(p.ops, len(p.inputs), sum(
+    pending = "nothing" if p is None or p.done or not p.ops else _describe(p.ops, p.n_inputs(), sum(
         1 for w in p.tensors if w is not None and w() is not None), "pending")
     return (f"lazy execution: {'on' if config.enabled else 'off'} (max_pending_ops={config.max_pending_ops}); "
             f"pending: {pending}; last run: {_describe(*_last[0]) if _last[0] else 'none'}; "
