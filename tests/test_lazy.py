@@ -288,3 +288,10 @@ def test_pending_values_of_another_thread(lazy_on):
     assert box["pending"] and mine._lazy is not None
     z = box["y"] + mine                         # runs the worker's program, then records here
     assert_close(z, X * 3.0 + X + 1.0, rtol=1e-6)
+
+
+def test_ops_inside_tf_device_run_where_placed(lazy_on):
+    dev = tf.config.list_logical_devices("CPU")[-1].name
+    with tf.device(dev):
+        y = tf.constant(X) * 2.0
+    assert y._lazy is None and y.device.endswith(dev.split("device:")[-1])

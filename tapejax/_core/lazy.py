@@ -18,7 +18,8 @@ are still referenced), in a bounded ``CompileCache``. Values no Tensor refers to
 not returned (XLA fuses them away); after the run the program is dropped.
 
 What never becomes pending: ops while a ``tf.function`` is traced (values are tracers already),
-string and host ops, ops on values JAX autodiff is differentiating, ops whose function is not
+string and host ops, ops inside ``tf.device`` (placed where the scope says, now), ops with
+effects (host callbacks), ops on values JAX autodiff is differentiating, ops whose function is not
 jitted (``Op(jit=False)``: Python callbacks), and anything ``apply`` has to convert in a way
 that may fail (those run eagerly, after their pending inputs are computed).
 """
@@ -258,6 +259,8 @@ def defer(op, args, static):
     """``engine.apply`` while lazy execution is on: records ``op`` in the pending program."""
     if _state._local.tracing or getattr(op._jfn, "__wrapped__", None) is not op.fn:
         return NotImplemented      # traced (values are tracers), or not jax.jit(op.fn): run it now
+    if jax.config.jax_default_device is not None:
+        return NotImplemented      # inside tf.device: placed now, where the scope says
     program = _current()
     read = _read_args(program, args)
     if read is None:
