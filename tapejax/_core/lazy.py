@@ -26,8 +26,8 @@ that may fail (those run eagerly, after their pending inputs are computed).
 import collections
 import functools
 import os
+import sys
 import threading
-import weakref
 
 import jax
 import numpy as np
@@ -51,29 +51,14 @@ class _Config:
 config = _Config()
 
 
-class _Pending:
-    """A value of a pending program: its program, slot and abstract value."""
-
-    __slots__ = ("program", "slot", "aval")
-
-    def __init__(self, program, slot, aval):
-        self.program = program
-        self.slot = slot
-        self.aval = aval
-
-    def run(self):
-        self.program.run()
-
-
 class _Program:
     """The ops recorded since the last run, in order, wired by value slots."""
 
-    __slots__ = ("ops", "keys", "inputs", "input_slots", "_input_of", "scalars", "scalar_slots", "tensors",
+    __slots__ = ("ops", "inputs", "input_slots", "_input_of", "scalars", "scalar_slots", "tensors",
                  "lock", "done", "__weakref__")
 
     def __init__(self):
-        self.ops = []          # (op, static dict, input slots, output slots or one int)
-        self.keys = []         # the fingerprint's entry of each op
+        self.ops = []          # (op, static items, input slots, output slots or one slot): the fingerprint
         self.inputs = []       # concrete arrays and Python scalars the ops read
         self.input_slots = []
         self._input_of = {}    # id(array) -> slot: an array used twice is one input
@@ -81,7 +66,10 @@ class _Program:
         # than the op), made weakly typed again inside, as JAX types a Python scalar argument.
         self.scalars = {float: [], int: []}
         self.scalar_slots = {float: [], int: []}
-        self.tensors = []      # slot -> weakref of the pending Tensor (None for inputs)
+        # slot -> the pending Tensor (None for inputs). Held strongly, without a weakref per value
+        # (they are what makes a recorded step cost in garbage collection): a value only this
+        # list refers to is not returned (``_alive``).
+        self.tensors = []
         self.lock = threading.RLock()
         self.done = False
 
@@ -114,16 +102,12 @@ class _Program:
                 return
             self.done = True
             _forget(self)
-            outs, out_slots = [], []
-            for s, w in enumerate(self.tensors):
-                t = w() if w is not None else None
-                if t is not None and t._lazy is not None:
-                    outs.append(t)
-                    out_slots.append(s)
+            out_slots, outs = _alive(self.tensors)
             if not outs:
+                self.ops = self.inputs = self.tensors = None
                 return
             fs, ints = self.scalar_slots[float], self.scalar_slots[int]
-            key = (tuple(self.keys), tuple([abstract_key(v) for v in self.inputs]),
+            key = (tuple(self.ops), tuple([abstract_key(v) for v in self.inputs]),
                    tuple(self.input_slots), tuple(fs), tuple(ints), tuple(out_slots))
             fn = _PROGRAMS.get(key)
             new = fn is None
@@ -149,8 +133,20 @@ class _Program:
                 t._v = v
                 t._lazy = None
             _last[0] = (self.ops, self.n_inputs(), len(outs), "compiled" if new else "cached")
-            self.ops = self.inputs = self.tensors = self.keys = None
+            self.ops = self.inputs = self.tensors = None
             self._input_of = self.scalars = None
+
+
+def _alive(tensors):
+    """(slots, Tensors) of the pending values something besides the program refers to."""
+    slots, outs = [], []
+    for s in range(len(tensors)):
+        t = tensors[s]
+        # references: the list, ``t`` and getrefcount's argument
+        if t is not None and t._lazy is not None and sys.getrefcount(t) > 3:
+            slots.append(s)
+            outs.append(t)
+    return slots, outs
 
 
 def _replay(ops, input_slots, inputs, n_slots, out_slots, call):
@@ -169,6 +165,7 @@ def _replay(ops, input_slots, inputs, n_slots, out_slots, call):
 
 def _compile(ops, input_slots, float_slots, int_slots, n_slots, out_slots):
     slots = list(input_slots) + list(float_slots) + list(int_slots)
+    ops = _with_static_dicts(ops)
 
     def program(floats, ints, *inputs):
         scalars = [_weak(floats[k]) for k in range(len(float_slots))]
@@ -183,7 +180,11 @@ def _weak(x):
 
 
 def _run_eagerly(ops, input_slots, inputs, n_slots, out_slots):
-    return _replay(ops, input_slots, inputs, n_slots, out_slots, lambda op: op._jfn)
+    return _replay(_with_static_dicts(ops), input_slots, inputs, n_slots, out_slots, lambda op: op._jfn)
+
+
+def _with_static_dicts(ops):
+    return [(op, dict(items), ins, outs) for op, items, ins, outs in ops]
 
 
 def _drop(fn):
@@ -287,8 +288,7 @@ def defer(op, args, static):
                 slots[k] = program._input(a._v if type(a) is Tensor else a)
         result, outs, out_slots = _outputs(program, out)
         slots = tuple(slots)
-        program.ops.append((op, static, slots, out_slots))
-        program.keys.append((op, items, slots))
+        program.ops.append((op, items, slots, out_slots))
         full = len(program.ops) >= config.max_pending_ops
     recorders = _engine.state.recorders
     if recorders:
@@ -320,15 +320,14 @@ def _read_args(program, args):
             else:
                 return None
         p = a._lazy
-        if p is not None and p.program is not program:
+        if p is not None and p is not program:
             p.run()                                # another thread's program, or one run already
             p = a._lazy
         ins.append(a)
+        v = a._v
         if p is not None:
-            slots.append(p.slot)
-            v = p.aval
+            slots.append(a._slot)
         else:
-            v = a._v
             if type(v) is not _ARRAY:
                 return None                        # a tracer, a string tensor
             slots.append(None)
@@ -341,17 +340,17 @@ def _outputs(program, out):
     """Pending Tensors for the op's abstract output: (result, output Tensors, their slots)."""
     if not isinstance(out, (tuple, list)):
         t = _pending(program, out)
-        return t, [t], t._lazy.slot
+        return t, [t], t._slot
     wrapped = [None if o is None else _pending(program, o) for o in out]
     outs = [t for t in wrapped if t is not None]
-    return (tuple(wrapped) if isinstance(out, tuple) else wrapped), outs, tuple(t._lazy.slot for t in outs)
+    return (tuple(wrapped) if isinstance(out, tuple) else wrapped), outs, tuple(t._slot for t in outs)
 
 
 def _pending(program, aval):
-    t = Tensor(None)
-    s = len(program.tensors)
-    t._lazy = _Pending(program, s, aval)
-    program.tensors.append(weakref.ref(t))
+    t = Tensor(aval)
+    t._lazy = program
+    t._slot = len(program.tensors)
+    program.tensors.append(t)
     return t
 
 
@@ -387,8 +386,8 @@ def _describe(ops, n_inputs, n_outputs, how):
 def describe():
     """What is pending in this thread, and what the last run fused."""
     p = _local.program
-    pending = "nothing" if p is None or p.done or not p.ops else _describe(p.ops, p.n_inputs(), sum(
-        1 for w in p.tensors if w is not None and w() is not None), "pending")
+    pending = "nothing" if p is None or p.done or not p.ops else _describe(
+        p.ops, p.n_inputs(), len(_alive(p.tensors)[0]), "pending")
     return (f"lazy execution: {'on' if config.enabled else 'off'} (max_pending_ops={config.max_pending_ops}); "
             f"pending: {pending}; last run: {_describe(*_last[0]) if _last[0] else 'none'}; "
             f"{len(_PROGRAMS)} compiled programs cached")

@@ -380,11 +380,13 @@ class Tensor(_TensorBase):
         <tf.Tensor: shape=(2,), dtype=float32, numpy=array([3., 6.], dtype=float32)>
     """
 
-    __slots__ = ("_v", "_id", "_lazy", "__weakref__")
+    # Lazy execution (lazy.py): while the value is pending, ``_lazy`` is the pending program,
+    # ``_slot`` the value's place in it and ``_v`` its abstract value (jax.ShapeDtypeStruct).
+    __slots__ = ("_v", "_id", "_lazy", "_slot", "__weakref__")
 
     def __init__(self, value, _id=None):
         self._v = value
-        self._lazy = None   # lazy execution: the pending value (lazy._Pending) until it is run
+        self._lazy = None
         self._id = next(_ids) if _id is None else _id
 
     @property
@@ -397,8 +399,7 @@ class Tensor(_TensorBase):
 
     @property
     def _aval(self):
-        p = self._lazy
-        return self._v if p is None else p.aval
+        return self._v
 
     def __repr__(self):
         a = self._fmt()
