@@ -31,15 +31,14 @@ import threading
 
 import jax
 import numpy as np
+from jax._src.array import ArrayImpl
 from jax._src.lax.lax import _convert_element_type   # weak_type=True has no public spelling
 
 from . import engine as _engine, state as _state
 from .cache import CompileCache, abstract_key, data_bytes, resident_bytes
 from .tensor import Tensor, _TensorBase, _contains_tensor
 
-_ARRAY = type(jax.numpy.zeros(()))   # a concrete jax array (ArrayImpl)
-_FLOAT = jax.dtypes.canonicalize_dtype(np.float64)
-_INT = jax.dtypes.canonicalize_dtype(np.int64)
+_ARRAY = ArrayImpl   # a concrete jax array (named without making one: that would start the backend)
 _SCALARS = (float, int, bool)
 
 
@@ -115,7 +114,8 @@ class _Program:
                 fn = _compile(self.ops, self.input_slots, fs, ints, len(self.tensors), out_slots)
                 _PROGRAMS.put(key, fn)
                 before = resident_bytes()
-            packed = (np.array(self.scalars[float], _FLOAT), np.array(self.scalars[int], _INT))
+            packed = (np.array(self.scalars[float], jax.dtypes.canonicalize_dtype(np.float64)),
+                      np.array(self.scalars[int], jax.dtypes.canonicalize_dtype(np.int64)))
             try:
                 # Values are concrete, also when observed while a function is traced.
                 with jax.ensure_compile_time_eval():
