@@ -9,6 +9,15 @@ A 100-step elementwise chain (sin, * 1.01, + 0.1, tanh on 1000 float32 values:
   per tape structure and cached: the timed calls hit the cache),
 * ``jax.jit(jax.grad(f))`` of the same chain (the compiled reference).
 
+Lazy execution (``tf.config.experimental.set_lazy_execution``, issue 17), same run:
+
+* the chain's forward + ``tape.gradient`` eagerly and lazily (one fused program per step)
+  against one ``jax.jit(jax.value_and_grad(f))`` call (goal: lazy <= 4x), and PyTorch eager
+  autograd where torch is installed; the lazy first step (record-time shape inference +
+  compiling the fused program) is reported;
+* a Python loop branching on a value every 10 ops (``if float(x.sum()) > 0``: each branch
+  runs what is pending), eagerly and lazily (goal: lazy not slower).
+
 Each figure is the median over interleaved rounds after warmup rounds; ratios
 are taken within a round. Run: ``python benchmarks/bench_tape.py [--repeats 21]``.
 """
@@ -37,6 +46,18 @@ def chain_jnp(x):
 def chain_tf(x):
     for _ in range(STEPS):
         x = tf.tanh(tf.sin(x) * 1.01 + 0.1)
+    return x
+
+
+def branchy_tf(x):
+    """100 rounds of 10 elementwise ops, with a Python ``if`` on a value after each."""
+    for _ in range(100):
+        for _ in range(5):
+            x = tf.sin(x) * 1.01
+        if float(tf.reduce_sum(x)) > 0:
+            x = x - 0.01
+        else:
+            x = x + 0.01
     return x
 
 
@@ -79,6 +100,59 @@ def main():
     def jit_grad():
         f_grad(xj).block_until_ready()
 
+    def step_tf():
+        with tf.GradientTape() as tape:
+            tape.watch(xt)
+            y = tf.reduce_sum(chain_tf(xt))
+        g = tape.gradient(y, xt)
+        return y._value, g._value.block_until_ready()
+
+    f_vg = jax.jit(jax.value_and_grad(lambda a: jnp.sum(chain_jnp(a))))
+
+    def jit_vg():
+        jax.block_until_ready(f_vg(xj))
+
+    lazy_cfg = tf.config.experimental
+
+    def lazily(fn):
+        def run():
+            lazy_cfg.set_lazy_execution(True)
+            try:
+                return fn()
+            finally:
+                lazy_cfg.set_lazy_execution(False)
+        return run
+
+    lazy_step = lazily(step_tf)
+    t0 = time.perf_counter()
+    lazy_step()                       # first lazy step: shape inference + compile of the fused program
+    lazy_first = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    jit_vg()
+    jit_first = time.perf_counter() - t0
+    np.testing.assert_allclose(lazy_step()[1], np.asarray(f_vg(xj)[1]), rtol=1e-4, atol=1e-6)
+
+    def branchy():
+        branchy_tf(xt)._value.block_until_ready()
+
+    lazy_branchy = lazily(branchy)
+    np.testing.assert_allclose(np.asarray(lazily(lambda: branchy_tf(xt).numpy())()),
+                               np.asarray(branchy_tf(xt)), rtol=1e-5)
+
+    try:
+        import torch
+        xpt = torch.tensor(xv)
+
+        def torch_step():
+            a = xpt.clone().requires_grad_(True)
+            y = a
+            for _ in range(STEPS):
+                y = torch.tanh(torch.sin(y) * 1.01 + 0.1)
+            y.sum().backward()
+            return a.grad
+    except ImportError:
+        torch_step = None
+
     # correctness first: the tape's gradient equals JAX's
     tape, y = record()
     g_tape = tape.gradient(y, xt).numpy()
@@ -92,8 +166,19 @@ def main():
 
     # Rounds interleave every variant, so a busy machine slows them alike; the ratios
     # are taken within a round, then the median over rounds is reported.
-    rows = {k: [] for k in ("raw", "plain", "tape", "grad", "jit")}
+    rows = {k: [] for k in ("raw", "plain", "tape", "grad", "jit", "eager_step", "lazy_step", "jit_vg",
+                            "branchy_eager", "branchy_lazy", "torch")}
     for r in range(args.warmup + args.repeats):
+        t_es, _ = clock(step_tf)
+        t_ls, _ = clock(lazy_step)
+        t_vg, _ = clock(jit_vg)
+        t_be, _ = clock(branchy)
+        t_bl, _ = clock(lazy_branchy)
+        t_pt = clock(torch_step)[0] if torch_step is not None else float("nan")
+        if r >= args.warmup:
+            for k, v in zip(("eager_step", "lazy_step", "jit_vg", "branchy_eager", "branchy_lazy", "torch"),
+                            (t_es, t_ls, t_vg, t_be, t_bl, t_pt)):
+                rows[k].append(v)
         t_raw, _ = clock(raw)
         t_plain, _ = clock(fwd_plain)
         t_tape, (tape, y) = clock(record)
@@ -123,6 +208,21 @@ def main():
     print(f"ratio forward per op / raw jnp op (recording): {ratio('tape', 'raw'):5.2f}  (goal <= 1.5)")
     print(f"ratio gradient call / recorded forward:        {ratio('grad', 'tape'):5.2f}  (goal < 1)")
     print(f"ratio gradient call / jax.jit(jax.grad):       {ratio('grad', 'jit'):5.2f}")
+    print("lazy execution (forward + tape.gradient of the chain, per step):")
+    print(f"{'  eager step':<44}{med['eager_step'] * 1e3:9.2f} ms")
+    print(f"{'  lazy step':<44}{med['lazy_step'] * 1e3:9.2f} ms")
+    print(f"{'  jax.jit(jax.value_and_grad(f))':<44}{med['jit_vg'] * 1e3:9.2f} ms")
+    if torch_step is not None:
+        print(f"{'  PyTorch eager autograd':<44}{med['torch'] * 1e3:9.2f} ms")
+        print(f"  ratio PyTorch / jax.jit:                     {ratio('torch', 'jit_vg'):5.2f}")
+    print(f"  ratio eager step / jax.jit:                  {ratio('eager_step', 'jit_vg'):5.2f}")
+    print(f"  ratio lazy step / jax.jit:                   {ratio('lazy_step', 'jit_vg'):5.2f}  (goal <= 4)")
+    print(f"  first lazy step (shape inference + compile): {lazy_first * 1e3:7.0f} ms "
+          f"(first jax.jit call: {jit_first * 1e3:.0f} ms)")
+    print(f"{'  branch every 10 ops, eager':<44}{med['branchy_eager'] * 1e3:9.2f} ms")
+    print(f"{'  branch every 10 ops, lazy':<44}{med['branchy_lazy'] * 1e3:9.2f} ms")
+    print(f"  ratio lazy / eager (branchy loop):           {ratio('branchy_lazy', 'branchy_eager'):5.2f}  "
+          "(goal <= 1)")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,10 @@ Models: an MLP 784-512-512-10 (batch 128) and the seed-000 CNN
 (Conv2D(16,3,relu) -> Conv2D(16,3,relu) -> GlobalAveragePooling2D -> Dense(10),
 batch 32, 28x28x1), both with Adam and sparse categorical cross-entropy.
 
+Variants: the eager step (GradientTape, op by op), the same step with lazy execution on
+(``tf.config.experimental.set_lazy_execution``: forward and backward one fused program), and
+the step as a ``tf.function``.
+
 Baselines: the hand-written `jax.jit(jax.value_and_grad(loss))` + optax.adam step
 (compiled, buffers donated), and the same step without jit (plain JAX eager).
 
@@ -135,6 +139,15 @@ def steady(kind, rounds, steps):
     x, y = data(kind)
     xt, yt = tf.constant(x), tf.constant(y)
     _, _, eager = tapejax_step(kind)
+    _, _, lazy_step = tapejax_step(kind)
+
+    def run_lazy():
+        # Lazy execution (issue 17): the eager step's ops fused into one program per step.
+        tf.config.experimental.set_lazy_execution(True)
+        try:
+            return lazy_step(xt, yt)._value
+        finally:
+            tf.config.experimental.set_lazy_execution(False)
     model, _, step = tapejax_step(kind)
     compiled = tf.function(step)
     compiled(xt, yt)
@@ -156,6 +169,7 @@ def steady(kind, rounds, steps):
 
     variants = {
         "tapejax eager (GradientTape)": (lambda: eager(xt, yt)._value, steps),
+        "tapejax eager, lazy execution": (run_lazy, steps),
         "tapejax tf.function": (lambda: compiled(xt, yt)._value, steps),
         "jax.jit + optax": (run_jit, steps),
         "plain JAX eager (no jit)": (run_eager_jax, max(2, steps // 10)),

@@ -21,7 +21,7 @@ import types
 
 import jax
 
-from ._core import backward as _backward, cache as _cache, devices as _devices, engine as _engine
+from ._core import backward as _backward, cache as _cache, devices as _devices, engine as _engine, lazy as _lazy
 from ._staging.function import run_functions_eagerly as _run_eagerly, functions_run_eagerly as _runs_eagerly
 
 PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
@@ -352,4 +352,74 @@ def get_compile_cache_limits():
 
 
 experimental.set_compile_cache_limits = set_compile_cache_limits
+
+
+# ---------------------------------------------------------------------------
+# Lazy execution (tapejax's own: eager ops fused into one compiled program)
+# ---------------------------------------------------------------------------
+
+def set_lazy_execution(enabled, max_pending_ops=None):
+    """Turns lazy execution of eager ops on or off (off by default; ``TAPEJAX_LAZY=1`` in the
+    environment turns it on at import).
+
+    While it is on, eager ops (inside and outside a ``GradientTape``) are not run one by
+    one: they are recorded into a pending program, which runs as one compiled XLA program
+    -- cached by its structure, so a loop compiles it once -- when a value is observed
+    (``.numpy()``, ``print``, ``bool``/``float``, NumPy conversion, a Variable assignment, a
+    Python ``if`` on a tensor), after ``max_pending_ops`` ops, or when it is turned off.
+    ``tape.gradient`` of pending values runs forward and backward as one program. Shapes and
+    dtypes are inferred when an op is called, so an op given incompatible arguments raises
+    its error at that line, as in eager mode. Results are the same as eager execution's
+    (XLA may fuse floating-point arithmetic differently, within rounding). Turning it off
+    runs what is pending.
+
+    Args:
+        enabled: True to turn it on, False to turn it off.
+        max_pending_ops: the most ops a pending program holds before it runs (default 1024).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.config.experimental.set_lazy_execution(True)
+        >>> x = tf.constant([1.0, 2.0])
+        >>> y = tf.tanh(tf.sin(x) * 2.0 + 1.0)     # pending: nothing has run yet
+        >>> y.shape
+        TensorShape([2])
+        >>> print(y.numpy().round(3))                 # observed: the three ops run as one program
+        [0.991 0.993]
+        >>> tf.config.experimental.set_lazy_execution(False)
+    """
+    _lazy.set_enabled(enabled, max_pending_ops)
+
+
+def lazy_execution_enabled():
+    """Whether :func:`set_lazy_execution` is on.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.config.experimental.lazy_execution_enabled()
+        False
+    """
+    return _lazy.config.enabled
+
+
+def describe_lazy_execution():
+    """A line saying what lazy execution has pending in this thread and what its last run
+    fused (ops by name, inputs, outputs, whether it compiled or hit the cache).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.config.experimental.set_lazy_execution(True)
+        >>> x = tf.constant([1.0, 2.0])
+        >>> y = tf.sin(x) * 2.0
+        >>> print(tf.config.experimental.describe_lazy_execution())
+        lazy execution: on (max_pending_ops=1024); pending: 2 ops (sin, multiply); 2 inputs, 1 outputs; pending; ...
+        >>> _ = y.numpy()
+        >>> tf.config.experimental.set_lazy_execution(False)
+    """
+    return _lazy.describe()
+
+
+experimental.set_lazy_execution = set_lazy_execution
+experimental.lazy_execution_enabled = lazy_execution_enabled
+experimental.describe_lazy_execution = describe_lazy_execution
 experimental.get_compile_cache_limits = get_compile_cache_limits

@@ -50,6 +50,27 @@ def tape_vjp(f):
     return g
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "eager_dispatch: checks the caches of op-by-op dispatch (compiled variants per op, "
+        "backward traces per tape structure); runs with lazy execution off")
+
+
+@pytest.fixture(autouse=True)
+def _eager_dispatch(request):
+    """Tests marked ``eager_dispatch`` run op by op also when the suite runs with
+    ``TAPEJAX_LAZY=1``: lazy execution compiles whole programs instead (tests/test_lazy.py)."""
+    lazy = tf.config.experimental.lazy_execution_enabled()
+    if lazy and request.node.get_closest_marker("eager_dispatch"):
+        tf.config.experimental.set_lazy_execution(False)
+        try:
+            yield
+        finally:
+            tf.config.experimental.set_lazy_execution(True)
+    else:
+        yield
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)

@@ -45,6 +45,7 @@ def test_same_structure_does_not_retrace():
     assert backward_trace_count() == n
 
 
+@pytest.mark.eager_dispatch
 def test_new_structure_traces_once():
     x = tf.constant(np.ones((5,), np.float32))
     n = backward_trace_count()
@@ -63,6 +64,7 @@ def test_new_structure_traces_once():
     assert backward_trace_count() == n + 2
 
 
+@pytest.mark.eager_dispatch
 def test_jacobian_is_cached_too():
     def jac(v):
         x = tf.constant(v)
@@ -105,6 +107,7 @@ def _mlp_grads(n, w1, w2, seed=0):
     return grads, jax.grad(f, argnums=(0, 1))(w1.numpy(), w2.numpy())
 
 
+@pytest.mark.eager_dispatch
 def test_backward_cache_evicts_least_recently_used(cache_limits):
     cache_limits(max_programs=2)
     w = tf.Variable([1.0, 2.0])
@@ -125,6 +128,7 @@ def test_backward_cache_evicts_least_recently_used(cache_limits):
     assert backward_trace_count() == n + 1 and len(_backward._BACKWARD_CACHE) == 2
 
 
+@pytest.mark.eager_dispatch
 def test_backward_cache_is_bounded_by_bytes(cache_limits):
     cache_limits(max_bytes=1)   # every program is over the budget: only the newest is kept
     w = tf.Variable([1.0, 2.0])
@@ -135,6 +139,7 @@ def test_backward_cache_is_bounded_by_bytes(cache_limits):
     assert len(_backward._BACKWARD_CACHE) == 1
 
 
+@pytest.mark.eager_dispatch
 def test_new_batch_sizes_stay_compiled_whole(cache_limits):
     """Past the limit, a new batch size makes every node's VJP new: one whole program is the
     cheaper compile (after one op-by-op probe). Every path gives JAX's gradients."""
@@ -170,6 +175,7 @@ def _chain_want(k, x, w):
     return jax.grad(f)(w)
 
 
+@pytest.mark.eager_dispatch
 def test_sequence_lengths_are_differentiated_op_by_op(cache_limits):
     """A tape unrolled to a new length every call (a sequence model): the same ops on the same
     shapes in a new arrangement. Past the limit no whole program is compiled for it."""
@@ -208,6 +214,7 @@ def test_op_by_op_backward_is_differentiable(cache_limits):
         assert_close(h, -np.sin(xv) * xv + 2 * np.cos(xv), rtol=1e-5)
 
 
+@pytest.mark.eager_dispatch
 def test_op_variants_are_bounded(cache_limits):
     cache_limits(max_variants_per_op=3)
     op = tf.extend.defop(lambda x: x * 3.0, name="times3_variants")

@@ -134,7 +134,7 @@ def _relevant(nodes, target_ids, source_ids):
 def _spec(n, reach, needed, slot):
     gmask, in_slots, keys = [], [], []
     for i, t in zip(n.in_ids, n.ins):
-        m = i is not None and i in reach and is_float_dtype(t._value.dtype)
+        m = i is not None and i in reach and is_float_dtype(t._aval.dtype)
         gmask.append(m)
         if m:
             in_slots.append(slot(i))
@@ -325,7 +325,7 @@ def run_backward(p, targets, seeds, mode="grad", vmap_info=None):
     """
     layout = tuple(len(n.args) for n in p.nodes)
     seed_mask = tuple(s is not None for s in seeds)
-    target_avals = tuple((t._value.shape, t._value.dtype) for t in targets)
+    target_avals = tuple((t._aval.shape, t._aval.dtype) for t in targets)
     given = [s for s in seeds if s is not None]
     if p.custom:
         return _oplayer_backward(p, targets, seeds)

@@ -48,7 +48,7 @@ def data_bytes(values):
     for v in jax.tree_util.tree_leaves(values, is_leaf=lambda x: isinstance(x, _TensorBase)):
         if isinstance(v, _TensorBase):
             stored = getattr(v, "_stored", None)   # a Variable: its storage (reading it would mark it shared)
-            v = v._value if stored is None else stored
+            v = v._aval if stored is None else stored   # a pending value: not run (nbytes 0)
         total += getattr(v, "nbytes", 0) if not isinstance(v, jax.core.Tracer) else 0
     return total
 
@@ -177,7 +177,7 @@ def track_variants(op, jfn, vals, static):
 def abstract_key(v):
     """Fingerprint entry of one node input: its abstract value."""
     if type(v) is Tensor:
-        v = v._value
+        v = v._aval
     if type(v) in (float, int, bool):
         return type(v)
     return (v.shape, v.dtype, getattr(v, "weak_type", False))

@@ -174,8 +174,15 @@ def _converted_like(a, args):
     return a
 
 
+# Lazy execution (``lazy.py``) sets this while it is on: ``defer(op, args, static)`` records the
+# op in the pending program and returns its pending result, or NotImplemented to run it now.
+defer = None
+
+
 def apply(op, args, static):
     """Runs ``op`` on ``args``: unwrap, compute, wrap, and record on watching tapes."""
+    if defer is not None and (result := defer(op, args, static)) is not NotImplemented:
+        return result
     recorders = state.recorders
     ins = []
     vals = []
@@ -397,7 +404,7 @@ def _record(recorders, op, static, ins, outs, custom=None, ans=None):
             continue
         if node is None:
             # Integer/bool outputs get no id: nothing differentiates through them (None, as TF).
-            out_ids = tuple([o._id if is_float_dtype(o._value.dtype) else None for o in outs])
+            out_ids = tuple([o._id if is_float_dtype(o._aval.dtype) else None for o in outs])
             if isinstance(static, dict):
                 static = tuple(sorted(static.items())) if static else ()
             node = Node(op, static, ins, out_ids, custom, in_ids, ans)

@@ -6,7 +6,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import dtypes as _dtypes, engine as _engine
+from . import dtypes as _dtypes, engine as _engine, lazy as _lazy
 from .backward import custom_jacobian, plan, run_backward
 from .engine import state
 from .indexed_slices import gradient_with_indexed_slices
@@ -100,7 +100,7 @@ class _Recorder:
         for t in leaves:
             if not isinstance(t, _TensorBase):
                 raise ValueError(_NOT_TENSOR.format(what="Watched values", typ=type(t).__name__))
-            if not _engine.is_float_dtype(t._value.dtype):
+            if not _engine.is_float_dtype(t._aval.dtype):
                 _log.warning("The dtype of the watched tensor must be floating (e.g. tf.float32), got %s",
                              t.dtype)
                 continue
@@ -316,6 +316,9 @@ class GradientTape(_Recorder):
         seeds = self._seeds(targets, output_gradients)
         grads = gradient_with_indexed_slices(self, targets, srcs, seeds)
         self._release()
+        # Lazy execution: the end of a step. Forward and backward run now, as one program of
+        # the same structure every step (what follows, e.g. the optimizer, starts the next).
+        _lazy.run_pending()
         grads = _fill_unconnected(grads, srcs, unconnected)
         return jax.tree_util.tree_unflatten(src_tree, grads)
 

@@ -265,7 +265,7 @@ def to_array(x, dtype=None):
 
 
 def _contains_tensor(x):
-    if hasattr(x, "_value"):
+    if hasattr(type(x), "_value"):   # the class: asking the instance would run a pending value
         return True
     if isinstance(x, (list, tuple)):
         return any(_contains_tensor(e) for e in x)
@@ -279,16 +279,22 @@ class _TensorBase:
     __array_priority__ = 100
 
     @property
+    def _aval(self):
+        """The value, or for a pending value of lazy execution (``lazy.py``) its abstract value
+        (``jax.ShapeDtypeStruct``): what shape and dtype questions read, without running it."""
+        return self._value
+
+    @property
     def shape(self):
-        return TensorShape(self._value.shape)
+        return TensorShape(self._aval.shape)
 
     @property
     def dtype(self):
-        return _dtypes.as_dtype(self._value.dtype)
+        return _dtypes.as_dtype(self._aval.dtype)
 
     @property
     def ndim(self):
-        return self._value.ndim
+        return self._aval.ndim
 
     @property
     def device(self):
@@ -360,14 +366,14 @@ class _TensorBase:
         return int(v)
 
     def __len__(self):
-        if not self._value.shape:
+        if not self._aval.shape:
             raise TypeError("len() of a scalar tensor is undefined: it has shape ().")
-        return self._value.shape[0]
+        return self._aval.shape[0]
 
     def __iter__(self):
-        if not self._value.shape:
+        if not self._aval.shape:
             raise TypeError("Cannot iterate over a scalar tensor.")
-        for i in range(self._value.shape[0]):
+        for i in range(self._aval.shape[0]):
             yield self[i]
 
     def __hash__(self):
@@ -418,7 +424,9 @@ class Tensor(_TensorBase):
         <tf.Tensor: shape=(2,), dtype=float32, numpy=array([3., 6.], dtype=float32)>
     """
 
-    __slots__ = ("_value", "_id", "__weakref__")
+    # Lazy execution (lazy.py): while the value is pending, ``_lazy`` is the pending program,
+    # ``_slot`` the value's place in it and ``_v`` its abstract value (jax.ShapeDtypeStruct).
+    __slots__ = ("_v", "_id", "_lazy", "_slot", "__weakref__")
 
     def __format__(self, spec):
         """As TF's eager tensors: formatted as the NumPy value (``f"{tf.size(x)}"`` is ``12``)."""
@@ -427,8 +435,21 @@ class Tensor(_TensorBase):
         return format(self.numpy(), spec)
 
     def __init__(self, value, _id=None):
-        self._value = value
+        self._v = value
+        self._lazy = None
         self._id = next(_ids) if _id is None else _id
+
+    @property
+    def _value(self):
+        """The jax array. A pending value of lazy execution is computed first (with everything
+        pending beside it, as one compiled program): reading the value is what observes it."""
+        if self._lazy is not None:
+            self._lazy.run()
+        return self._v
+
+    @property
+    def _aval(self):
+        return self._v
 
     def __repr__(self):
         a = self._fmt()

@@ -1,0 +1,297 @@
+"""Lazy execution (issue 17): eager ops recorded into a pending program, run as one compiled
+program when a value is observed. Oracles: the same code run eagerly, and jax.grad."""
+import threading
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import tapejax as tf
+from tapejax._core import lazy
+
+from conftest import assert_close
+
+cfg = tf.config.experimental
+
+
+@pytest.fixture
+def lazy_on():
+    was = cfg.lazy_execution_enabled()
+    cfg.set_lazy_execution(True)
+    try:
+        yield
+    finally:
+        cfg.set_lazy_execution(was, max_pending_ops=1024)
+
+
+def both(fn):
+    """fn() run eagerly and lazily: (eager result, lazy result) as NumPy."""
+    was = cfg.lazy_execution_enabled()
+    out = []
+    for mode in (False, True):
+        cfg.set_lazy_execution(mode)
+        try:
+            out.append(jax.tree_util.tree_map(np.asarray, fn(), is_leaf=tf.is_tensor))
+        finally:
+            cfg.set_lazy_execution(was)
+    return out
+
+
+def chain(x, steps=10):
+    for _ in range(steps):
+        x = tf.tanh(tf.sin(x) * 1.01 + 0.1)
+    return x
+
+
+def chain_jnp(x, steps=10):
+    for _ in range(steps):
+        x = jnp.tanh(jnp.sin(x) * 1.01 + 0.1)
+    return x
+
+
+X = np.linspace(-2, 2, 7).astype(np.float32)
+
+
+def test_ops_are_pending_until_observed(lazy_on):
+    y = chain(tf.constant(X))
+    assert y._lazy is not None                   # nothing ran
+    assert y.shape == (7,) and y.dtype == tf.float32 and y._lazy is not None
+    assert "pending: 40 ops (sin x10, multiply x10, add x10, tanh x10)" in cfg.describe_lazy_execution()
+    assert_close(y.numpy(), chain_jnp(X))
+    assert y._lazy is None
+    assert "last run: 40 ops" in cfg.describe_lazy_execution()
+
+
+def test_gradient_equals_eager_and_jax(lazy_on):
+    x = tf.constant(X)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(chain(x))
+    assert y._lazy is not None
+    g = tape.gradient(y, x)
+    # forward and backward ran as one program, at the end of the step
+    assert "gradient" in cfg.describe_lazy_execution().split("last run:")[1]
+    assert "sin x10" in cfg.describe_lazy_execution().split("last run:")[1]
+    assert_close(g, jax.grad(lambda a: jnp.sum(chain_jnp(a)))(X), rtol=1e-5)
+    assert_close(y, jnp.sum(chain_jnp(X)), rtol=1e-5)
+
+
+def test_training_loop_equals_eager():
+    def run():
+        tf.random.set_seed(3)
+        w = tf.Variable(tf.random.normal([3, 2]))
+        b = tf.Variable(tf.zeros([2]))
+        x = tf.constant(np.arange(12, dtype=np.float32).reshape(4, 3) / 10)
+        losses = []
+        for _ in range(4):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(tf.nn.relu(x @ w + b) - 1.0))
+            gw, gb = tape.gradient(loss, [w, b])
+            w.assign_sub(0.1 * gw)
+            b.assign_sub(0.1 * gb)
+            losses.append(loss)
+        return losses, w, b
+
+    eager, lazy_ = both(run)
+    assert_close(lazy_, eager, rtol=1e-5)
+
+
+def test_keras_fit_equals_eager():
+    def run():
+        tf.keras.utils.set_random_seed(0)
+        model = tf.keras.Sequential([tf.keras.layers.Dense(4, activation="tanh", input_shape=(3,)),
+                                     tf.keras.layers.Dense(1)])
+        opt = tf.keras.optimizers.Adam(0.01)
+        x = tf.constant(np.linspace(0, 1, 24, dtype=np.float32).reshape(8, 3))
+        y = tf.constant(np.ones((8, 1), np.float32))
+        for _ in range(3):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(model(x) - y))
+            grads = tape.gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables))
+        return [loss] + list(model.weights)
+
+    eager, lazy_ = both(run)
+    assert_close(lazy_, eager, rtol=1e-5)
+
+
+@pytest.mark.parametrize("observe", [
+    lambda t: t.numpy(), repr, str, lambda t: np.asarray(t), lambda t: float(t), lambda t: int(t),
+    lambda t: bool(t > 0), lambda t: f"{t:.2f}", lambda t: jnp.asarray(t) + 0,
+])
+def test_observing_runs_the_program(lazy_on, observe):
+    t = tf.reduce_sum(tf.constant([1.5, 2.0]) * 2.0)
+    assert t._lazy is not None
+    observe(t)
+    assert t._lazy is None
+    assert float(t.numpy()) == 7.0
+
+
+def test_python_branch_on_a_value(lazy_on):
+    x = tf.constant(0.5)
+    for i in range(30):
+        x = x * 1.5 if x < 10.0 else x - 3.0      # bool() runs what is pending
+    expected = 0.5
+    for i in range(30):
+        expected = expected * 1.5 if expected < 10.0 else expected - 3.0
+    assert abs(float(x) - expected) < 1e-4
+
+
+def test_variables_read_the_latest_value(lazy_on):
+    v = tf.Variable([1.0, 2.0])
+    a = v * 2.0                    # pending, reads v now
+    v.assign([10.0, 20.0])         # a write in program order
+    b = v * 2.0
+    v.assign_add(a)                # assigns a pending value: runs it
+    assert_close(a, np.array([2.0, 4.0], np.float32))
+    assert_close(b, np.array([20.0, 40.0], np.float32))
+    assert_close(v, np.array([12.0, 24.0], np.float32))
+
+
+def test_shape_error_at_the_line_that_caused_it(lazy_on):
+    x = tf.constant([1.0, 2.0]) * 3.0
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Incompatible shapes"):
+        tf.constant([1.0, 2.0, 3.0]) + x       # raised here, not when something is observed
+    with pytest.raises((TypeError, tf.errors.InvalidArgumentError)):
+        tf.matmul(tf.ones([2, 3]), tf.ones([2, 3]))
+    assert_close(x, np.array([3.0, 6.0], np.float32))               # what was pending is intact
+
+
+def test_error_same_class_and_message_as_eager():
+    def bad():
+        a = tf.ones([2, 3]) * 2.0
+        try:
+            tf.reshape(a, [4, 2])
+        except Exception as e:
+            return type(e).__name__, str(e)
+
+    was = cfg.lazy_execution_enabled()
+    cfg.set_lazy_execution(False)
+    eager = bad()
+    cfg.set_lazy_execution(True)
+    try:
+        lazy_ = bad()
+    finally:
+        cfg.set_lazy_execution(was)
+    assert eager is not None and lazy_ == eager
+
+
+def test_pending_program_is_bounded(lazy_on):
+    cfg.set_lazy_execution(True, max_pending_ops=5)
+    x = tf.constant(X)
+    y = chain(x, steps=3)                     # 12 ops: runs after 5 and after 10
+    p = lazy._local.program
+    assert p is not None and len(p.ops) == 2
+    assert_close(y, chain_jnp(X, steps=3), rtol=1e-5)
+    with pytest.raises(ValueError, match="max_pending_ops"):
+        cfg.set_lazy_execution(True, max_pending_ops=0)
+
+
+def test_switch_off_runs_what_is_pending():
+    was = cfg.lazy_execution_enabled()
+    cfg.set_lazy_execution(True)
+    try:
+        y = tf.constant(X) * 2.0
+        assert y._lazy is not None
+        cfg.set_lazy_execution(False)
+        assert y._lazy is None and not cfg.lazy_execution_enabled()
+        assert tf.sin(y)._lazy is None          # eager again
+        assert "lazy execution: off" in cfg.describe_lazy_execution()
+    finally:
+        cfg.set_lazy_execution(was)
+
+
+def test_unreferenced_values_are_not_returned(lazy_on):
+    x = tf.constant(X)
+    y = tf.sin(x)
+    z = tf.cos(y) + 1.0                        # y dropped below: only z is an output
+    del y
+    z.numpy()
+    assert "1 outputs" in cfg.describe_lazy_execution()
+    assert_close(z, np.cos(np.sin(X)) + 1.0, rtol=1e-6)
+
+
+def test_same_structure_is_compiled_once(lazy_on):
+    def step(v):
+        return float(tf.reduce_sum(tf.exp(tf.constant(v) * 0.5)))
+
+    step(X)
+    n = len(lazy._PROGRAMS)
+    for k in range(3):
+        assert abs(step(X + k) - np.exp((X + k) * 0.5).sum()) < 1e-3
+    assert len(lazy._PROGRAMS) == n
+    assert "cached" in cfg.describe_lazy_execution()
+
+
+def test_python_scalars_keep_weak_types(lazy_on):
+    h = tf.constant([1.0, 2.0], dtype=tf.float16) * 3.0 + 1
+    i = tf.constant([1, 2]) * 3
+    assert h.dtype == tf.float16 and i.dtype == tf.int32
+    assert_close(h, np.array([4, 7], np.float16))
+    assert_close(i, np.array([3, 6]))
+
+
+def test_random_numbers_equal_eager():
+    def draw():
+        tf.random.set_seed(7)
+        g = tf.random.Generator.from_seed(5)
+        return tf.random.normal([3]), tf.random.uniform([2]), g.normal([2]), tf.random.uniform([2])
+
+    eager, lazy_ = both(draw)
+    assert_close(lazy_, eager, rtol=0, atol=0)
+
+
+def test_functions_and_strings_inside_lazy_mode(lazy_on):
+    v = tf.Variable(1.0)
+
+    @tf.function
+    def f(x):
+        v.assign_add(1.0)
+        return x * 2.0
+
+    x = tf.constant([1.0, 2.0]) + 1.0           # pending, passed to a function
+    assert_close(f(x), np.array([4.0, 6.0], np.float32))
+    assert float(v) == 2.0
+    s = tf.strings.join([tf.constant("a"), tf.constant("b")])
+    assert s._lazy is None and s.numpy() == b"ab"  # strings stay on the host
+
+
+def test_persistent_tape_jacobian_and_higher_order(lazy_on):
+    x = tf.constant([0.3, -0.7])
+    with tf.GradientTape(persistent=True) as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = tf.reduce_sum(tf.sin(x) * x)
+        g = inner.gradient(y, x)
+        h = tf.tanh(x) * 2.0
+    jac = outer.jacobian(h, x)
+    gg = outer.gradient(g, x)
+    f = lambda a: jnp.sum(jnp.sin(a) * a)
+    xs = np.array([0.3, -0.7], np.float32)
+    assert_close(jac, jax.jacobian(lambda a: jnp.tanh(a) * 2.0)(xs), rtol=1e-5)
+    assert_close(gg, jnp.diag(jax.hessian(f)(xs)) * 0 + jax.hessian(f)(xs).sum(0), rtol=1e-5)
+
+
+def test_pending_values_of_another_thread(lazy_on):
+    box = {}
+
+    def worker():
+        box["y"] = tf.constant(X) * 3.0       # pending in the worker's program
+        box["pending"] = box["y"]._lazy is not None
+
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    mine = tf.constant(X) + 1.0
+    assert box["pending"] and mine._lazy is not None
+    z = box["y"] + mine                         # runs the worker's program, then records here
+    assert_close(z, X * 3.0 + X + 1.0, rtol=1e-6)
+
+
+def test_ops_inside_tf_device_run_where_placed(lazy_on):
+    dev = tf.config.list_logical_devices("CPU")[-1].name
+    with tf.device(dev):
+        y = tf.constant(X) * 2.0
+    assert y._lazy is None and y.device.endswith(dev.split("device:")[-1])
