@@ -3,8 +3,9 @@
 Four workloads, each in a fresh process (so compiles and memory are its own):
 
 - ``eager``: an MLP (16-32-1, relu, mean squared error) eager gradient step, a new batch
-  size every call (1..N): ms per call and resident-set growth over the N shapes; then the
-  same step at one batch size, many times (the steady state: as fast as before?);
+  size every call (1..N): ms per call (wall and process CPU time) and resident-set growth
+  over the N shapes; then the same step at one batch size, many times (the steady state:
+  as fast as before?);
 - ``rnn``: a tanh RNN cell (batch 8, 16 units) unrolled over a sequence whose length
   changes every call (5, 6, ...): every length is a new tape structure of the same ops;
 - ``function``: a ``tf.function`` step with a new batch size every call, and how many
@@ -91,13 +92,17 @@ def workload(name, shapes):
     gc.collect()
     start = rss_mb()
     times = []
+    cpu = []
     for n in sizes:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         run(n)
         times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
     gc.collect()
     out = {"workload": name, "shapes": shapes, "ms_per_call_median": 1e3 * sorted(times)[len(times) // 2],
-           "ms_per_call_mean": 1e3 * sum(times) / len(times), "rss_growth_mb": rss_mb() - start}
+           "ms_per_call_mean": 1e3 * sum(times) / len(times),
+           # CPU time of the process (all its threads): less sensitive to other jobs' load
+           "cpu_ms_per_call_median": 1e3 * sorted(cpu)[len(cpu) // 2], "rss_growth_mb": rss_mb() - start}
     if name == "eager":
         x, y = data(24)
         for _ in range(20):

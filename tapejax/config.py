@@ -22,6 +22,7 @@ import types
 import jax
 
 from ._core import backward as _backward, cache as _cache, devices as _devices, engine as _engine, lazy as _lazy
+from ._core import new_shapes as _new_shapes
 from ._staging.function import run_functions_eagerly as _run_eagerly, functions_run_eagerly as _runs_eagerly
 
 PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
@@ -273,6 +274,19 @@ def _enable_tf32(enabled):
     _tf32[0] = bool(enabled)
 
 
+def _enable_op_determinism():
+    """``tf.config.experimental.enable_op_determinism``: every op then runs compiled, also at
+    shapes met for the first time (which otherwise run once in NumPy, equal to the compiled
+    result to rounding), so a result never depends on which shapes were met before. XLA's CPU
+    ops are deterministic.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.config.experimental.enable_op_determinism()
+    """
+    _new_shapes.run_new_shapes_on_host = False
+
+
 experimental = types.SimpleNamespace(
     list_physical_devices=list_physical_devices,
     list_logical_devices=list_logical_devices,
@@ -287,7 +301,7 @@ experimental = types.SimpleNamespace(
     set_virtual_device_configuration=set_logical_device_configuration,
     get_virtual_device_configuration=get_logical_device_configuration,
     VirtualDeviceConfiguration=LogicalDeviceConfiguration,
-    enable_op_determinism=lambda: None,
+    enable_op_determinism=_enable_op_determinism,
 )
 
 
@@ -302,7 +316,9 @@ def set_compile_cache_limits(max_programs=None, max_bytes=None, max_shapes_per_s
     tapejax compiles with XLA, one program per input shapes: a backward pass per tape
     structure, a trace per ``tf.function`` signature, an executable per op and shapes. Each
     costs host memory (1-3 MB on CPU), so a loop over ever new shapes (variable-length
-    batches, sequences) would grow without end. The caches are least-recently-used and
+    batches, sequences) would grow without end. On the CPU, eager ops and backward passes
+    at shapes met for the first time are not compiled: they are traced and computed by
+    NumPy, and compiled when the shapes come back. The caches are least-recently-used and
     bounded:
 
     Args:
@@ -310,13 +326,12 @@ def set_compile_cache_limits(max_programs=None, max_bytes=None, max_shapes_per_s
             (default 32). An evicted trace is traced again when its signature comes back.
         max_bytes: the memory those programs may hold, per cache (default 256 MiB), measured as
             what the process's resident set grew by while each was compiled and first run.
-        max_shapes_per_structure: past this many shapes or arrangements of a tape of the
-            same kinds of operations (default 8), a new one whose ops' VJPs were compiled
-            before (a sequence unrolled to a new length) is differentiated op by op: each
-            op's VJP a small program compiled per (op, shapes) and shared by every tape,
-            instead of one whole program per shape. A new batch size makes every op new:
-            that still compiles one whole program, the cheaper compile. A shape seen 3
-            times is compiled whole.
+        max_shapes_per_structure: a tape met again is compiled whole, up to this many
+            shapes or arrangements of a tape of the same kinds of operations (default 8).
+            Past that, one whose ops' VJPs were met before (a sequence unrolled to a new
+            length) is differentiated op by op: each op's VJP a small program compiled per
+            (op, shapes) and shared by every tape, instead of one whole program per shape.
+            A shape seen 3 times is compiled whole.
         max_variants_per_op: compiled shape variants kept per op (default 8). An op that
             needs more (its evicted variants come back) has its limit doubled.
 

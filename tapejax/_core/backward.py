@@ -7,9 +7,11 @@ function, compiled once per tape *fingerprint* (ops, static arguments, shapes,
 dtypes, wiring) and cached, and applied through the op layer itself, so an outer
 tape records it like any op: that is how higher-order gradients work. Tapes with
 Python-level nodes (``custom_gradient``) run the same loop through the op layer, and so
-do tapes of a structure that keeps arriving with new shapes or lengths (``_compile_whole``):
+do tapes of a structure that keeps arriving with new lengths (``_how_to_differentiate``):
 there each node's VJP is a small op compiled per (op, shapes) and shared by every tape,
-instead of a whole program compiled per shape.
+instead of a whole program compiled per shape. A tape fingerprint met for the first time
+compiles nothing: the whole pass is traced and computed by NumPy (``new_shapes``), and
+compiled when it comes back.
 """
 import collections
 import threading
@@ -19,6 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from . import new_shapes
 from .cache import CompileCache, abstract_key, data_bytes, limits, resident_bytes
 from .engine import Op, apply, is_float_dtype, state
 from .state import pause_recording
@@ -59,9 +62,11 @@ def _node_vjp(op, static, gmask, cmask, inputs, cts):
             grads = (grads,)
         grads = [g for g, m in zip(grads, gmask) if m]
     else:
+        fn = new_shapes.differentiable(op, inputs, kw)
+
         def f(*d):
             it = iter(d)
-            return op.fn(*[next(it) if m else x for x, m in zip(inputs, gmask)], **kw)
+            return fn(*[next(it) if m else x for x, m in zip(inputs, gmask)])
         ans, pull = jax.vjp(f, *diff)
         grads = pull(_fill_cts(ans, cmask, cts))
     # A rule may return None for an input it does not depend on: no gradient flows there,
@@ -247,20 +252,24 @@ def cached(key, build):
     return fn
 
 
-# Which backward passes are compiled whole. A tape structure that keeps arriving with new
-# shapes (variable-length batches, sequences unrolled to each length) would compile a whole
-# program per shape. Past ``limits.max_shapes_per_structure`` fingerprints of one family (the
-# same kinds of operations), a new fingerprint is differentiated op by op -- each node's VJP
-# a small program compiled per (op, shapes) and shared by every tape -- when most of its
-# nodes' VJPs were compiled before (an RNN unrolled to a new length: none is new), or the
-# first time, to find out. Otherwise one whole program is still the cheaper compile (a new
-# batch size makes every node new). A fingerprint that keeps coming back (``_REPEATS``
-# times) is compiled whole, as are jacobians.
+# How a backward pass at a tape fingerprint not compiled yet is run (``_how_to_differentiate``).
+# A fingerprint met for the first time runs on the host (``_ON_HOST``): the whole pass traced
+# once and computed by NumPy, nothing compiled -- unless most of its nodes' VJPs were met
+# before (a sequence unrolled to a new length: the same ops at the same shapes), where it is
+# differentiated op by op (``_BY_NODE``), each node's VJP a small op run on the host at its
+# first shapes and compiled per (op, shapes) after that, shared by every tape. A
+# fingerprint that comes back is compiled whole (``_WHOLE``), up to
+# ``limits.max_shapes_per_structure`` fingerprints of one family (the same kinds of
+# operations); past that, a structure that keeps arriving with new shapes or lengths is
+# differentiated op by op when most of its nodes' VJPs were met before, and otherwise (a new
+# batch size makes every node new) compiled whole, the cheaper compile. A fingerprint that
+# keeps coming back (``_REPEATS`` times) is compiled whole, as are jacobians.
+_WHOLE, _BY_NODE, _ON_HOST = "whole", "by node", "on host"
 _REPEATS = 3
 _MAX_REMEMBERED = 4096
 _families = collections.OrderedDict()   # family -> [fingerprint hashes (up to the limit), probed]
-_sightings = collections.OrderedDict()  # fingerprint hash -> times seen, for churning families
-_vjp_seen = collections.OrderedDict()   # node VJP keys the op-by-op path compiled
+_sightings = collections.OrderedDict()  # fingerprint hash -> times met
+_vjp_seen = collections.OrderedDict()   # node VJP keys met before
 _churn_lock = threading.Lock()
 
 
@@ -271,30 +280,32 @@ def _remember(table, key, value):
         table.popitem(last=False)
 
 
-def _compile_whole(p, key):
-    family = hash(frozenset([(spec.op, spec.static) for spec in p.specs]))
+def _how_to_differentiate(p, key):
     h = hash(key)
     with _churn_lock:
+        n = _sightings.pop(h, 0) + 1
+        _remember(_sightings, h, n)
+        nodes = [hash(spec._replace(in_slots=(), out_slots=())) for spec in p.specs]
+        known = sum(1 for k in nodes if k in _vjp_seen)
+        if n == 1 and new_shapes.run_new_shapes_on_host:
+            for k in nodes:
+                _remember(_vjp_seen, k, True)
+            return _BY_NODE if 2 * known >= len(nodes) else _ON_HOST
+        family = hash(frozenset([(spec.op, spec.static) for spec in p.specs]))
         entry = _families.get(family)
         if entry is None:
             entry = [set(), False]
         _remember(_families, family, entry)
         seen = entry[0]
-        if len(seen) < limits.max_shapes_per_structure or h in seen:
+        if len(seen) < limits.max_shapes_per_structure or h in seen or n >= _REPEATS:
             seen.add(h)
-            return True
-        n = _sightings.pop(h, 0) + 1
-        _remember(_sightings, h, n)
-        if n >= _REPEATS:
-            return True
-        nodes = [hash(spec._replace(in_slots=(), out_slots=())) for spec in p.specs]
-        known = sum(1 for k in nodes if k in _vjp_seen)
+            return _WHOLE
         if entry[1] and 2 * known < len(nodes):
-            return True
+            return _WHOLE
         entry[1] = True
         for k in nodes:
             _remember(_vjp_seen, k, True)
-        return False
+        return _BY_NODE
 
 
 def clear_compile_caches():
@@ -330,37 +341,44 @@ def run_backward(p, targets, seeds, mode="grad", vmap_info=None):
     if p.custom:
         return _oplayer_backward(p, targets, seeds)
     key = (p.fingerprint, layout, seed_mask, target_avals, mode, vmap_info)
-
-    def build():
-        pure = _pure_backward(p)
-
-        def seeds_of(extra):
-            it = iter(extra)
-            return [next(it) if m else jnp.ones(shape, dt) for m, (shape, dt) in zip(seed_mask, target_avals)]
-
-        if mode == "grad":
-            def fn(*flat):
-                node_inputs, extra = split_args(layout, flat)
-                return pure(node_inputs, seeds_of(extra))
-        else:
-            (shape, dt) = target_avals[0]
-            fn = _jacobian_fn(pure, layout, shape, dt, mode, vmap_info)
-        return Op(fn, name="gradient" if mode == "grad" else mode)
-
     op = _BACKWARD_CACHE.get(key)
-    new = op is None
-    if new:
-        if mode == "grad" and not _compile_whole(p, key):
+    how = _WHOLE if op is None and mode != "grad" else None
+    if op is None and mode == "grad":
+        how = _how_to_differentiate(p, key)
+        if how is _BY_NODE:
             return _oplayer_backward(p, targets, seeds)
-        op = build()
-        _BACKWARD_CACHE.put(key, op)
-        before = resident_bytes()
+    if how is not None:
+        op = _build(p, layout, seed_mask, target_avals, mode, vmap_info, on_host=how is _ON_HOST)
+        if how is _WHOLE:
+            _BACKWARD_CACHE.put(key, op)     # a pass run on the host is cached only if it compiled
+    before = None if how is None else resident_bytes()
     flat = [t for n in p.nodes for t in n.args] + given
     out = apply(op, flat, {})
-    if new:
+    if how is _ON_HOST and op._jfn._cache_size():
+        _BACKWARD_CACHE.put(key, op)
+        how = _WHOLE
+    if how is _WHOLE:
         # The program's size: what the process grew by, less the gradients it returned.
         _BACKWARD_CACHE.charge(key, resident_bytes() - before - data_bytes(out))
     return [None if s is None else g for s, g in zip(p.source_slots, out)]
+
+
+def _build(p, layout, seed_mask, target_avals, mode, vmap_info, on_host):
+    """The backward pass of a plan as an Op over (node inputs..., given seeds...)."""
+    pure = _pure_backward(p)
+
+    def seeds_of(extra):
+        it = iter(extra)
+        return [next(it) if m else jax.lax.full(shape, 1, dt) for m, (shape, dt) in zip(seed_mask, target_avals)]
+
+    if mode == "grad":
+        def fn(*flat):
+            node_inputs, extra = split_args(layout, flat)
+            return pure(node_inputs, seeds_of(extra))
+    else:
+        (shape, dt) = target_avals[0]
+        fn = _jacobian_fn(pure, layout, shape, dt, mode, vmap_info)
+    return Op(fn, name="gradient" if mode == "grad" else mode, first_on_host=on_host)
 
 
 def _jacobian_fn(pure, layout, shape, dt, mode, use_pfor):

@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import dtypes as _dtypes, host as _host, state as _state
+from . import dtypes as _dtypes, host as _host, new_shapes, state as _state
 from .. import errors as errors
 from .cache import track_variants
 from .tensor import Tensor, _TensorBase, to_array, _contains_tensor, is_jax_autodiff, _python_default_dtype
@@ -43,9 +43,10 @@ class Op:
     """
 
     __slots__ = ("name", "fn", "vjp", "static", "n_args", "variadic", "_jfn", "same_dtype", "host",
-                 "explain", "no_gradient", "__weakref__", "_sized", "_variants", "_limit", "_recent", "_evicted")
+                 "explain", "no_gradient", "__weakref__", "_sized", "_variants", "_limit", "_recent", "_evicted",
+                 "_seen")
 
-    def __init__(self, fn, vjp=None, name=None, static=(), jit=True):
+    def __init__(self, fn, vjp=None, name=None, static=(), jit=True, first_on_host=True):
         self.name = name or getattr(fn, "__name__", "op")
         self.same_dtype = False  # inputs share one dtype (TF's type attr T): see _converted_like
         # The op on NumPy arrays: for string tensors (which JAX cannot hold, see _host_apply), and
@@ -78,6 +79,9 @@ class Op:
         self._limit = 0         # 0: limits.max_variants_per_op; grows for an op that needs more
         self._recent = []       # keys of the variants compiled since the last clear
         self._evicted = frozenset()
+        # Input shapes met so far -> times met (see new_shapes); None: always compiled
+        # (whole programs: backward passes, tf.function calls).
+        self._seen = {} if jit and first_on_host else None
 
     def __call__(self, *args, **kwargs):
         if self.n_args is not None and len(args) > self.n_args[0]:
@@ -209,7 +213,7 @@ def apply(op, args, static):
             vals = [_python_default_dtype(v) for v in vals]
         if static:
             static = {k: freeze(v) for k, v in static.items()}
-        out = jfn(*vals, **static)
+        out = new_shapes.call(op, jfn, vals, static)
     except jax.errors.UnexpectedTracerError:
         raise _out_of_scope(ins) from None
     except (TypeError, ValueError) as e:

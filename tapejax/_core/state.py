@@ -29,6 +29,7 @@ class _Local(threading.local):
         self.name_counts = {}
         self.known = {}        # tensor id -> its value known while tracing (see known_value)
         self.recorders = []    # active GradientTapes / ForwardAccumulators, innermost last
+        self.host_tracing = False  # tracing a program to run on the host (new_shapes)
         self.distribution = (None, None)  # tf.distribute: (strategy in scope, replica id or None)
 
 

@@ -118,11 +118,12 @@ class GradientTape(_Recorder):
     ``watch_accessed_variables=False``), tensors passed to :meth:`watch`, and
     anything computed from those. :meth:`gradient` then differentiates a target
     with respect to sources by one compiled backward pass, cached by the tape's
-    structure, so a training loop compiles its backward pass once. A structure
-    that keeps arriving with new shapes (variable-length batches or sequences) is
-    differentiated op by op instead, with each op's VJP compiled once per shape
-    and shared; the caches are bounded (see
-    ``tf.config.experimental.set_compile_cache_limits``).
+    structure, so a training loop compiles its backward pass once (on its second
+    step: shapes met for the first time, such as a variable batch size or the short
+    last batch of an epoch, run on the host without compiling). A structure that
+    keeps arriving with new lengths (sequences) is differentiated op by op instead,
+    with each op's VJP compiled once per shape and shared; the caches are bounded
+    (see ``tf.config.experimental.set_compile_cache_limits``).
 
     Args:
         persistent: allow more than one ``gradient``/``jacobian`` call. A

@@ -910,7 +910,7 @@ class ConcreteFunction:
     def _call_recorded(self, tensors, state):
         if self._op is None:
             # op.fn is what backward passes re-evaluate: muted, so tf.print prints once per call.
-            self._op = _engine.Op(self._op_fn_quiet, vjp=self._op_vjp,
+            self._op = _engine.Op(self._op_fn_quiet, vjp=self._op_vjp, first_on_host=False,
                                   name=f"function_{self._function.__name__}")
             self._op._jfn = jax.jit(self._op_fn)
         n_out = len(self._outputs.arrays)

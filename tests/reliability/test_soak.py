@@ -8,6 +8,7 @@ import pytest
 
 import tapejax as tf
 from tapejax._core import backward as _backward, engine as _engine
+from tapejax.ops import linalg_ops
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
 
 
@@ -96,3 +97,51 @@ def test_soak_new_shapes_stay_bounded():
     finally:
         tf.config.experimental.set_compile_cache_limits(**saved)
         _backward.clear_compile_caches()
+
+
+def test_soak_new_batch_sizes_on_the_host_compile_nothing():
+    """Hundreds of batch sizes, each met once: every step runs on the host (traced and
+    computed by NumPy), nothing is compiled, the gradients stay JAX's, and memory grows by
+    little more than the batches themselves (no executables, bounded trace caches)."""
+    rng = np.random.default_rng(0)
+    w1 = tf.Variable(rng.normal(size=(16, 32)).astype(np.float32) * 0.3)
+    b1 = tf.Variable(np.zeros(32, np.float32))
+    w2 = tf.Variable(rng.normal(size=(32, 1)).astype(np.float32) * 0.3)
+    params = [w1, b1, w2]
+    ops = [linalg_ops._matmul, tf.add, tf.nn.relu, tf.reduce_mean.op, _backward._vjp_op]
+
+    def step(n):
+        x = rng.normal(size=(n, 16)).astype(np.float32)
+        y = rng.normal(size=(n, 1)).astype(np.float32)
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean((tf.nn.relu(tf.constant(x) @ w1 + b1) @ w2 - tf.constant(y)) ** 2)
+        return tape.gradient(loss, params), x, y
+
+    def want(x, y):
+        import jax
+        import jax.numpy as jnp
+        f = lambda p: jnp.mean((jax.nn.relu(x @ p[0] + p[1]) @ p[2] - y) ** 2)  # noqa: E731
+        return jax.grad(f)([p.numpy() for p in params])
+
+    _backward.clear_compile_caches()
+    for n in range(1001, 1101):          # warm up: the bounded caches fill
+        step(n)
+    gc.collect()
+    start = rss_mb()
+    compiled = [op._jfn._cache_size() for op in ops]
+    programs = len(_backward._BACKWARD_CACHE)
+    samples = []
+    for n in range(1, 401):
+        grads, x, y = step(n)
+        if n % 50 == 0:
+            samples.append((grads, x, y))
+    gc.collect()
+    grown = rss_mb() - start
+    assert [op._jfn._cache_size() for op in ops] == compiled
+    assert len(_backward._BACKWARD_CACHE) == programs
+    # The compiling path kept ~6-12 MB of executables per new shape before its caches evicted.
+    assert grown < 80, f"resident memory grew by {grown:.1f} MB over 400 new batch sizes"
+    for grads, x, y in samples:         # (the oracle compiles: checked after measuring)
+        for g, w in zip(grads, want(x, y)):
+            np.testing.assert_allclose(g.numpy(), w, rtol=1e-5, atol=1e-6)
+    _backward.clear_compile_caches()
