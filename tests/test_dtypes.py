@@ -117,3 +117,11 @@ def test_ops_of_python_numbers_compute_in_tf_default_dtypes():
     assert tf.add(1., 2.).dtype == tf.float32
     assert tf.maximum(1, 3).dtype == tf.int32
     assert tf.math.multiply(2 ** 40, 2).numpy() == 2 ** 41     # too big for int32: int64, exact
+
+
+def test_where_of_python_numbers_is_int32():
+    # TF 2.21: tf.where(cond, 1, 0) is int32 (JAX's 64-bit mode would make it int64)
+    c = tf.constant([True, False])
+    assert str(tf.where(c, 1, 0)) == "tf.Tensor([1 0], shape=(2,), dtype=int32)"
+    assert tf.where(c, 1., 0.).dtype == tf.float32
+    assert tf.where(c, tf.constant([1, 2], tf.int64), 0).dtype == tf.int64

@@ -1,5 +1,7 @@
 """tf.repeat, tf.nn.max_pool3d / avg_pool3d, tf.get_static_value, tf.meshgrid, tf.nn.embedding_lookup:
 values and errors recorded with TensorFlow 2.21; gradients are checked in test_ops_grad.py."""
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -143,3 +145,82 @@ def test_embedding_lookup_values():
     assert _l(tf.nn.embedding_lookup([tf.constant([[1.0], [2.0]]), tf.constant([[3.0]])], [2, 0])) == [[3.0], [1.0]]
     f = tf.function(lambda t, i: tf.nn.embedding_lookup(t, i), autograph=False)
     assert _l(f(table, tf.constant([2]))) == [[6.0, 8.0]]
+
+
+# ---------------------------------------------------------------- slices and scatters (TF 2.21 outputs)
+
+def test_slice_and_scatter_nd_as_tensorflow():
+    t = tf.constant([[1, 2, 3], [4, 5, 6]])
+    assert tf.slice(t, [0, 1], [2, -1]).numpy().tolist() == [[2, 3], [5, 6]]
+    assert tf.slice(t, tf.constant([1, 0]), [1, 2]).numpy().tolist() == [[4, 5]]
+    # the tensor slicing guide
+    t1 = tf.constant([0, 1, 2, 3, 4, 5, 6, 7])
+    assert str(tf.slice(t1, begin=[1], size=[3])) == "tf.Tensor([1 2 3], shape=(3,), dtype=int32)"
+    assert str(tf.scatter_nd(indices=tf.constant([[1], [3], [5], [7], [9]]), updates=tf.constant([2, 4, 6, 8, 10]),
+                             shape=tf.constant([10]))) == \
+        "tf.Tensor([ 0  2  0  4  0  6  0  8  0 10], shape=(10,), dtype=int32)"
+    t11 = tf.constant([[2, 7, 0], [9, 0, 1], [0, 3, 8]])
+    assert tf.tensor_scatter_nd_add(t11, indices=[[0, 2], [1, 1], [2, 0]], updates=[6, 5, 4]).numpy().tolist() == \
+        [[2, 7, 6], [9, 5, 1], [4, 3, 8]]
+    assert tf.tensor_scatter_nd_sub(t11, indices=[[0, 0], [0, 1], [1, 0], [1, 1], [1, 2], [2, 1], [2, 2]],
+                                    updates=[1, 7, 9, -1, 1, 3, 7]).numpy().tolist() == [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+    t14 = tf.constant([[-2, -7, 0], [-9, 0, 1], [0, -3, -8]])
+    assert tf.tensor_scatter_nd_min(t14, indices=[[0, 2], [1, 1], [2, 0]], updates=[-6, -5, -4]).numpy().tolist() == \
+        [[-2, -7, -6], [-9, -5, 1], [-4, -3, -8]]
+    assert tf.tensor_scatter_nd_max(t14, indices=[[0, 2], [1, 1], [2, 0]], updates=[6, 5, 4]).numpy().tolist() == \
+        [[-2, -7, 6], [-9, 5, 1], [4, -3, -8]]
+    assert tf.tensor_scatter_nd_update(t, [[0], [1]], [[7, 7, 7], [8, 8, 8]]).numpy().tolist() == [[7, 7, 7], [8, 8, 8]]
+    assert tf.scatter_nd([[1], [1]], [2., 3.], [3]).numpy().tolist() == [0., 5., 0.]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda t: tf.slice(t, [0, 1], [3, 1]), "Expected size[0] in [0, 2], but got 3 [Op:Slice]"),
+    (lambda t: tf.tensor_scatter_nd_update(t, [[5, 0]], [9]),
+     "indices[0] = [5, 0] does not index into shape [2,3] [Op:TensorScatterUpdate]"),
+    (lambda t: tf.tensor_scatter_nd_add(t, [[-1, 0]], [9]),
+     "indices[0] = [-1, 0] does not index into shape [2,3] [Op:TensorScatterAdd]"),
+    (lambda t: tf.scatter_nd([[7]], [1], [4]), "indices[0] = [7] does not index into shape [4] [Op:ScatterNd]"),
+])
+def test_slice_and_scatter_errors_as_tensorflow(call, message):
+    with pytest.raises(tf.errors.InvalidArgumentError) as e:
+        call(tf.constant([[1, 2, 3], [4, 5, 6]]))
+    assert str(e.value).endswith(message)
+
+
+def test_scatter_and_slice_gradients_against_jax():
+    rng = np.random.default_rng(0)
+    x0 = rng.normal(size=(4, 3)).astype(np.float32)
+    u0 = rng.normal(size=(2, 3)).astype(np.float32)
+    idx = np.array([[1], [3]])
+    x, u = tf.Variable(x0), tf.Variable(u0)
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(tf.sin(tf.tensor_scatter_nd_update(x, idx, u * 2.0))) + tf.reduce_sum(tf.slice(x, [1, 0], [2, -1]) ** 2)
+    gx, gu = tape.gradient(y, [x, u])
+
+    def f(x, u):
+        return jnp.sum(jnp.sin(x.at[idx[:, 0]].set(u * 2.0))) + jnp.sum(x[1:3] ** 2)
+    wx, wu = jax.grad(f, argnums=(0, 1))(x0, u0)
+    np.testing.assert_allclose(gx.numpy(), wx, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(gu.numpy(), wu, rtol=1e-5, atol=1e-6)
+
+
+def test_svd_qr_eigh_as_tensorflow():
+    a = tf.constant([[1., 2.], [3., 4.], [5., 6.]])
+    s, u, v = tf.linalg.svd(a)
+    np.testing.assert_allclose(s.numpy(), [9.525518, 0.51429987], rtol=1e-5)      # TF 2.21
+    np.testing.assert_allclose((u * s) @ tf.transpose(v), a.numpy(), atol=1e-5)
+    np.testing.assert_allclose(tf.abs(u).numpy(), np.abs([[0.22984774, -0.8834608], [0.52474487, -0.2407829],
+                                                          [0.81964207, 0.4018962]]), atol=1e-5)
+    np.testing.assert_allclose(tf.linalg.svd(tf.constant([[1., 2.], [3., 4.]]), compute_uv=False).numpy(),
+                               [5.4649854, 0.36596614], rtol=1e-5)
+    q, r = tf.linalg.qr(a)
+    np.testing.assert_allclose(r.numpy(), [[-5.91608, -7.437357], [0., 0.82807845]], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(q.numpy() @ r.numpy(), a.numpy(), atol=1e-5)
+    e, v = tf.linalg.eigh(tf.constant([[2., 1.], [1., 2.]]))
+    np.testing.assert_allclose(e.numpy(), [1., 3.], rtol=1e-6)
+    np.testing.assert_allclose(np.abs(v.numpy()), np.full((2, 2), 0.70710677), rtol=1e-6)
+    x = tf.Variable(a)
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(tf.linalg.svd(x, compute_uv=False))
+    want = jax.grad(lambda m: jnp.sum(jnp.linalg.svd(m, compute_uv=False)))(a.numpy())
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), want, rtol=1e-5, atol=1e-6)

@@ -3,6 +3,7 @@
 Rows as in ``math_ops``: the op (``defop``), TensorFlow's signature normalising its arguments
 (``normalize``), and ``export``: where TensorFlow publishes it.
 """
+import builtins as _builtins
 from typing import Any, Optional, Sequence
 
 import jax
@@ -25,6 +26,7 @@ from ..extend import defop, freeze
 from . import normalize
 from .math_ops import cast
 from .namespaces import export
+from .messages import _dims, _kernel_message
 
 # ---------------------------------------------------------------- shapes and structure
 _squeeze = defop(lambda x, axis=None: jnp.squeeze(x, axis=axis), name="squeeze", static=("axis",))
@@ -193,7 +195,7 @@ def _encode_index(key):
         key = (key,)
     spec, dyn = [], []
     for k in key:
-        if isinstance(k, slice):
+        if isinstance(k, _builtins.slice):
             spec.append(("s", freeze(k.start), freeze(k.stop), freeze(k.step)))
         elif k is None or k is Ellipsis:
             spec.append(("n",) if k is None else ("e",))
@@ -215,7 +217,7 @@ def _decode_index(spec, dyn):
     for s in spec:
         tag = s[0]
         if tag == "s":
-            out.append(slice(s[1], s[2], s[3]))
+            out.append(_builtins.slice(s[1], s[2], s[3]))
         elif tag == "n":
             out.append(None)
         elif tag == "e":
@@ -254,6 +256,138 @@ def _check_gather_bounds(params, indices, axis):
 def gather_nd(params, indices, batch_dims=0, name=None):
     """Gathers slices of ``params`` at multi-dimensional ``indices`` (``tf.gather_nd``)."""
     return _gather_nd(params, indices)
+
+
+def _scatter_fn(kind):
+    def fn(tensor, indices, updates):
+        at = tensor.at[tuple(jnp.moveaxis(indices, -1, 0))]
+        return at.add(-updates) if kind == "sub" else getattr(at, kind)(updates)
+    return fn
+
+
+_tensor_scatter = {kind: defop(_scatter_fn(kind), name=f"tensor_scatter_{kind}")
+                   for kind in ("set", "add", "sub", "min", "max")}
+
+
+def _check_nd_indices(indices, shape, tf_op):
+    """TF's kernels refuse indices outside the tensor (JAX would drop or wrap them)."""
+    i = to_array(indices)
+    if is_tracer(i):
+        return
+    i = np.asarray(i).reshape(-1, np.shape(i)[-1])
+    bad = np.nonzero(((i < 0) | (i >= np.asarray(shape[:i.shape[1]]))).any(axis=1))[0]
+    if bad.size:
+        k = int(bad[0])
+        raise errors.InvalidArgumentError(None, None, _kernel_message(
+            tf_op, f"indices[{k}] = [{', '.join(map(str, i[k]))}] does not index into shape {_dims(shape)}"))
+
+
+def _tensor_scatter_nd(kind, tf_op, tensor, indices, updates):
+    tensor = convert_to_tensor(tensor)
+    _check_nd_indices(indices, tuple(tensor.shape), tf_op)
+    return _tensor_scatter[kind](tensor, indices, cast(updates, tensor.dtype))
+
+
+@export("tensor_scatter_nd_update")
+def tensor_scatter_nd_update(tensor, indices, updates, name=None):
+    """A copy of ``tensor`` with the slices at ``indices`` (``[..., K]``) replaced by ``updates``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.tensor_scatter_nd_update([1, 2, 3, 4], [[1], [3]], [9, 8]).numpy().tolist()
+        [1, 9, 3, 8]
+    """
+    return _tensor_scatter_nd("set", "TensorScatterUpdate", tensor, indices, updates)
+
+
+@export("tensor_scatter_nd_add")
+def tensor_scatter_nd_add(tensor, indices, updates, name=None):
+    """``tensor`` with ``updates`` added at ``indices`` (repeated indices add up).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.tensor_scatter_nd_add([1, 2, 3], [[0], [0]], [5, 5]).numpy().tolist()
+        [11, 2, 3]
+    """
+    return _tensor_scatter_nd("add", "TensorScatterAdd", tensor, indices, updates)
+
+
+@export("tensor_scatter_nd_sub")
+def tensor_scatter_nd_sub(tensor, indices, updates, name=None):
+    """``tensor`` with ``updates`` subtracted at ``indices``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.tensor_scatter_nd_sub([1, 2, 3], [[2]], [3]).numpy().tolist()
+        [1, 2, 0]
+    """
+    return _tensor_scatter_nd("sub", "TensorScatterSub", tensor, indices, updates)
+
+
+@export("tensor_scatter_nd_min")
+def tensor_scatter_nd_min(tensor, indices, updates, name=None):
+    """``tensor`` with the element-wise minimum of it and ``updates`` at ``indices``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.tensor_scatter_nd_min([1, 5, 3], [[1]], [2]).numpy().tolist()
+        [1, 2, 3]
+    """
+    return _tensor_scatter_nd("min", "TensorScatterMin", tensor, indices, updates)
+
+
+@export("tensor_scatter_nd_max")
+def tensor_scatter_nd_max(tensor, indices, updates, name=None):
+    """``tensor`` with the element-wise maximum of it and ``updates`` at ``indices``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.tensor_scatter_nd_max([1, 5, 3], [[0]], [4]).numpy().tolist()
+        [4, 5, 3]
+    """
+    return _tensor_scatter_nd("max", "TensorScatterMax", tensor, indices, updates)
+
+
+@export("scatter_nd")
+def scatter_nd(indices, updates, shape, name=None):
+    """A tensor of ``shape``, zeros but ``updates`` at ``indices`` (repeated indices add up).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.scatter_nd([[1], [3]], [9, 8], [5]).numpy().tolist()
+        [0, 9, 0, 8, 0]
+    """
+    updates = convert_to_tensor(updates)
+    shape = normalize.static_shape(shape)
+    _check_nd_indices(indices, shape, "ScatterNd")
+    return _tensor_scatter["add"](Tensor(jnp.zeros(shape, updates.dtype._np)), indices, updates)
+
+
+_slice = defop(lambda x, begin, size: jax.lax.slice(x, begin, tuple(b + s for b, s in zip(begin, size))),
+               name="slice", static=("begin", "size"))
+
+
+@export("slice")
+def slice(input_, begin, size, name=None):  # noqa: A001
+    """The part of ``input_`` of ``size`` starting at ``begin`` (a size of -1 takes the rest).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.slice(tf.constant([[1, 2, 3], [4, 5, 6]]), [0, 1], [2, -1]).numpy().tolist()
+        [[2, 3], [5, 6]]
+    """
+    x = convert_to_tensor(input_)
+    shape = tuple(x.shape)
+    begin = tuple(int(b) for b in normalize.static_shape(begin))
+    size = tuple(d - b if s == -1 else int(s) for s, b, d in zip(normalize.static_shape(size), begin, shape))
+    for k, (b, s, d) in enumerate(zip(begin, size, shape)):
+        if not 0 <= b <= d:
+            raise errors.InvalidArgumentError(None, None, _kernel_message(
+                "Slice", f"Expected begin[{k}] in [0, {d}], but got {b}"))
+        if not 0 <= s <= d - b:
+            raise errors.InvalidArgumentError(None, None, _kernel_message(
+                "Slice", f"Expected size[{k}] in [0, {d - b}], but got {s}"))
+    return _slice(x, begin=begin, size=size)
 
 
 def _masked_fn(x, idx, axis, k):

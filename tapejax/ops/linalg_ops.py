@@ -74,3 +74,51 @@ def _norm_fn(x, ord, axis, keepdims):
     if ord == np.inf and (axis is None or isinstance(axis, int)):
         return jnp.max(jnp.abs(x), axis=axis, keepdims=keepdims)
     return jnp.linalg.norm(x, ord=None if ord == "euclidean" else ord, axis=axis, keepdims=keepdims)
+
+
+def _svd_fn(x, full_matrices=False, compute_uv=True):
+    if not compute_uv:
+        return jnp.linalg.svd(x, compute_uv=False)
+    u, s, vh = jnp.linalg.svd(x, full_matrices=full_matrices)
+    return s, u, jnp.conj(jnp.swapaxes(vh, -1, -2))
+
+
+_svd = defop(_svd_fn, name="svd", static=("full_matrices", "compute_uv"))
+
+
+@export("linalg.svd")
+def svd(tensor, full_matrices=False, compute_uv=True, name=None):
+    """Singular values ``s`` and vectors, ``tensor = u @ diag(s) @ adjoint(v)`` (TF's order: s, u, v).
+
+    Singular vectors are unique up to sign: a pair ``u[:, k]``, ``v[:, k]`` may have the opposite
+    sign of TensorFlow's (its CPU kernel is Eigen's, tapejax's LAPACK's); ``s`` and every
+    product of the factors are the same.
+
+    Example:
+        >>> import tapejax as tf
+        >>> s, u, v = tf.linalg.svd(tf.constant([[3.0, 0.0], [0.0, 2.0]]))
+        >>> s.numpy().tolist()
+        [3.0, 2.0]
+    """
+    return _svd(tensor, full_matrices=bool(full_matrices), compute_uv=bool(compute_uv))
+
+
+_qr = defop(lambda x, full_matrices=False: jnp.linalg.qr(x, mode="complete" if full_matrices else "reduced"),
+            name="qr", static=("full_matrices",))
+
+
+@export("linalg.qr")
+def qr(input, full_matrices=False, name=None):
+    """The QR decomposition: ``(q, r)``, ``q`` orthonormal columns, ``r`` upper triangular.
+
+    Example:
+        >>> import tapejax as tf
+        >>> q, r = tf.linalg.qr(tf.constant([[2.0, 0.0], [0.0, 3.0]]))
+        >>> tf.abs(r).numpy().tolist()
+        [[2.0, 0.0], [0.0, 3.0]]
+    """
+    return _qr(input, full_matrices=bool(full_matrices))
+
+
+eigh = export("linalg.eigh")(defop(lambda x: tuple(jnp.linalg.eigh(x)), name="eigh"))
+eigvalsh = export("linalg.eigvalsh")(defop(jnp.linalg.eigvalsh, name="eigvalsh"))

@@ -12,7 +12,7 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from .. import errors as errors
-from .._core.tensor import Tensor, _TensorBase, to_array
+from .._core.tensor import Tensor, _TensorBase, _python_default_dtype, to_array
 from .._core.basic import identity, negative
 from .._core.indexed_slices import IndexedSlices
 from ..extend import defop
@@ -116,6 +116,9 @@ def where(condition, x=None, y=None, name=None):
     """Elementwise ``x if condition else y``; with only ``condition``, the indices of True values."""
     if x is None and y is None:
         return Tensor(jnp.argwhere(to_array(condition)).astype(normalize.INDEX))
+    if not isinstance(x, _TensorBase) and not isinstance(y, _TensorBase):
+        # Python values: TF's default dtypes (int32, float32), not JAX's 64-bit ones
+        x, y = _python_default_dtype(x), _python_default_dtype(y)
     return select(condition, x, y)
 
 
