@@ -719,3 +719,17 @@ def test_hard_sigmoid_is_keras3():
     x = np.array([-4.0, -1.5, 0.0, 1.5, 2.9, 4.0], np.float32)
     got = tf.keras.activations.get("hard_sigmoid")(tf.constant(x)).numpy()
     np.testing.assert_allclose(got, np.clip(x / 6.0 + 0.5, 0.0, 1.0), rtol=1e-6)
+
+
+def test_add_weight_takes_keras3_arguments():
+    # Keras 3.15 (TF 2.21; the custom layers tutorial): the name is a keyword only
+    layer = tf.keras.layers.Layer(name="l")
+    with pytest.raises(ValueError, match=r"^`name` must be passed as a keyword argument\. Received: "
+                       r"add_weight\('kernel', \.\.\.\)\. Use: add_weight\(shape=\.\.\., name='kernel'\)\.$"):
+        layer.add_weight("kernel", shape=[2, 3])
+    w = layer.add_weight((2,), "ones", "float32", name="w")    # shape, initializer, dtype
+    assert w.numpy().tolist() == [1.0, 1.0] and w.path == "l/w"
+    with pytest.raises(ValueError, match="^`shape` was passed both positionally and as a keyword argument.$"):
+        layer.add_weight((2,), shape=(2,))
+    with pytest.raises(TypeError, match="at most 3 positional arguments but 4 were given"):
+        layer.add_weight((2,), "ones", "float32", True)

@@ -411,7 +411,7 @@ def test_time_distributed_builds_inner_layer_for_merged_batch():
     class Probe(L.Layer):
         def build(self, input_shape):
             seen.append(tuple(input_shape))
-            self.w = self.add_weight("w", (input_shape[-1],), initializer="ones")
+            self.w = self.add_weight(name="w", shape=(input_shape[-1],), initializer="ones")
 
         def call(self, inputs):
             return inputs * self.w

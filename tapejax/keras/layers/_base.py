@@ -277,6 +277,24 @@ _LAYER_KWARGS = frozenset({"input_shape", "batch_input_shape", "input_dim", "bat
                            "autocast", "activity_regularizer", "weights", "input_length"})
 
 
+def _positional_weight_args(args, shape, initializer, dtype):
+    """Keras 3's ``add_weight(shape, initializer, dtype)`` positional form, and its errors for
+    the Keras 2 form ``add_weight('kernel', ...)``."""
+    if not args:
+        return shape, initializer, dtype
+    if len(args) > 3:
+        raise TypeError(f"add_weight() takes at most 3 positional arguments but {len(args)} were given.")
+    if isinstance(args[0], str):
+        raise ValueError("`name` must be passed as a keyword argument. "
+                         f"Received: add_weight('{args[0]}', ...). Use: add_weight(shape=..., name='{args[0]}').")
+    given = {"shape": shape, "initializer": initializer, "dtype": dtype}
+    for arg, key in zip(args, given):
+        if given[key] is not None:
+            raise ValueError(f"`{key}` was passed both positionally and as a keyword argument.")
+        given[key] = arg
+    return given["shape"], given["initializer"], given["dtype"]
+
+
 class Layer(Module):
     """Base class of Keras layers: lazy build, weights, ``training``, sub-layer tracking.
 
@@ -473,19 +491,21 @@ class Layer(Module):
         """Adds a loss tensor (e.g. an activity penalty) to ``layer.losses`` for this call."""
         self._k_call_losses.append(loss() if callable(loss) else loss)
 
-    def add_weight(self, name=None, shape=None, dtype=None, initializer=None, regularizer=None,
-                   trainable=None, constraint=None, use_resource=None, synchronization=None,
-                   aggregation=None, **kwargs):
+    def add_weight(self, *args, shape=None, initializer=None, dtype=None, trainable=True, autocast=True,
+                   regularizer=None, constraint=None, aggregation="none", overwrite_with_gradient=False,
+                   name=None, **kwargs):
         """Creates a weight of this layer: a ``tf.keras.Variable`` with path ``<layer>/<name>``.
 
         Args:
-            name: the weight's name (e.g. ``'kernel'``).
-            shape: its shape (default scalar).
+            shape: its shape (default scalar); Keras 3 also takes ``shape, initializer, dtype``
+                positionally, never the name (``add_weight('kernel', ...)`` raises Keras's
+                ValueError).
             dtype: default the layer's dtype.
             initializer: name or initializer object; default ``glorot_uniform``
                 for floats, ``zeros`` otherwise.
             regularizer: optional callable ``var -> penalty``, added to ``losses``.
             trainable: default True. A frozen layer creates non-trainable Variables.
+            name: the weight's name (e.g. ``'kernel'``), a keyword.
 
         Returns:
             The new ``tf.keras.Variable`` (a :class:`tapejax.Variable`).
@@ -498,6 +518,7 @@ class Layer(Module):
             ('w', ['scale/w'])
         """
         self._k_init_state()
+        shape, initializer, dtype = _positional_weight_args(args, shape, initializer, dtype)
         shape = () if shape is None else tuple(int(d) for d in shape)
         dt = _dtypes.np_dtype(dtype) if dtype is not None else self._k_dtype
         if initializer is None:

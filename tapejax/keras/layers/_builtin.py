@@ -351,9 +351,9 @@ class Dense(_Activated, Layer):
         if last is None:
             raise ValueError("The last dimension of the inputs to a Dense layer should be defined. Found None. "
                              "Give the model an input_shape with a known feature size.")
-        self.kernel = self.add_weight("kernel", (last, self.units), initializer=self.kernel_initializer,
+        self.kernel = self.add_weight(name="kernel", shape=(last, self.units), initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer)
-        self.bias = self.add_weight("bias", (self.units,), initializer=self.bias_initializer,
+        self.bias = self.add_weight(name="bias", shape=(self.units,), initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer) if self.use_bias else None
         self.built = True
 
@@ -412,9 +412,9 @@ class Conv2D(_Activated, Layer):
             raise ValueError(f"The number of input channels ({channels}) must be divisible by groups "
                              f"({self.groups}).")
         shape = self.kernel_size + (channels // self.groups, self.filters)
-        self.kernel = self.add_weight("kernel", shape, initializer=self.kernel_initializer,
+        self.kernel = self.add_weight(name="kernel", shape=shape, initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer)
-        self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer,
+        self.bias = self.add_weight(name="bias", shape=(self.filters,), initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer) if self.use_bias else None
         self.built = True
 
@@ -455,9 +455,9 @@ class Conv2DTranspose(Conv2D):
         channels = TensorShape(input_shape)[-1]
         if channels is None:
             raise ValueError("The channel dimension of the inputs to Conv2DTranspose should be defined.")
-        self.kernel = self.add_weight("kernel", self.kernel_size + (self.filters, channels),
+        self.kernel = self.add_weight(name="kernel", shape=self.kernel_size + (self.filters, channels),
                                       initializer=self.kernel_initializer, regularizer=self.kernel_regularizer)
-        self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer,
+        self.bias = self.add_weight(name="bias", shape=(self.filters,), initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer) if self.use_bias else None
         self.built = True
 
@@ -492,9 +492,9 @@ class Conv1D(_Activated, Layer):
 
     def build(self, input_shape):
         channels = TensorShape(input_shape)[-1]
-        self.kernel = self.add_weight("kernel", self.kernel_size + (channels, self.filters),
+        self.kernel = self.add_weight(name="kernel", shape=self.kernel_size + (channels, self.filters),
                                       initializer=self.kernel_initializer, regularizer=self.kernel_regularizer)
-        self.bias = self.add_weight("bias", (self.filters,), initializer=self.bias_initializer,
+        self.bias = self.add_weight(name="bias", shape=(self.filters,), initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer) if self.use_bias else None
         self.built = True
 
@@ -905,11 +905,11 @@ class BatchNormalization(Layer):
         if None in shape:
             raise ValueError(f"Axis {self.axis} of the input to BatchNormalization should have a defined "
                              f"dimension, but the layer received an input with shape {input_shape}.")
-        self.gamma = self.add_weight("gamma", shape, initializer=self.gamma_initializer) if self.scale else None
-        self.beta = self.add_weight("beta", shape, initializer=self.beta_initializer) if self.center else None
-        self.moving_mean = self.add_weight("moving_mean", shape, initializer=self.moving_mean_initializer,
+        self.gamma = self.add_weight(name="gamma", shape=shape, initializer=self.gamma_initializer) if self.scale else None
+        self.beta = self.add_weight(name="beta", shape=shape, initializer=self.beta_initializer) if self.center else None
+        self.moving_mean = self.add_weight(name="moving_mean", shape=shape, initializer=self.moving_mean_initializer,
                                            trainable=False)
-        self.moving_variance = self.add_weight("moving_variance", shape,
+        self.moving_variance = self.add_weight(name="moving_variance", shape=shape,
                                                initializer=self.moving_variance_initializer, trainable=False)
         self.built = True
 
@@ -957,8 +957,8 @@ class LayerNormalization(Layer):
         input_shape = TensorShape(input_shape)
         self._k_axes = _norm_axes(self.axis, len(input_shape))
         shape = tuple(input_shape[a] for a in self._k_axes)
-        self.gamma = self.add_weight("gamma", shape, initializer=self.gamma_initializer) if self.scale else None
-        self.beta = self.add_weight("beta", shape, initializer=self.beta_initializer) if self.center else None
+        self.gamma = self.add_weight(name="gamma", shape=shape, initializer=self.gamma_initializer) if self.scale else None
+        self.beta = self.add_weight(name="beta", shape=shape, initializer=self.beta_initializer) if self.center else None
         self.built = True
 
     def call(self, inputs):
@@ -994,7 +994,7 @@ class Embedding(Layer):
         self.mask_zero = mask_zero
 
     def build(self, input_shape):
-        self.embeddings = self.add_weight("embeddings", (self.input_dim, self.output_dim),
+        self.embeddings = self.add_weight(name="embeddings", shape=(self.input_dim, self.output_dim),
                                           initializer=self.embeddings_initializer)
         self.built = True
 
@@ -1147,8 +1147,8 @@ class _RNN(Layer):
     def build(self, input_shape):
         features = TensorShape(input_shape)[-1]
         g = self._gates * self.units
-        self.kernel = self.add_weight("kernel", (features, g), initializer=self.kernel_initializer)
-        self.recurrent_kernel = self.add_weight("recurrent_kernel", (self.units, g),
+        self.kernel = self.add_weight(name="kernel", shape=(features, g), initializer=self.kernel_initializer)
+        self.recurrent_kernel = self.add_weight(name="recurrent_kernel", shape=(self.units, g),
                                                 initializer=self.recurrent_initializer)
         if self.use_bias:
             init = self.bias_initializer
@@ -1158,7 +1158,7 @@ class _RNN(Layer):
                 def init(shape, dtype=None):
                     b = np.asarray(base((u,), dtype=dtype))
                     return np.concatenate([b, np.ones((u,), b.dtype), np.asarray(base((2 * u,), dtype=dtype))])
-            self.bias = self.add_weight("bias", self._bias_shape(g), initializer=init)
+            self.bias = self.add_weight(name="bias", shape=self._bias_shape(g), initializer=init)
         else:
             self.bias = None
         self.built = True

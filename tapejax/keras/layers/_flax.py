@@ -152,10 +152,10 @@ class FlaxLayer(Layer):
 
     def _k_make_vars(self, params, rest):
         with self._k_scope():
-            self._k_params = [self.add_weight(name, np.shape(v), dtype=v.dtype,
+            self._k_params = [self.add_weight(name=name, shape=np.shape(v), dtype=v.dtype,
                                               initializer=_initializers.Constant(np.asarray(v)))
                               for name, v in params]
-            self._k_state = [self.add_weight(name, np.shape(jax.random.key_data(v) if _is_key(v) else v),
+            self._k_state = [self.add_weight(name=name, shape=np.shape(jax.random.key_data(v) if _is_key(v) else v),
                                              dtype=(jax.random.key_data(v) if _is_key(v) else v).dtype,
                                              initializer=_initializers.Constant(
                                                  np.asarray(jax.random.key_data(v) if _is_key(v) else v)),
