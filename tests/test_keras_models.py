@@ -399,3 +399,13 @@ def test_seed003_custom_loop_with_metrics_and_tf_function():
         train_acc_metric.reset_states()
     assert np.mean(losses[-4:]) < np.mean(losses[:4])
     assert [v.path for v in model.trainable_weights][0].startswith("my_model/dense")
+
+
+def test_sequential_with_declared_input_shape_keeps_its_shapes_after_a_call():
+    # Keras 3.15 / TF 2.21 (the custom layers tutorial): shapes stay those of the declared input
+    my_seq = tf.keras.Sequential([tf.keras.layers.Conv2D(1, (1, 1), input_shape=(None, None, 3)),
+                                  tf.keras.layers.BatchNormalization(),
+                                  tf.keras.layers.Conv2D(2, 1, padding='same')])
+    my_seq(tf.zeros([1, 2, 3, 3]))
+    assert my_seq.output_shape == (None, None, None, 2)
+    assert [tuple(l.output_shape) for l in my_seq.layers] == [(None, None, None, 1)] * 2 + [(None, None, None, 2)]

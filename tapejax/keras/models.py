@@ -749,6 +749,7 @@ class Sequential(Model):
                     if isinstance(layer, Layer):
                         out = layer.compute_output_shape(shape)
                         layer._k_output_shape = _batchless(out)
+                        layer._k_declared_shape = True
                     else:
                         out = _infer_output(lambda xs, l=layer: l(xs[0]), [_Spec(shape, "float32")]).shape
                 except (TypeError, NotImplementedError, jax.errors.JAXTypeError):
@@ -758,6 +759,7 @@ class Sequential(Model):
                     break
                 shape = out
         self._k_output_shape = None if shape is None else _batchless(shape)
+        self._k_declared_shape = shape is not None
         self.built = True
         unique_name("functional")   # Keras 3 builds a functional model inside: it takes a name
 

@@ -360,6 +360,7 @@ class Layer(Module):
         d.setdefault("_k_regularized", [])      # (regularizer, variable) pairs
         d.setdefault("_k_call_losses", [])      # add_loss values of the latest call
         d.setdefault("_k_output_shape", None)
+        d.setdefault("_k_declared_shape", False)  # output shape from a declared input shape: kept
         d.setdefault("_k_in_scope", 0)
         d.setdefault("_k_trainable_flag", True)
 
@@ -643,8 +644,10 @@ class Layer(Module):
                 out = self.call(*args, **kwargs)
         finally:
             _ctx.training.pop()
-        # Raw shapes are kept (cheap); summary() and output_shape hide the batch size.
-        self._k_output_shape = out._value.shape if type(out) is Tensor else _shape_of(out)
+        # Raw shapes are kept (cheap); summary() and output_shape hide the batch size. A model
+        # built from a declared input shape keeps its shapes (None dimensions), as Keras 3.
+        if not self._k_declared_shape:
+            self._k_output_shape = out._value.shape if type(out) is Tensor else _shape_of(out)
         return out
 
     def _k_resolve_training(self, kwargs):
