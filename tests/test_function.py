@@ -735,3 +735,15 @@ def test_constants_are_staged_unless_a_variable_needs_one():
     assert g._constants is True
     assert not isinstance(holder[0]._value, jax.core.Tracer)
     np.testing.assert_allclose(holder[0].numpy(), [1.0, 3.0, 5.0])
+
+
+def test_dict_outputs_keep_their_key_order():
+    # TF 2.21 returns a tf.function's dict in the order it was built (JAX's pytrees sort keys)
+    @tf.function
+    def f(x):
+        return {"b": x, "a": x * 2, "c": [{"z": x, "y": 1.0}]}
+
+    for _ in range(2):
+        out = f(tf.constant(1.0))
+        assert list(out) == ["b", "a", "c"] and list(out["c"][0]) == ["z", "y"]
+        assert float(out["a"]) == 2.0 and float(out["c"][0]["y"]) == 1.0

@@ -364,6 +364,7 @@ class _Outputs:
 
     def __init__(self, out, host=None):
         leaves, self.tree = jax.tree_util.tree_flatten(out, is_leaf=_arg_is_leaf)
+        self.orders = _key_orders(out)
         self.kinds = []
         arrays = []
         tensors = []
@@ -402,7 +403,33 @@ class _Outputs:
                 leaves.append(TensorSpec(k.shape, k.dtype) if env is None else Tensor(env[k.ref.index]))
             else:
                 leaves.append(k)
-        return jax.tree_util.tree_unflatten(self.tree, leaves)
+        return _reordered(jax.tree_util.tree_unflatten(self.tree, leaves), self.orders)
+
+
+def _key_orders(x):
+    """Where the dicts of an output have their keys in an order other than sorted: JAX's
+    pytrees sort dict keys, TensorFlow returns a dict in the order it was built. None when
+    there is nothing to restore."""
+    if type(x) is dict:
+        subs = {k: _key_orders(v) for k, v in x.items()}
+        try:
+            in_order = list(x) == sorted(x)
+        except TypeError:
+            in_order = False
+        return None if in_order and not any(subs.values()) else (list(x), subs)
+    if type(x) in (list, tuple):
+        subs = [_key_orders(v) for v in x]
+        return subs if any(subs) else None
+    return None
+
+
+def _reordered(x, orders):
+    if orders is None:
+        return x
+    if type(x) is dict:
+        keys, subs = orders
+        return {k: _reordered(x[k], subs[k]) for k in keys}
+    return type(x)(_reordered(v, o) for v, o in zip(x, orders))
 
 
 # ---------------------------------------------------------------------------
