@@ -242,7 +242,7 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 (TensorFlo
         shown = [repr(d.encode()) if isinstance(d, str) else
                  (", ".join(_elements(d.numpy(), n)) if d.shape.rank else str(d.numpy())) for d in data]
         raise errors.InvalidArgumentError(
-            None, None, f"Expected '{condition}' to be true. Summarized data: " + "\n".join(shown))
+            None, None, f"Expected '{condition!s}' to be true. Summarized data: " + "\n".join(shown))
     return None
 
 
@@ -258,7 +258,7 @@ def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=N
     rtol = _tensor(np.asarray(eps if rtol is None else rtol, x.dtype.as_numpy_dtype))
     atol = _tensor(np.asarray(eps if atol is None else atol, x.dtype.as_numpy_dtype))
     ok = reduce_all(less_equal(_abs(x - y), atol + rtol * _abs(y)))
-    Assert(ok, [message or "", f"x and y not equal to tolerance rtol = {rtol}, atol = {atol}",
+    Assert(ok, [message or "", f"x and y not equal to tolerance rtol = {rtol!s}, atol = {atol!s}",
                 f"x ({_describe(x)}) = ", x, f"y ({_describe(y)}) = ", y], summarize=summarize)
 
 
