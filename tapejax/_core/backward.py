@@ -23,7 +23,7 @@ import numpy as np
 
 from . import new_shapes
 from .cache import CompileCache, abstract_key, data_bytes, limits, resident_bytes
-from .engine import Op, apply, is_float_dtype, state
+from .engine import Op, apply, is_float_dtype, signature, state
 from .state import pause_recording
 from .tensor import Tensor, _TensorBase
 
@@ -108,7 +108,34 @@ class Spec(NamedTuple):
 class _Plan:
     """The part of a tape between some sources and targets, resolved to slots."""
 
-    __slots__ = ("nodes", "specs", "target_slots", "source_slots", "n_slots", "fingerprint", "custom")
+    __slots__ = ("nodes", "specs", "target_slots", "source_slots", "n_slots", "fingerprint", "custom",
+                 "layout", "indices")
+
+    def on(self, nodes):
+        """This plan for the nodes of a tape of the same structure (``_structure``); for
+        ``nodes=None``, the plan without nodes that is cached (it holds no tensors)."""
+        p = _Plan()
+        p.nodes = None if nodes is None else [nodes[k] for k in self.indices]
+        for name in ("specs", "target_slots", "source_slots", "n_slots", "fingerprint", "custom", "layout",
+                     "indices"):
+            setattr(p, name, getattr(self, name))
+        return p
+
+
+class _Hashed:
+    """A large key (a plan's fingerprint) hashed once: a plan met again is keyed by the same object."""
+
+    __slots__ = ("value", "_hash")
+
+    def __init__(self, value):
+        self.value = value
+        self._hash = hash(value)
+
+    def __hash__(self):
+        return self._hash
+
+    def __eq__(self, other):
+        return self is other or (type(other) is _Hashed and self._hash == other._hash and self.value == other.value)
 
 
 def _relevant(nodes, target_ids, source_ids):
@@ -157,8 +184,58 @@ def _spec(n, reach, needed, slot):
     return Spec(n.op, n.static, tuple(gmask), tuple(cmask), tuple(in_slots), tuple(out_slots), tuple(keys))
 
 
+# Plans by tape structure (``_structure``): a training step records the same structure every
+# step, and planning it again costs more than running its compiled backward pass.
+_PLANS = collections.OrderedDict()
+_MAX_PLANS = 256
+
+
 def plan(nodes, target_ids, source_ids):
-    """Selects the nodes on a path from a source to a target and numbers the values (slots)."""
+    """Selects the nodes on a path from a source to a target and numbers the values (slots);
+    for a tape of a structure planned before, that plan, on this tape's nodes."""
+    key = _structure(nodes, target_ids, source_ids)
+    known = None if key is None else _PLANS.get(key)
+    if known is not None:
+        return known.on(nodes)
+    p = _plan(nodes, target_ids, source_ids)
+    if key is not None:
+        position = {id(n): k for k, n in enumerate(nodes)}
+        p.indices = [position[id(n)] for n in p.nodes]
+        _PLANS[key] = p.on(None)
+        if len(_PLANS) > _MAX_PLANS:
+            _PLANS.popitem(last=False)
+    return p
+
+
+def _structure(nodes, target_ids, source_ids):
+    """What a plan depends on, exactly: each node's Signature (op, static arguments, abstract
+    inputs: they fix the number of inputs and outputs) and the wiring, with the value ids
+    renumbered by first appearance (``None``, a value without an id, stays apart). None
+    when a node has a Python backward (its plan is this tape's own)."""
+    number = {None: -1}
+    num = number.setdefault
+    key = []
+    for n in nodes:
+        sig = n.sig
+        if sig is None:
+            if n.custom is not None:
+                return None
+            sig = n.sig = signature((n.op, n.static, tuple([abstract_key(t) for t in n.ins])))
+        key.append(sig)
+        for i in n.in_ids:
+            key.append(num(i, len(number)))
+        for i in n.out_ids:
+            key.append(num(i, len(number)))
+    key.append(-2)
+    for i in target_ids:
+        key.append(num(i, len(number)))
+    key.append(-2)
+    for i in source_ids:
+        key.append(num(i, len(number)))
+    return tuple(key)
+
+
+def _plan(nodes, target_ids, source_ids):
     rel, reach, needed = _relevant(nodes, target_ids, source_ids)
     slots = {}
 
@@ -177,7 +254,8 @@ def plan(nodes, target_ids, source_ids):
     p.source_slots = tuple([slot(i) if i in reach or i in needed else None for i in source_ids])
     p.n_slots = len(slots)
     p.custom = any(spec.op is None for spec in specs)
-    p.fingerprint = None if p.custom else (tuple(specs), target_slots, p.source_slots)
+    p.fingerprint = None if p.custom else _Hashed((tuple(specs), target_slots, p.source_slots))
+    p.layout = tuple([len(n.args) for n in rel])
     return p
 
 
@@ -334,7 +412,7 @@ def run_backward(p, targets, seeds, mode="grad", vmap_info=None):
     through the op layer, so an outer tape records the whole pass as one node whose
     VJP JAX derives from the pure function: that is how higher-order gradients work.
     """
-    layout = tuple(len(n.args) for n in p.nodes)
+    layout = p.layout
     seed_mask = tuple(s is not None for s in seeds)
     target_avals = tuple((t._aval.shape, t._aval.dtype) for t in targets)
     given = [s for s in seeds if s is not None]

@@ -119,9 +119,9 @@ class Node:
     re-run the op's forward computation to get it.
     """
 
-    __slots__ = ("op", "static", "ins", "args", "in_ids", "out_ids", "custom")
+    __slots__ = ("op", "static", "ins", "args", "in_ids", "out_ids", "custom", "sig")
 
-    def __init__(self, op, static, ins, out_ids, custom=None, in_ids=None, ans=None):
+    def __init__(self, op, static, ins, out_ids, custom=None, in_ids=None, ans=None, sig=None):
         self.op = op
         self.static = static
         self.ins = ins                      # Tensors (with ids) or raw constants
@@ -129,6 +129,33 @@ class Node:
         self.in_ids = tuple(t._id if type(t) is Tensor else None for t in ins) if in_ids is None else in_ids
         self.out_ids = out_ids
         self.custom = custom                # Python backward (custom_gradient), else None
+        # The node's Signature (op, static arguments, abstract inputs), set by lazy execution
+        # at record time and otherwise when a gradient first needs it (``backward.plan``).
+        self.sig = sig
+
+
+class Signature:
+    """An op application's (op, static items, abstract inputs), interned: equal keys give the
+    same object, so a tuple of signatures hashes and compares by identity, at C speed."""
+
+    __slots__ = ("key", "__weakref__")
+
+    def __init__(self, key):
+        self.key = key
+
+
+_signatures = {}
+_MAX_SIGNATURES = 16384
+
+
+def signature(key):
+    """The interned Signature of ``key`` = (op, static items, abstract input keys)."""
+    s = _signatures.get(key)
+    if s is None:
+        if len(_signatures) >= _MAX_SIGNATURES:
+            _signatures.clear()    # later keys get new objects: caches keyed by the old miss
+        s = _signatures[key] = Signature(key)
+    return s
 
 
 def _read_variable(var):
@@ -396,7 +423,7 @@ def _out_of_scope(ins):
         "instead.)")
 
 
-def _record(recorders, op, static, ins, outs, custom=None, ans=None):
+def _record(recorders, op, static, ins, outs, custom=None, ans=None, sig=None):
     # Written for speed: it runs for every op recorded in eager mode.
     node = None
     in_ids = None
@@ -411,7 +438,7 @@ def _record(recorders, op, static, ins, outs, custom=None, ans=None):
             out_ids = tuple([o._id if is_float_dtype(o._aval.dtype) else None for o in outs])
             if isinstance(static, dict):
                 static = tuple(sorted(static.items())) if static else ()
-            node = Node(op, static, ins, out_ids, custom, in_ids, ans)
+            node = Node(op, static, ins, out_ids, custom, in_ids, ans, sig)
         r._nodes.append(node)
         for i in node.out_ids:
             if i is not None:

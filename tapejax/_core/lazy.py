@@ -224,26 +224,28 @@ _shapes_lock = threading.Lock()
 
 
 def _infer(op, static, skey, specs):
-    """The op's abstract output, or None when it is run now: it cannot be computed with these
-    arguments (running it raises its error), or it has effects (a host callback checking an
-    index must raise at the line that called it)."""
-    out = _shapes.get(skey)
-    if out is not None:
-        return None if out is _EAGER else out
+    """(the op's abstract output, its Signature for the tape), or ``_EAGER`` when it is run
+    now: it cannot be computed with these arguments (running it raises its error), or it has
+    effects (a host callback checking an index must raise at the line that called it)."""
+    known = _shapes.get(skey)
+    if known is not None:
+        return known
     try:
         closed, out = jax.make_jaxpr(functools.partial(op.fn, **static), return_shape=True)(*specs)
     except Exception:   # the op runs now, and raises its error there
-        return None
+        return _EAGER
     if closed.effects or not all(isinstance(o, jax.ShapeDtypeStruct) for o in _leaves(out)):
-        out = _EAGER
+        known = _EAGER
+    else:
+        known = (out, _engine.signature(skey))
     with _shapes_lock:
-        _shapes[skey] = out
+        _shapes[skey] = known
         if len(_shapes) > _SHAPES_MAX:
             _shapes.popitem(last=False)
-    return None if out is _EAGER else out
+    return known
 
 
-_EAGER = object()
+_EAGER = (None, None)
 
 
 def _leaves(out):
@@ -277,7 +279,7 @@ def defer(op, args, static):
         hash(skey)
     except TypeError:
         return NotImplemented
-    out = _infer(op, static, skey, specs)
+    out, sig = _infer(op, static, skey, specs)
     if out is None:
         return NotImplemented
     with program.lock:
@@ -293,7 +295,7 @@ def defer(op, args, static):
     recorders = _engine.state.recorders
     if recorders:
         keep = op.vjp is not None and type(result) is Tensor
-        _engine._record(recorders, op, static, ins, outs, ans=result if keep else None)
+        _engine._record(recorders, op, static, ins, outs, ans=result if keep else None, sig=sig)
     if full:
         program.run()
     return result
