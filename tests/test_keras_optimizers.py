@@ -6,6 +6,7 @@ import pytest
 
 import tapejax as tf
 from tapejax.keras import optimizers
+from tapejax._core import new_shapes as _new_shapes
 
 A = np.array([[1.0, 2.0], [0.5, -1.0], [3.0, 0.2]], np.float32)
 B = np.array([1.0, -2.0, 0.5], np.float32)
@@ -350,3 +351,59 @@ def test_custom_schedule_subclass_written_with_tf_ops():
     # steps 0, 1, 2 (Keras passes `iterations` before incrementing it): lr = 0, 1/32, 2/32
     np.testing.assert_allclose(float(w), -(0 + 1 + 2) / 32, rtol=1e-6)
     assert opt._trace_count == 1
+
+
+# ---------------------------------------------------------------- buffers updated in place
+def _sgd_step(v, opt):
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(v * v)
+    opt.apply_gradients([(tape.gradient(loss, v), v)])
+
+
+@pytest.mark.parametrize("keep", ["read_value", "jax_array", "numpy_of_jax_array", "lazy_read", "numpy"])
+def test_a_value_read_before_an_update_keeps_its_value(keep):
+    """The optimizer updates a variable's buffer in place only when nothing else holds it
+    (TF: when its reference count is one); a value read before -- also the variable's own
+    buffer, taken with ``jnp.asarray(v)``, or a NumPy view of that -- keeps the old value."""
+    v = tf.Variable([1.0, 2.0])
+    opt = tf.keras.optimizers.SGD(0.25)
+    _sgd_step(v, opt)      # v = [0.5, 1.0]
+    lazy = keep == "lazy_read"
+    if lazy:
+        tf.config.experimental.set_lazy_execution(True)
+    try:
+        held = {"read_value": lambda: v.read_value(), "jax_array": lambda: jnp.asarray(v),
+                "numpy_of_jax_array": lambda: np.asarray(jnp.asarray(v)), "lazy_read": lambda: v * 1.0,
+                "numpy": lambda: v.numpy()}[keep]()
+        _sgd_step(v, opt)
+        _sgd_step(v, opt)
+        got = np.asarray(held)
+    finally:
+        if lazy:
+            tf.config.experimental.set_lazy_execution(False)
+    np.testing.assert_array_equal(got, [0.5, 1.0])
+    np.testing.assert_allclose(v.numpy(), [0.125, 0.25])
+
+
+def test_in_place_updates_equal_the_copying_ones(monkeypatch):
+    """Adam with its buffers donated (nothing else holds them) follows the same trajectory as
+    with every buffer held elsewhere (copies), to the last bit (ops compiled at every shape, as
+    under enable_op_determinism)."""
+    monkeypatch.setattr(_new_shapes, "run_new_shapes_on_host", False)
+    rng = np.random.default_rng(0)
+    init = rng.normal(size=(4, 3)).astype(np.float32)
+    out = []
+    for hold in (False, True):
+        v = tf.Variable(init)
+        opt = tf.keras.optimizers.Adam(0.1)
+        kept = []
+        for _ in range(4):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(tf.sin(v) * v)
+            opt.apply_gradients([(tape.gradient(loss, v), v)])
+            if hold:
+                kept.append(v.read_value())   # a reader holds each new buffer: no donation
+        out.append(v.numpy())
+        if hold:
+            assert all(not k._value.is_deleted() for k in kept)
+    np.testing.assert_array_equal(out[0], out[1])

@@ -48,8 +48,9 @@ def data_bytes(values):
     for v in jax.tree_util.tree_leaves(values, is_leaf=lambda x: isinstance(x, _TensorBase)):
         if isinstance(v, _TensorBase):
             stored = getattr(v, "_stored", None)   # a Variable: its storage (reading it would mark it shared)
-            v = v._aval if stored is None else stored   # a pending value: not run (nbytes 0)
-        total += getattr(v, "nbytes", 0) if not isinstance(v, jax.core.Tracer) else 0
+            v = v._aval if stored is None else stored
+        if not isinstance(v, (jax.core.Tracer, jax.core.AbstractValue)):   # a pending value: 0
+            total += getattr(v, "nbytes", 0)
     return total
 
 

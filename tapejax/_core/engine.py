@@ -435,7 +435,8 @@ def _record(recorders, op, static, ins, outs, custom=None, ans=None, sig=None):
             continue
         if node is None:
             # Integer/bool outputs get no id: nothing differentiates through them (None, as TF).
-            out_ids = tuple([o._id if is_float_dtype(o._aval.dtype) else None for o in outs])
+            out_ids = tuple([o._id if (dt := o._v.dtype).kind in _FLOAT_KINDS or dt == _BFLOAT16 else None
+                             for o in outs])
             if isinstance(static, dict):
                 static = tuple(sorted(static.items())) if static else ()
             node = Node(op, static, ins, out_ids, custom, in_ids, ans, sig)

@@ -226,17 +226,19 @@ _shapes_lock = threading.Lock()
 def _infer(op, static, skey, specs):
     """(the op's abstract output, its Signature for the tape), or ``_EAGER`` when it is run
     now: it cannot be computed with these arguments (running it raises its error), or it has
-    effects (a host callback checking an index must raise at the line that called it)."""
-    known = _shapes.get(skey)
-    if known is not None:
-        return known
+    effects (a host callback checking an index must raise at the line that called it). The
+    abstract values are JAX's ``ShapedArray`` (what a jax array's ``aval`` is): hashed and
+    compared in C, they key this table themselves."""
+    specs = [_EXAMPLE.get(k, k) if type(k) is type else k for k in specs]
     try:
         closed, out = jax.make_jaxpr(functools.partial(op.fn, **static), return_shape=True)(*specs)
     except Exception:   # the op runs now, and raises its error there
         return _EAGER
-    if closed.effects or not all(isinstance(o, jax.ShapeDtypeStruct) for o in _leaves(out)):
+    avals = closed.out_avals
+    if closed.effects or not all(type(a) is _ShapedArray for a in avals):
         known = _EAGER
     else:
+        out = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(out), avals)
         known = (out, _engine.signature(skey))
     with _shapes_lock:
         _shapes[skey] = known
@@ -246,12 +248,8 @@ def _infer(op, static, skey, specs):
 
 
 _EAGER = (None, None)
-
-
-def _leaves(out):
-    if isinstance(out, (tuple, list)):
-        return [o for o in out if o is not None]
-    return [out]
+_EXAMPLE = {float: 0.0, int: 0, bool: False}    # a Python scalar argument, as shape inference sees it
+_ShapedArray = jax.core.ShapedArray
 
 
 # ---------------------------------------------------------------------------
@@ -259,59 +257,79 @@ def _leaves(out):
 # ---------------------------------------------------------------------------
 
 def defer(op, args, static):
-    """``engine.apply`` while lazy execution is on: records ``op`` in the pending program."""
+    """``engine.apply`` while lazy execution is on: records ``op`` in the pending program.
+    Written for speed: it runs for every eager op."""
     if _state._local.tracing or getattr(op._jfn, "__wrapped__", None) is not op.fn:
         return NotImplemented      # traced (values are tracers), or not jax.jit(op.fn): run it now
     if jax.config.jax_default_device is not None:
         return NotImplemented      # inside tf.device: placed now, where the scope says
-    program = _current()
+    program = _local.program
+    if program is None or program.done:
+        program = _current()
     read = _read_args(program, args)
     if read is None:
         return NotImplemented
-    ins, slots, keys, specs = read
+    ins, slots, keys = read
     if static:
         static = {k: _engine.freeze(v) for k, v in static.items()}
         items = tuple(sorted(static.items()))
     else:
         items = ()
+    skey = (op, items, keys)
     try:
-        skey = (op, items, tuple(keys))
-        hash(skey)
-    except TypeError:
+        known = _shapes.get(skey)
+    except TypeError:              # an unhashable static argument: the op explains it
         return NotImplemented
-    out, sig = _infer(op, static, skey, specs)
+    if known is None:
+        known = _infer(op, static, skey, keys)
+    out, sig = known
     if out is None:
         return NotImplemented
     with program.lock:
         if program.done:                           # run meanwhile by another thread
             return NotImplemented
-        for k, (s, a) in enumerate(zip(slots, ins)):
-            if s is None:
+        for k in range(len(slots)):
+            if slots[k] is None:
+                a = ins[k]
                 slots[k] = program._input(a._v if type(a) is Tensor else a)
-        result, outs, out_slots = _outputs(program, out)
-        slots = tuple(slots)
-        program.ops.append((op, items, slots, out_slots))
+        tensors = program.tensors
+        if type(out) is _ShapedArray:              # one output
+            result = Tensor(out)
+            result._lazy = program
+            result._slot = out_slots = len(tensors)
+            tensors.append(result)
+            outs = (result,)
+        else:
+            result, outs, out_slots = _outputs(program, out)
+        program.ops.append((op, items, tuple(slots), out_slots))
         full = len(program.ops) >= config.max_pending_ops
     recorders = _engine.state.recorders
     if recorders:
         keep = op.vjp is not None and type(result) is Tensor
-        _engine._record(recorders, op, static, ins, outs, ans=result if keep else None, sig=sig)
+        _engine._record(recorders, op, items, ins, outs, ans=result if keep else None, sig=sig)
     if full:
         program.run()
     return result
 
 
 def _read_args(program, args):
-    """(tape inputs, slots (None: a new input), abstract keys, specs for shape inference), or
-    None for arguments ``apply`` converts itself (NumPy, lists, strings, tracers)."""
-    slots, keys, specs, ins = [], [], [], []
+    """(tape inputs, slots (None: a new input), abstract values: the shape inference's
+    arguments and key), or None for arguments ``apply`` converts itself (NumPy, lists,
+    strings, tracers)."""
+    slots, keys, ins = [], [], []
     for a in args:
         if type(a) is not Tensor:
-            if type(a) in _SCALARS or type(a) is _ARRAY:
+            if type(a) in _SCALARS:
+                if type(a) is int and not -2 ** 31 <= a < 2 ** 31:
+                    return None                    # int32 overflow: the op raises it now
                 ins.append(a)
                 slots.append(None)
-                keys.append(type(a) if type(a) in _SCALARS else (a.shape, a.dtype, a.weak_type))
-                specs.append(a)
+                keys.append(type(a))
+                continue
+            if type(a) is _ARRAY:
+                ins.append(a)
+                slots.append(None)
+                keys.append(a.aval)
                 continue
             if isinstance(a, _TensorBase):          # a Variable: its value now
                 a = _engine._read_variable(a)
@@ -329,20 +347,17 @@ def _read_args(program, args):
         v = a._v
         if p is not None:
             slots.append(a._slot)
-        else:
-            if type(v) is not _ARRAY:
-                return None                        # a tracer, a string tensor
+            keys.append(v)
+        elif type(v) is _ARRAY:
             slots.append(None)
-        keys.append((v.shape, v.dtype, v.weak_type))
-        specs.append(v)
-    return ins, slots, keys, specs
+            keys.append(v.aval)
+        else:
+            return None                            # a tracer, a string tensor
+    return ins, slots, tuple(keys)
 
 
 def _outputs(program, out):
-    """Pending Tensors for the op's abstract output: (result, output Tensors, their slots)."""
-    if not isinstance(out, (tuple, list)):
-        t = _pending(program, out)
-        return t, [t], t._slot
+    """Pending Tensors for the op's abstract outputs: (result, output Tensors, their slots)."""
     wrapped = [None if o is None else _pending(program, o) for o in out]
     outs = [t for t in wrapped if t is not None]
     return (tuple(wrapped) if isinstance(out, tuple) else wrapped), outs, tuple(t._slot for t in outs)

@@ -11,13 +11,16 @@ trace that is thrown away, leaves every Variable as it was, and no tracer can be
 left behind in one (Keras 3's ``StatelessScope`` and flax nnx's state split are
 the models).
 """
+import sys
 import threading
 import weakref
 
 import jax
+import jax._src.array
 import numpy as np
 
 RNG = "rng"   # Variable kind: the state of a random generator
+_ARRAY = jax._src.array.ArrayImpl   # a concrete jax array (named without making one: that starts the backend)
 
 
 class _Local(threading.local):
@@ -154,6 +157,33 @@ def read(v):
         v._shared = True   # the caller may keep the buffer: never donate it
         return v._stored
     return s.read(v)
+
+
+def read_for_update(variables):
+    """The buffers of ``variables`` for a program that replaces them all and donates them
+    (updates them in place): a Variable's own buffer where nothing else holds it -- no Tensor
+    read from it is alive, no NumPy view was taken of it -- else a copy, so a holder keeps the
+    old value (TensorFlow updates a buffer in place when its reference count is one and copies
+    it otherwise). One program either way, so the result does not depend on who holds what.
+    None inside a scope (a traced function donates its state itself)."""
+    if _local.scope is not None:
+        return None
+    values = []
+    for v in variables:
+        x = v._stored
+        # references: the Variable, ``x``, and getrefcount's argument
+        if type(x) is not _ARRAY or sys.getrefcount(x) != 3 or x._npy_value is not None:
+            x = copy_buffer(x)
+        values.append(x)
+    return values
+
+
+def copy_buffer(x):
+    """A copy of a buffer, to donate (``jax.device_put`` copies without compiling a program)."""
+    if isinstance(x, jax.core.Tracer):
+        return jax.numpy.array(x, copy=True)
+    # An uncommitted array stays uncommitted; a global (multi-process) one keeps its sharding.
+    return jax.device_put(x, None if x.is_fully_addressable else x.sharding, may_alias=False)
 
 
 def write(v, x):

@@ -442,14 +442,6 @@ def _in_layout(v, x):
     return x if v._sharding is None else jax.lax.with_sharding_constraint(x, v._sharding)
 
 
-def _copy(x):
-    """A copy of a buffer to donate (``jax.device_put`` copies without compiling a program)."""
-    if is_tracer(x):
-        return jnp.array(x, copy=True)
-    # An uncommitted array stays uncommitted; a global (multi-process) one keeps its sharding.
-    return jax.device_put(x, None if x.is_fully_addressable else x.sharding, may_alias=False)
-
-
 def _symbolic_specs(vals, shapes):
     """The traced arguments of a trace serving unknown dimensions: each None dimension a
     symbol of its own (``jax.export.symbolic_shape``), the others the call's sizes."""
@@ -743,7 +735,7 @@ class ConcreteFunction:
         for i in self._donate:
             v = state[i]
             if v._shared or id(v._stored) in seen:   # someone may hold this buffer: donate a copy
-                _state.store(v, _copy(v._stored), shared=False)
+                _state.store(v, _state.copy_buffer(v._stored), shared=False)
             seen.add(id(v._stored))
             don.append(v._stored)
         keep = [state[i]._stored for i in self._keep]
@@ -765,7 +757,7 @@ class ConcreteFunction:
 
     def _call_in_scope(self, arg_vals, state, env=None):
         # The scope's values may be the Variables' own buffers: donate copies.
-        outs, new_vals = self._jitted(arg_vals, [_copy(state[i]._value) for i in self._donate],
+        outs, new_vals = self._jitted(arg_vals, [_state.copy_buffer(state[i]._value) for i in self._donate],
                                       [state[i]._value for i in self._keep])
         if env is not None:
             self._host_wait(outs, new_vals, env)

@@ -29,7 +29,7 @@ import numpy as np
 import optax
 
 from .._core.engine import read_raw
-from .._core.state import init_scope
+from .._core.state import init_scope, read_for_update
 from .._core.tensor import Tensor, _TensorBase, to_array, is_tracer
 from ._variables import owned_variable
 from ..checkpoint.tracking import apply_deferred as _apply_deferred
@@ -325,7 +325,8 @@ class Optimizer:
         else:
             self._lr_var = self._variable(to_array(lr, np.float32), "learning_rate")
         # The compiled update captures the schedule (not a float rate, which is an argument).
-        self._jit_update = jax.jit(self._update)
+        # Updates the variables' and slots' buffers in place (read_for_update), as Keras does.
+        self._jit_update = jax.jit(self._update, donate_argnums=(0, 2))
 
     @property
     def learning_rate(self):
@@ -445,7 +446,11 @@ class Optimizer:
 
     def _apply(self, grads, var_list):
         treedef, slots = self.build(var_list)
-        params = [read_raw(v) for v in var_list]
+        values = read_for_update(list(var_list) + list(slots))
+        if values is None:   # traced (tf.function): the function's values, donated by the function
+            values = [read_raw(v) for v in list(var_list) + list(slots)]
+        params, slot_values = values[:len(var_list)], values[len(var_list):]
+        del values
         # A tf.IndexedSlices (embedding gradients) becomes its dense sum here: the update equals the
         # dense one, also for repeated indices (where Keras 3's sparse path squares slices one by one).
         grads = [to_array(g) for g in grads]
@@ -454,7 +459,8 @@ class Optimizer:
                 raise ValueError(f"The gradient for variable '{v.name}' has shape {tuple(g.shape)} but the "
                                  f"variable has shape {tuple(p.shape)}. Pass gradients in the same order "
                                  "as the variables: zip(tape.gradient(loss, variables), variables).")
-        state = jax.tree.unflatten(treedef, [read_raw(s) for s in slots])
+        state = jax.tree.unflatten(treedef, slot_values)
+        del slot_values
         step = read_raw(self._iterations)
         if self._lr_var is not None:
             lr = read_raw(self._lr_var)
