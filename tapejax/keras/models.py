@@ -149,11 +149,10 @@ class Model(Layer):
                 "tf.keras.Model(inputs, outputs).")
         return self._k_run_graph(inputs, training)
 
-    def _k_sublayers(self):
-        subs = super()._k_sublayers()
-        if self._k_layer_list is not None:
-            subs = _dedup(list(self._k_layer_list) + subs)
-        return subs
+    def _k_layers_first(self, sublayers):
+        if self._k_layer_list is None:
+            return sublayers
+        return _dedup(list(self._k_layer_list) + sublayers)
 
     @property
     def layers(self):

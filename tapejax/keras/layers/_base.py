@@ -64,14 +64,25 @@ _BOOKKEEPING_PREFIX = "_k_"
 
 def _leaves(value):
     """Leaves of nested lists/tuples/dicts in insertion order (Keras tracks these containers)."""
-    if isinstance(value, (list, tuple)) and not isinstance(value, TensorShape):
-        for v in value:
-            yield from _leaves(v)
+    out = []
+    _collect(value, out, object)
+    return out
+
+
+def _collect(value, out, kinds):
+    """Appends the leaves of ``value`` that are instances of ``kinds`` to ``out`` (a plain
+    recursion: it runs over every attribute of every layer each time weights are listed)."""
+    if isinstance(value, (list, tuple)):
+        if not isinstance(value, TensorShape):
+            for v in value:
+                _collect(v, out, kinds)
+            return
     elif isinstance(value, dict):
         for v in value.values():
-            yield from _leaves(v)
-    else:
-        yield value
+            _collect(v, out, kinds)
+        return
+    if isinstance(value, kinds):
+        out.append(value)
 
 
 def _dedup(items):
@@ -376,33 +387,38 @@ class Layer(Module):
 
     def _k_track_variable(self, var, trainable):
         for lst in (self._k_trainable, self._k_non_trainable):
-            if any(v is var for v in lst):
-                return
+            for v in lst:
+                if v is var:
+                    return
         (self._k_trainable if trainable else self._k_non_trainable).append(var)
 
-    def _k_sublayers(self):
-        """Directly tracked sub-layers (and tf.Modules) in attribute-assignment order."""
+    def _k_held(self, kinds):
+        """The instances of ``kinds`` the attributes hold, also in containers filled after
+        assignment (``self.ws.append(v)``), in attribute-assignment order."""
         out = []
         for key, value in list(vars(self).items()):
-            if key.startswith(_BOOKKEEPING_PREFIX):
-                continue
-            for leaf in _leaves(value):
-                if isinstance(leaf, Module) and leaf is not self:
-                    out.append(leaf)
-        return _dedup(out)
+            if not key.startswith(_BOOKKEEPING_PREFIX):
+                _collect(value, out, kinds)
+        return out
 
-    def _k_own_weights(self):
-        # Variables put into containers after assignment (self.ws.append(v)) are found here too.
-        extra = []
-        for key, value in vars(self).items():
-            if key.startswith(_BOOKKEEPING_PREFIX):
-                continue
-            for leaf in _leaves(value):
-                if isinstance(leaf, Variable):
-                    extra.append(leaf)
-        for v in extra:
-            self._k_track_variable(v, v.trainable)
-        return self._k_trainable, self._k_non_trainable
+    def _k_parts(self):
+        """(own trainable weights, own non-trainable weights, directly tracked sub-layers and
+        tf.Modules in attribute-assignment order): one scan of the attributes."""
+        subs = []
+        for x in self._k_held((Module, Variable)):
+            if isinstance(x, Variable):
+                self._k_track_variable(x, x.trainable)
+            elif x is not self:
+                subs.append(x)
+        return self._k_trainable, self._k_non_trainable, self._k_layers_first(_dedup(subs))
+
+    def _k_layers_first(self, sublayers):
+        """The sub-layers in the order weights list them (a Model puts its layers first)."""
+        return sublayers
+
+    def _k_sublayers(self):
+        return self._k_parts()[2]
+
 
     # -- weights ------------------------------------------------------------
 
@@ -423,23 +439,23 @@ class Layer(Module):
         """The weights a training step updates: own (creation order), then sub-layers'."""
         if not self.trainable:
             return []
-        own, _ = self._k_own_weights()
+        own, _, subs = self._k_parts()
         out = list(own)
-        for sub in self._k_sublayers():
+        for sub in subs:
             out.extend(sub.trainable_weights if isinstance(sub, Layer) else sub.trainable_variables)
         return _dedup(out)
 
     @property
     def non_trainable_weights(self):
         """Weights not trained: non-trainable ones (moving statistics), or all of a frozen layer's."""
-        own_t, own_n = self._k_own_weights()
+        own_t, own_n, subs = self._k_parts()
         if self.trainable:
             out = list(own_n)
-            for sub in self._k_sublayers():
+            for sub in subs:
                 out.extend(sub.non_trainable_weights if isinstance(sub, Layer) else sub.non_trainable_variables)
         else:
             out = list(own_t) + list(own_n)
-            for sub in self._k_sublayers():
+            for sub in subs:
                 out.extend(sub.weights if isinstance(sub, Layer) else sub.variables)
         return _dedup(out)
 
