@@ -60,7 +60,7 @@ class _Program:
         self.ops = []          # (op, static items, input slots, output slots or one slot): the fingerprint
         self.inputs = []       # concrete arrays and Python scalars the ops read
         self.input_slots = []
-        self._input_of = {}    # id(array) -> slot: an array used twice is one input
+        self._input_of = {}    # id(input) -> slot
         # Python floats and ints: passed as one array each (a jit argument apiece costs more
         # than the op), made weakly typed again inside, as JAX types a Python scalar argument.
         self.scalars = {float: [], int: []}
@@ -73,19 +73,20 @@ class _Program:
         self.done = False
 
     def _input(self, v):
+        # An array or number object read twice (``x * 1.01`` in a loop, the backward pass
+        # reading what the forward read) is one input; the program holds it, so its id stays
+        # its own. Keyed by identity, not value, so the program's wiring does not depend on
+        # which values happen to be equal.
+        s = self._input_of.get(id(v))
+        if s is not None:
+            return s
+        s = self._input_of[id(v)] = len(self.tensors)
         kind = type(v)
-        if (kind is float or kind is int) and (kind is float or -2 ** 63 <= v < 2 ** 63):
-            s = len(self.tensors)
+        if kind is float or kind is int:
             self.tensors.append(None)
             self.scalars[kind].append(v)
             self.scalar_slots[kind].append(s)
             return s
-        if kind is _ARRAY:
-            s = self._input_of.get(id(v))
-            if s is not None:
-                return s
-            self._input_of[id(v)] = len(self.tensors)
-        s = len(self.tensors)
         self.tensors.append(None)
         self.inputs.append(v)
         self.input_slots.append(s)
