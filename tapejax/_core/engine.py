@@ -225,7 +225,7 @@ def apply(op, args, static):
         for a in args:
             if type(a) is Tensor:  # the common case, inline: this loop runs for every eager op
                 ins.append(a)
-                vals.append(a._value)
+                vals.append(a._v if a._lazy is None else a._value)
             else:
                 if op.same_dtype:
                     a = _converted_like(a, args)
