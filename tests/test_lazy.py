@@ -295,3 +295,60 @@ def test_ops_inside_tf_device_run_where_placed(lazy_on):
     with tf.device(dev):
         y = tf.constant(X) * 2.0
     assert y._lazy is None and y.device.endswith(dev.split("device:")[-1])
+
+
+def test_python_numbers_varying_per_call_equal_eager():
+    """A number object read twice is one program input (identity, not value): numbers that
+    change every call, equal numbers that are distinct objects, and the same object reused
+    all give eager's values."""
+    x = tf.constant(X)
+
+    def step(a, b):
+        y = x * a + b            # a and b may be equal values yet distinct objects
+        for _ in range(3):
+            y = y * a            # the same object again
+        return y
+
+    cases = [(0.5, 0.25), (0.75, float("0.75")), (1.5, 1.5), (2.0, -1.0)]
+    eager = [step(a, b).numpy() for a, b in cases]
+    cfg.set_lazy_execution(True)
+    try:
+        got = [step(a, b).numpy() for a, b in cases]
+    finally:
+        cfg.set_lazy_execution(False)
+    for e, g in zip(eager, got):
+        assert_close(g, e, rtol=1e-6, atol=1e-7)   # fused: XLA may contract x * a + b
+
+
+def test_python_int_outside_int32_as_eager():
+    """An int beyond int32 is not made a program input: the op runs now, as eagerly."""
+    def run():
+        try:
+            return ("ok", (tf.constant([1, 2]) + 2 ** 40).numpy().tolist())
+        except Exception as e:          # whatever eager does, lazy does the same
+            return (type(e).__name__, str(e))
+
+    eager = run()
+    cfg.set_lazy_execution(True)
+    try:
+        assert run() == eager
+    finally:
+        cfg.set_lazy_execution(False)
+
+
+def test_a_repeated_step_plans_its_tape_once(lazy_on, monkeypatch):
+    """A training step records the same tape structure every step: it is planned once, and its
+    gradients still follow the values of each step (jax.grad)."""
+    from tapejax._core import backward
+    planned = []
+    real = backward._plan
+    monkeypatch.setattr(backward, "_plan", lambda *a: planned.append(1) or real(*a))
+    w = tf.Variable(np.ones(7, np.float32))
+    for k in range(4):
+        x = tf.constant(X + k)
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(chain(x * w))
+        g = tape.gradient(loss, w)
+        want = jax.grad(lambda w_: jnp.sum(chain_jnp(jnp.asarray(X + k) * w_)))(jnp.ones(7, jnp.float32))
+        assert_close(g, want, rtol=1e-5, atol=1e-6)
+    assert len(planned) == 1
