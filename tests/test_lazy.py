@@ -213,15 +213,43 @@ def test_unreferenced_values_are_not_returned(lazy_on):
 
 
 def test_same_structure_is_compiled_once(lazy_on):
+    """A program met the first time runs on the host (nothing compiled), is compiled when it
+    comes back, and is served from the cache after that."""
     def step(v):
-        return float(tf.reduce_sum(tf.exp(tf.constant(v) * 0.5)))
+        return float(tf.reduce_sum(tf.exp(tf.constant(v) * 0.5 + 0.25)))
 
-    step(X)
     n = len(lazy._PROGRAMS)
-    for k in range(3):
-        assert abs(step(X + k) - np.exp((X + k) * 0.5).sum()) < 1e-3
-    assert len(lazy._PROGRAMS) == n
-    assert "cached" in cfg.describe_lazy_execution()
+    hows = []
+    for k in range(4):
+        assert abs(step(X + k) - np.exp((X + k) * 0.5 + 0.25).sum()) < 1e-3
+        hows.append(cfg.describe_lazy_execution().split("; ")[-2])
+    assert hows == ["on host", "compiled", "cached", "cached"]
+    assert len(lazy._PROGRAMS) == n + 1
+
+
+def test_first_sighting_on_host_equals_compiled(lazy_on):
+    """The first run of a training step (forward and backward, on the host) equals the
+    compiled runs of the same step to rounding, and jax.grad."""
+    w = tf.Variable(np.linspace(0.5, 1.5, 7).astype(np.float32))
+    got = []
+    for _ in range(3):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(chain(tf.constant(X) * w, steps=4))
+        got.append((loss.numpy(), tape.gradient(loss, w).numpy()))
+        got[-1] += (cfg.describe_lazy_execution().split("; ")[-2],)
+    assert [h for *_, h in got] == ["on host", "compiled", "cached"]
+    want = jax.value_and_grad(lambda w_: jnp.sum(chain_jnp(jnp.asarray(X) * w_, steps=4)))(
+        jnp.linspace(0.5, 1.5, 7, dtype=jnp.float32))
+    for loss, g, _ in got:
+        assert_close(loss, want[0], rtol=1e-6, atol=1e-6)
+        assert_close(g, want[1], rtol=1e-5, atol=1e-6)
+
+
+def test_enable_op_determinism_compiles_at_first_sighting(lazy_on, monkeypatch):
+    from tapejax._core import new_shapes
+    monkeypatch.setattr(new_shapes, "run_new_shapes_on_host", False)
+    tf.reduce_sum(tf.constant(X) * 0.125 - 3.5).numpy()
+    assert cfg.describe_lazy_execution().split("; ")[-2] == "compiled"
 
 
 def test_python_scalars_keep_weak_types(lazy_on):

@@ -21,7 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import new_shapes
+from . import engine, new_shapes
 from .cache import CompileCache, abstract_key, data_bytes, limits, resident_bytes
 from .engine import Op, apply, is_float_dtype, signature, state
 from .state import pause_recording
@@ -420,8 +420,10 @@ def run_backward(p, targets, seeds, mode="grad", vmap_info=None):
         return _oplayer_backward(p, targets, seeds)
     key = (p.fingerprint, layout, seed_mask, target_avals, mode, vmap_info)
     op = _BACKWARD_CACHE.get(key)
-    how = _WHOLE if op is None and mode != "grad" else None
-    if op is None and mode == "grad":
+    # Jacobians are compiled whole; so is a pass that lazy execution defers (its program
+    # decides between the host and compiling, and must meet the same op every step).
+    how = _WHOLE if op is None and (mode != "grad" or engine.defer is not None) else None
+    if how is None and op is None:
         how = _how_to_differentiate(p, key)
         if how is _BY_NODE:
             return _oplayer_backward(p, targets, seeds)

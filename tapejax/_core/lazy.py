@@ -34,7 +34,7 @@ import numpy as np
 from jax._src.array import ArrayImpl
 from jax._src.lax.lax import _convert_element_type   # weak_type=True has no public spelling
 
-from . import engine as _engine, state as _state
+from . import engine as _engine, host_eval, new_shapes, state as _state
 from .cache import CompileCache, abstract_key, data_bytes, resident_bytes
 from .tensor import Tensor, _TensorBase, _contains_tensor
 
@@ -109,18 +109,25 @@ class _Program:
             fs, ints = self.scalar_slots[float], self.scalar_slots[int]
             key = (tuple(self.ops), tuple([abstract_key(v) for v in self.inputs]),
                    tuple(self.input_slots), tuple(fs), tuple(ints), tuple(out_slots))
-            fn = _PROGRAMS.get(key)
-            new = fn is None
-            if new:
-                fn = _compile(self.ops, self.input_slots, fs, ints, len(self.tensors), out_slots)
-                _PROGRAMS.put(key, fn)
-                before = resident_bytes()
             packed = (np.array(self.scalars[float], jax.dtypes.canonicalize_dtype(np.float64)),
                       np.array(self.scalars[int], jax.dtypes.canonicalize_dtype(np.int64)))
+            fn = _PROGRAMS.get(key)
+            how = "cached" if fn is not None else "compiled"
+            values = None
+            if fn is None and _first_sighting(key):
+                values = _on_host(_program(self.ops, self.input_slots, fs, ints, len(self.tensors), out_slots),
+                                  [*packed, *self.inputs])
+                how = "on host"
+            if values is None and fn is None:
+                fn = jax.jit(_program(self.ops, self.input_slots, fs, ints, len(self.tensors), out_slots))
+                _PROGRAMS.put(key, fn)
+                before = resident_bytes()
+                how = "compiled"
             try:
                 # Values are concrete, also when observed while a function is traced.
-                with jax.ensure_compile_time_eval():
-                    values = fn(*packed, *self.inputs)
+                if values is None:
+                    with jax.ensure_compile_time_eval():
+                        values = fn(*packed, *self.inputs)
             except Exception:
                 # Run op by op, so an error names the op that failed (nothing is half-applied:
                 # no Tensor is given a value unless all are computed).
@@ -128,12 +135,12 @@ class _Program:
                 with jax.ensure_compile_time_eval():
                         values = _run_eagerly(self.ops, slots, self.inputs + self.scalars[float] + self.scalars[int],
                                           len(self.tensors), out_slots)
-            if new:
+            if how == "compiled":
                 _PROGRAMS.charge(key, resident_bytes() - before - data_bytes(values))
             for t, v in zip(outs, values):
                 t._v = v
                 t._lazy = None
-            _last[0] = (self.ops, self.n_inputs(), len(outs), "compiled" if new else "cached")
+            _last[0] = (self.ops, self.n_inputs(), len(outs), how)
             self.ops = self.inputs = self.tensors = None
             self._input_of = self.scalars = None
 
@@ -164,7 +171,8 @@ def _replay(ops, input_slots, inputs, n_slots, out_slots, call):
     return [vals[s] for s in out_slots]
 
 
-def _compile(ops, input_slots, float_slots, int_slots, n_slots, out_slots):
+def _program(ops, input_slots, float_slots, int_slots, n_slots, out_slots):
+    """The pending program as one JAX function of (floats, ints, *arrays)."""
     slots = list(input_slots) + list(float_slots) + list(int_slots)
     ops = _with_static_dicts(ops)
 
@@ -172,7 +180,50 @@ def _compile(ops, input_slots, float_slots, int_slots, n_slots, out_slots):
         scalars = [_weak(floats[k]) for k in range(len(float_slots))]
         scalars += [_weak(ints[k]) for k in range(len(int_slots))]
         return _replay(ops, slots, list(inputs) + scalars, n_slots, out_slots, lambda op: op.fn)
-    return jax.jit(program)
+    return program
+
+
+# A program met for the first time is not compiled (XLA takes 0.1-2 s for a step's program on
+# a CPU): it is traced and run by NumPy, as ops at new shapes are (``new_shapes``), and
+# compiled when it comes back -- a training loop compiles its step on the second step, a
+# notebook cell run once compiles nothing. Off under ``enable_op_determinism`` (results equal
+# the compiled ones to rounding, not bit for bit).
+_sightings = collections.OrderedDict()   # hashes of the programs met (bounded)
+_MAX_SIGHTINGS = 4096
+_MAX_HOST_EQNS = 50000
+
+
+def _first_sighting(key):
+    if not new_shapes.run_new_shapes_on_host:
+        return False
+    h = hash(key)
+    if h in _sightings:
+        _sightings.move_to_end(h)
+        return False
+    _sightings[h] = True
+    if len(_sightings) > _MAX_SIGHTINGS:
+        _sightings.popitem(last=False)
+    return True
+
+
+def _on_host(program, args):
+    """``program`` on ``args`` traced and computed by NumPy (``host_eval``), or None where it
+    cannot be: inputs not on the CPU, a primitive the host evaluator does not cover."""
+    if jax.default_backend() != "cpu" or any(type(a) is _ARRAY and a.committed and
+                                             next(iter(a.devices())).platform != "cpu" for a in args):
+        return None
+    _state._local.host_tracing = True
+    try:
+        with jax.disable_jit():      # nested jits inlined (see new_shapes._trace)
+            closed = jax.make_jaxpr(program)(*args)
+        if len(closed.jaxpr.eqns) > _MAX_HOST_EQNS or any(a.weak_type for a in closed.out_avals):
+            return None   # a long loop unrolled; a weakly typed result (a device_put loses it)
+        flat = host_eval.evaluate(closed, [np.asarray(a) for a in args])
+    except Exception:   # host_eval.Unsupported, or an error the compiled run reports
+        return None
+    finally:
+        _state._local.host_tracing = False
+    return jax.device_put(flat)
 
 
 def _weak(x):
