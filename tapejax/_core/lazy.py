@@ -14,7 +14,8 @@ The program runs when a value is observed: ``Tensor._value`` (``.numpy()``, ``re
 ``tf.function`` argument...), when it reaches ``max_pending_ops`` ops, or when lazy execution
 is turned off. It is one ``jax.jit`` function replaying the ops in order, cached by the
 program's fingerprint (ops, static arguments, wiring, input shapes and dtypes, which values
-are still referenced), in a bounded ``CompileCache``. Values no Tensor refers to any more are
+are still referenced), in a bounded ``CompileCache``; a program met for the first time is run
+on the host by NumPy instead and compiled when it comes back (``_first_sighting``). Values no Tensor refers to any more are
 not returned (XLA fuses them away); after the run the program is dropped.
 
 What never becomes pending: ops while a ``tf.function`` is traced (values are tracers already),
