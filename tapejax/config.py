@@ -379,7 +379,8 @@ def set_lazy_execution(enabled, max_pending_ops=None):
 
     While it is on, eager ops (inside and outside a ``GradientTape``) are not run one by
     one: they are recorded into a pending program, which runs as one compiled XLA program
-    -- cached by its structure, so a loop compiles it once -- when a value is observed
+    -- cached by its structure, so a loop compiles it once; a program met for the first time
+    runs on the host (NumPy) and is compiled when it comes back -- when a value is observed
     (``.numpy()``, ``print``, ``bool``/``float``, NumPy conversion, a Variable assignment, a
     Python ``if`` on a tensor), after ``max_pending_ops`` ops, or when it is turned off.
     ``tape.gradient`` of pending values runs forward and backward as one program. Shapes and
@@ -387,6 +388,11 @@ def set_lazy_execution(enabled, max_pending_ops=None):
     its error at that line, as in eager mode. Results are the same as eager execution's
     (XLA may fuse floating-point arithmetic differently, within rounding). Turning it off
     runs what is pending.
+
+    Off by default: it pays for a loop that repeats a step (a custom training loop, a long
+    elementwise chain with its gradient: one program per step), while code that runs once
+    (a notebook cell) is traced as a whole program instead of reusing the ops compiled
+    before, and results may differ from eager execution's in the last bit.
 
     Args:
         enabled: True to turn it on, False to turn it off.
@@ -419,7 +425,7 @@ def lazy_execution_enabled():
 
 def describe_lazy_execution():
     """A line saying what lazy execution has pending in this thread and what its last run
-    fused (ops by name, inputs, outputs, whether it compiled or hit the cache).
+    fused (ops by name, inputs, outputs, whether it ran on the host, compiled or hit the cache).
 
     Example:
         >>> import tapejax as tf
