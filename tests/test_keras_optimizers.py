@@ -385,6 +385,30 @@ def test_a_value_read_before_an_update_keeps_its_value(keep):
     np.testing.assert_allclose(v.numpy(), [0.125, 0.25])
 
 
+def test_buffers_nothing_else_holds_are_updated_in_place(monkeypatch):
+    """The common case copies nothing: a training step's reads of the variables are gone
+    when the optimizer runs, so their buffers (and the slots') are donated."""
+    from tapejax._core import state
+    copies = []
+    real = state.copy_buffer
+    monkeypatch.setattr(state, "copy_buffer", lambda x: copies.append(1) or real(x))
+    model = tf.keras.Sequential([tf.keras.layers.Dense(4, activation="relu", input_shape=(3,)),
+                                 tf.keras.layers.Dense(2)])
+    opt = tf.keras.optimizers.Adam(0.01)
+    x = tf.constant(np.ones((5, 3), np.float32))
+    for _ in range(3):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(model(x) ** 2)
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+    assert copies == []
+    held = model.trainable_variables[0]._value      # a holder: that buffer is copied
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(model(x) ** 2)
+    opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+    assert len(copies) == 1 and not held.is_deleted()
+
+
 def test_in_place_updates_equal_the_copying_ones(monkeypatch):
     """Adam with its buffers donated (nothing else holds them) follows the same trajectory as
     with every buffer held elsewhere (copies), to the last bit (ops compiled at every shape, as

@@ -170,12 +170,32 @@ def read_for_update(variables):
         return None
     values = []
     for v in variables:
+        sole = _references(v) == _SOLE     # counted before this function holds it too
         x = v._stored
-        # references: the Variable, ``x``, and getrefcount's argument
-        if type(x) is not _ARRAY or sys.getrefcount(x) != 3 or x._npy_value is not None:
+        if not sole or type(x) is not _ARRAY or x._npy_value is not None:
             x = copy_buffer(x)
         values.append(x)
     return values
+
+
+def _references(holder):
+    """The reference count of ``holder._stored``, as seen from here."""
+    return sys.getrefcount(holder._stored)
+
+
+class _Holder:
+    __slots__ = ("_stored",)
+
+
+def _sole_count():
+    """What ``_references`` counts for a value nothing else holds (measured, not assumed: it
+    varies between Python versions)."""
+    h = _Holder()
+    h._stored = object()
+    return _references(h)
+
+
+_SOLE = _sole_count()
 
 
 def copy_buffer(x):
