@@ -15,8 +15,9 @@ The program runs when a value is observed: ``Tensor._value`` (``.numpy()``, ``re
 is turned off. It is one ``jax.jit`` function replaying the ops in order, cached by the
 program's fingerprint (ops, static arguments, wiring, input shapes and dtypes, which values
 are still referenced), in a bounded ``CompileCache``; a program met for the first time is run
-on the host by NumPy instead and compiled when it comes back (``_first_sighting``). Values no Tensor refers to any more are
-not returned (XLA fuses them away); after the run the program is dropped.
+on the host by NumPy instead and compiled when it comes back (``_first_sighting``). Values no
+Tensor refers to any more are not returned (XLA fuses them away); after the run the program is
+dropped.
 
 What never becomes pending: ops while a ``tf.function`` is traced (values are tracers already),
 string and host ops, ops inside ``tf.device`` (placed where the scope says, now), ops with
@@ -32,14 +33,13 @@ import threading
 
 import jax
 import numpy as np
-from jax._src.array import ArrayImpl
 from jax._src.lax.lax import _convert_element_type   # weak_type=True has no public spelling
 
 from . import engine as _engine, host_eval, new_shapes, state as _state
 from .cache import CompileCache, abstract_key, data_bytes, resident_bytes
 from .tensor import Tensor, _TensorBase, _contains_tensor
 
-_ARRAY = ArrayImpl   # a concrete jax array (named without making one: that would start the backend)
+_ARRAY = _state.ARRAY
 _SCALARS = (float, int, bool)
 
 
@@ -288,10 +288,12 @@ def _infer(op, static, skey, specs):
     except Exception:   # the op runs now, and raises its error there
         return _EAGER
     avals = closed.out_avals
-    if closed.effects or not all(type(a) is _ShapedArray for a in avals):
-        known = _EAGER
-    else:
+    if not closed.effects and all(type(a) is _ShapedArray for a in avals):
         out = jax.tree_util.tree_unflatten(jax.tree_util.tree_structure(out), avals)
+    if closed.effects or not (type(out) is _ShapedArray or (
+            isinstance(out, (tuple, list)) and all(type(o) is _ShapedArray or o is None for o in out))):
+        known = _EAGER      # effects; outputs other than arrays or a flat tuple/list of them
+    else:
         known = (out, _engine.signature(skey))
     with _shapes_lock:
         _shapes[skey] = known

@@ -14,7 +14,6 @@ import collections
 import functools
 
 import jax
-import jax._src.array
 import jax.extend.core
 import numpy as np
 
@@ -23,7 +22,7 @@ from . import host_eval, state as _state
 run_new_shapes_on_host = True   # off: every op compiles at once (deterministic to the last bit)
 NOT_RUN = object()
 _COMPILE_AT = 1          # times an op's input shapes are met on the host before compiling
-_ARRAY = jax._src.array.ArrayImpl   # concrete arrays (not computed: that would start JAX's backends)
+_ARRAY = _state.ARRAY
 _SCALARS = (float, int, bool)
 _SEEN_LIMIT = 4096       # input shapes remembered per op
 host_runs = [0]          # ops run on the host (for tests)

@@ -20,7 +20,7 @@ import jax._src.array
 import numpy as np
 
 RNG = "rng"   # Variable kind: the state of a random generator
-_ARRAY = jax._src.array.ArrayImpl   # a concrete jax array (named without making one: that starts the backend)
+ARRAY = jax._src.array.ArrayImpl   # a concrete jax array's type (named without making one: that starts the backend)
 
 
 class _Local(threading.local):
@@ -172,7 +172,7 @@ def read_for_update(variables):
     for v in variables:
         sole = _references(v) == _SOLE     # counted before this function holds it too
         x = v._stored
-        if not sole or type(x) is not _ARRAY or x._npy_value is not None:
+        if not sole or type(x) is not ARRAY or x._npy_value is not None:
             x = copy_buffer(x)
         values.append(x)
     return values
