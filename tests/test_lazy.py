@@ -295,3 +295,10 @@ def test_ops_inside_tf_device_run_where_placed(lazy_on):
     with tf.device(dev):
         y = tf.constant(X) * 2.0
     assert y._lazy is None and y.device.endswith(dev.split("device:")[-1])
+
+
+def test_python_numbers_only_get_tensorflow_dtypes(lazy_on):
+    # Only Python numbers: TF converts them to int32 / float32 (JAX's would be int64 / float64).
+    i, f = tf.add(1, 2), tf.multiply(1.5, 2)
+    assert (i.dtype, f.dtype) == (tf.int32, tf.float32)
+    assert int(i) == 3 and float(f) == 3.0

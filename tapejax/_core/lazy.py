@@ -333,6 +333,8 @@ def _read_args(program, args):
             slots.append(None)
         keys.append((v.shape, v.dtype, v.weak_type))
         specs.append(v)
+    if ins and all(type(a) in _SCALARS for a in ins):
+        return None      # only Python numbers: ``apply`` gives them TF's dtypes (int32, float32)
     return ins, slots, keys, specs
 
 
