@@ -302,3 +302,14 @@ def test_python_numbers_only_get_tensorflow_dtypes(lazy_on):
     i, f = tf.add(1, 2), tf.multiply(1.5, 2)
     assert (i.dtype, f.dtype) == (tf.int32, tf.float32)
     assert int(i) == 3 and float(f) == 3.0
+
+
+def test_copies_of_a_pending_value_are_computed(lazy_on):
+    # matplotlib copies what it plots (copy.copy) and drops the original: as TF's EagerTensor,
+    # a copy is the tensor itself, so the program still computes it.
+    import copy
+    import pickle
+    c = copy.copy(tf.constant(X) * 2.0)
+    d = copy.deepcopy([tf.constant(X) * 3.0])[0]
+    p = pickle.loads(pickle.dumps(tf.constant(X) * 4.0))
+    assert_close([np.asarray(c, float), d, p], [X * 2.0, X * 3.0, X * 4.0])
