@@ -86,22 +86,18 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(autouse=True)
 def _execution_mode(request):
     """Lazy execution on for a ``lazy`` twin; off for tests marked ``eager_dispatch`` (also when
-    the suite runs with ``TAPEJAX_LAZY=1``): lazy execution compiles whole programs instead."""
+    the suite runs with ``TAPEJAX_LAZY=1``): lazy execution compiles whole programs instead.
+    A test that switches it (a docstring example) does not change it for the tests after it."""
     was = tf.config.experimental.lazy_execution_enabled()
     if request.node.get_closest_marker("lazy"):
-        mode = True
+        tf.config.experimental.set_lazy_execution(True)
     elif request.node.get_closest_marker("eager_dispatch"):
-        mode = False
-    else:
-        mode = was
-    if mode == was:
-        yield
-        return
-    tf.config.experimental.set_lazy_execution(mode)
+        tf.config.experimental.set_lazy_execution(False)
     try:
         yield
     finally:
-        tf.config.experimental.set_lazy_execution(was)
+        if tf.config.experimental.lazy_execution_enabled() != was:
+            tf.config.experimental.set_lazy_execution(was)
 
 
 @pytest.fixture
