@@ -313,3 +313,19 @@ def test_copies_of_a_pending_value_are_computed(lazy_on):
     d = copy.deepcopy([tf.constant(X) * 3.0])[0]
     p = pickle.loads(pickle.dumps(tf.constant(X) * 4.0))
     assert_close([np.asarray(c, float), d, p], [X * 2.0, X * 3.0, X * 4.0])
+
+
+def test_values_of_a_failed_program_raise_when_read(lazy_on, monkeypatch):
+    # A program whose run fails leaves its other values uncomputed: reading one raises, it
+    # never hands out the abstract value (np.asarray of it was an object array).
+    def failing(*args, **kwargs):
+        raise FloatingPointError("the op failed")
+
+    monkeypatch.setattr(lazy, "_compile", lambda *a: failing)
+    monkeypatch.setattr(lazy, "_run_eagerly", failing)
+    a = tf.constant(X) * 2.0
+    b = tf.sin(a)
+    with pytest.raises(FloatingPointError, match="the op failed"):
+        b.numpy()
+    with pytest.raises(RuntimeError, match="never computed"):
+        np.asarray(a)

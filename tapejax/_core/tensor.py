@@ -456,6 +456,10 @@ class Tensor(_TensorBase):
         pending beside it, as one compiled program): reading the value is what observes it."""
         if self._lazy is not None:
             self._lazy.run()
+            if self._lazy is not None:     # never its abstract value in place of the value
+                raise RuntimeError(
+                    "This tensor's value was never computed: the lazily executed program that was to "
+                    "compute it failed (the error it raised names the op).")
         return self._v
 
     @property
