@@ -329,3 +329,21 @@ def test_values_of_a_failed_program_raise_when_read(lazy_on, monkeypatch):
         b.numpy()
     with pytest.raises(RuntimeError, match="never computed"):
         np.asarray(a)
+
+
+def test_values_equal_eager_bit_for_bit():
+    # Fused, a multiply and the add after it become one FMA instruction on a CPU (rounded once):
+    # a lazy program compiles its ops apart, so values are eager's to the last bit (a random
+    # range, u * (max - min) + min, is TensorFlow's; so are Keras initializers).
+    u = np.array([0.24328744, 0.9835063, 0.22041726, 0.46792018, 0.77385795, 0.83544147], np.float32)
+
+    def run():
+        lo, hi = tf.constant(-2.5), tf.constant(4.0)
+        return (tf.constant(u) * (hi - lo) + lo,
+                tf.random.stateless_uniform([6], seed=[3, 4], minval=-2.5, maxval=4.0),
+                tf.keras.initializers.GlorotUniform(seed=0)((3, 4)))
+
+    eager, lazy_ = both(run)
+    for e, l in zip(eager, lazy_):
+        np.testing.assert_array_equal(l, e)
+    np.testing.assert_array_equal(eager[0], (u * np.float32(6.5)) + np.float32(-2.5))

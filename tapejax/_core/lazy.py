@@ -30,6 +30,7 @@ import sys
 import threading
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 from jax._src.array import ArrayImpl
 from jax._src.lax.lax import _convert_element_type   # weak_type=True has no public spelling
@@ -119,7 +120,7 @@ class _Program:
             try:
                 # Values are concrete, also when observed while a function is traced.
                 with jax.ensure_compile_time_eval():
-                    values = fn(*packed, *self.inputs)
+                    values = fn(True, *packed, *self.inputs)
             except Exception:
                 # Run op by op, so an error names the op that failed (nothing is half-applied:
                 # no Tensor is given a value unless all are computed).
@@ -167,11 +168,26 @@ def _compile(ops, input_slots, float_slots, int_slots, n_slots, out_slots):
     slots = list(input_slots) + list(float_slots) + list(int_slots)
     ops = _with_static_dicts(ops)
 
-    def program(floats, ints, *inputs):
+    def program(alone, floats, ints, *inputs):
         scalars = [_weak(floats[k]) for k in range(len(float_slots))]
         scalars += [_weak(ints[k]) for k in range(len(int_slots))]
-        return _replay(ops, slots, list(inputs) + scalars, n_slots, out_slots, lambda op: op.fn)
+        return _replay(ops, slots, list(inputs) + scalars, n_slots, out_slots, lambda op: _alone(op, alone))
     return jax.jit(program)
+
+
+def _alone(op, alone):
+    """``op.fn`` compiled as the op alone is, for the values of eager execution bit for bit: XLA
+    fuses nothing across ops, where it would round differently (a multiply and the add after it
+    become one FMA instruction on a CPU; ``optimization_barrier`` does not stop that). The op is
+    the branch taken of a ``cond`` on ``alone``, a run-time True."""
+    def fn(*args, **static):
+        f = functools.partial(op.fn, **static)
+        return jax.lax.cond(alone, f, lambda *a: jax.tree_util.tree_map(_zeros, jax.eval_shape(f, *a)), *args)
+    return fn
+
+
+def _zeros(aval):
+    return _convert_element_type(jnp.zeros(aval.shape, aval.dtype), weak_type=aval.weak_type)
 
 
 def _weak(x):
