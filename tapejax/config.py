@@ -373,7 +373,7 @@ experimental.set_compile_cache_limits = set_compile_cache_limits
 # Lazy execution (tapejax's own: eager ops fused into one compiled program)
 # ---------------------------------------------------------------------------
 
-def set_lazy_execution(enabled, max_pending_ops=None):
+def set_lazy_execution(enabled, max_pending_ops=None, fuse_ops=None):
     """Turns lazy execution of eager ops on or off (off by default; ``TAPEJAX_LAZY=1`` in the
     environment turns it on at import).
 
@@ -385,18 +385,24 @@ def set_lazy_execution(enabled, max_pending_ops=None):
     Python ``if`` on a tensor), after ``max_pending_ops`` ops, or when it is turned off.
     ``tape.gradient`` of pending values runs forward and backward as one program. Shapes and
     dtypes are inferred when an op is called, so an op given incompatible arguments raises
-    its error at that line, as in eager mode. Results are the same as eager execution's
-    (XLA may fuse floating-point arithmetic differently, within rounding). Turning it off
-    runs what is pending.
+    its error at that line, as in eager mode. Turning it off runs what is pending.
 
     Off by default: it pays for a loop that repeats a step (a custom training loop, a long
     elementwise chain with its gradient: one program per step), while code that runs once
     (a notebook cell) is traced as a whole program instead of reusing the ops compiled
-    before, and results may differ from eager execution's in the last bit.
+    before.
+
+    On a CPU each op of a compiled program is compiled apart (XLA would fuse a multiply and
+    the add after it into one FMA instruction, which rounds once): values equal eager
+    execution's bit for bit, as eager's equal TensorFlow's (a program run on the host equals
+    them to rounding, as eager ops at new shapes do; ``enable_op_determinism`` compiles it). ``fuse_ops=True`` lets XLA fuse across ops
+    (faster; values within rounding, as a ``tf.function`` gives). On accelerators programs
+    are always fused.
 
     Args:
         enabled: True to turn it on, False to turn it off.
         max_pending_ops: the most ops a pending program holds before it runs (default 1024).
+        fuse_ops: True to let XLA fuse across ops on a CPU too (default False; None: unchanged).
 
     Example:
         >>> import tapejax as tf
@@ -409,7 +415,7 @@ def set_lazy_execution(enabled, max_pending_ops=None):
         [0.991 0.993]
         >>> tf.config.experimental.set_lazy_execution(False)
     """
-    _lazy.set_enabled(enabled, max_pending_ops)
+    _lazy.set_enabled(enabled, max_pending_ops, fuse_ops)
 
 
 def lazy_execution_enabled():

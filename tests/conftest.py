@@ -50,25 +50,54 @@ def tape_vjp(f):
     return g
 
 
+# The core modules whose tests run a second time with lazy execution on (test ids ending
+# ``[lazy]``, or ``-lazy]``): lazy execution (tapejax/_core/lazy.py) promises every eager guarantee
+# (values, errors, reprs, Variables, tapes), and these modules cover the tape, the engine and
+# what sits on them. Chosen to keep CI's single ``python -m pytest`` within its time budget; the
+# whole suite runs lazily with ``TAPEJAX_LAZY=1 python -m pytest``.
+LAZY_TOO = {
+    "test_tape.py", "test_tf_backprop.py", "test_tf_custom_gradient.py", "test_tf_forwardprop.py",
+    "test_engine.py", "test_tensor.py", "test_state.py", "test_function.py", "test_seeds_core.py",
+}
+
+
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "eager_dispatch: checks the caches of op-by-op dispatch (compiled variants per op, "
         "backward traces per tape structure); runs with lazy execution off")
+    config.addinivalue_line("markers", "lazy: the second run of a test of LAZY_TOO, with lazy execution on")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Each test of a LAZY_TOO module is followed by its twin run lazily."""
+    out = []
+    for item in items:
+        out.append(item)
+        if (isinstance(item, pytest.Function) and item.path.name in LAZY_TOO
+                and not item.get_closest_marker("eager_dispatch")):
+            name = item.name[:-1] + "-lazy]" if item.name.endswith("]") else item.name + "[lazy]"
+            twin = pytest.Function.from_parent(item.parent, name=name, callspec=getattr(item, "callspec", None),
+                                               fixtureinfo=item._fixtureinfo, originalname=item.originalname)
+            twin.add_marker("lazy")
+            out.append(twin)
+    items[:] = out
 
 
 @pytest.fixture(autouse=True)
-def _eager_dispatch(request):
-    """Tests marked ``eager_dispatch`` run op by op also when the suite runs with
-    ``TAPEJAX_LAZY=1``: lazy execution compiles whole programs instead (tests/test_lazy.py)."""
-    lazy = tf.config.experimental.lazy_execution_enabled()
-    if lazy and request.node.get_closest_marker("eager_dispatch"):
+def _execution_mode(request):
+    """Lazy execution on for a ``lazy`` twin; off for tests marked ``eager_dispatch`` (also when
+    the suite runs with ``TAPEJAX_LAZY=1``): lazy execution compiles whole programs instead.
+    A test that switches it (a docstring example) does not change it for the tests after it."""
+    was = tf.config.experimental.lazy_execution_enabled()
+    if request.node.get_closest_marker("lazy"):
+        tf.config.experimental.set_lazy_execution(True)
+    elif request.node.get_closest_marker("eager_dispatch"):
         tf.config.experimental.set_lazy_execution(False)
-        try:
-            yield
-        finally:
-            tf.config.experimental.set_lazy_execution(True)
-    else:
+    try:
         yield
+    finally:
+        if tf.config.experimental.lazy_execution_enabled() != was:
+            tf.config.experimental.set_lazy_execution(was)
 
 
 @pytest.fixture

@@ -2,12 +2,14 @@
 control flow, tapes inside and outside, methods and signatures."""
 import logging
 import warnings
+import weakref
 
 import jax
 import numpy as np
 import pytest
 
 import tapejax as tf
+from tapejax._staging import function as _function
 
 
 def close(a, b, tol=1e-5):
@@ -64,7 +66,14 @@ def test_nested_structures_in_and_out():
     assert isinstance(out["sum"], tf.Tensor)
 
 
-def test_retracing_warning(caplog):
+@pytest.fixture
+def new_detectors(monkeypatch):
+    """Retracing detectors not met before: TF keys them by the code object, which a test run
+    again (its ``[lazy]`` twin, conftest.LAZY_TOO) shares with its first run."""
+    monkeypatch.setattr(_function, "_detectors", weakref.WeakKeyDictionary())
+
+
+def test_retracing_warning(caplog, new_detectors):
     @tf.function
     def f(x):
         return x + 1
@@ -82,7 +91,7 @@ def test_retracing_warning(caplog):
     assert "reduce_retracing=True" in msgs[0]
 
 
-def test_retracing_warning_counts_calls_in_a_window(caplog):
+def test_retracing_warning_counts_calls_in_a_window(caplog, new_detectors):
     def body(x):
         return x * 2
 

@@ -380,3 +380,56 @@ def test_a_repeated_step_plans_its_tape_once(lazy_on, monkeypatch):
         want = jax.grad(lambda w_: jnp.sum(chain_jnp(jnp.asarray(X + k) * w_)))(jnp.ones(7, jnp.float32))
         assert_close(g, want, rtol=1e-5, atol=1e-6)
     assert len(planned) == 1
+
+
+def test_python_numbers_only_get_tensorflow_dtypes(lazy_on):
+    # Only Python numbers: TF converts them to int32 / float32 (JAX's would be int64 / float64).
+    i, f = tf.add(1, 2), tf.multiply(1.5, 2)
+    assert (i.dtype, f.dtype) == (tf.int32, tf.float32)
+    assert int(i) == 3 and float(f) == 3.0
+
+
+def test_copies_of_a_pending_value_are_computed(lazy_on):
+    # matplotlib copies what it plots (copy.copy) and drops the original: as TF's EagerTensor,
+    # a copy is the tensor itself, so the program still computes it.
+    import copy
+    import pickle
+    c = copy.copy(tf.constant(X) * 2.0)
+    d = copy.deepcopy([tf.constant(X) * 3.0])[0]
+    p = pickle.loads(pickle.dumps(tf.constant(X) * 4.0))
+    assert_close([np.asarray(c, float), d, p], [X * 2.0, X * 3.0, X * 4.0])
+
+
+def test_values_of_a_failed_program_raise_when_read(lazy_on, monkeypatch):
+    # A program whose run fails leaves its other values uncomputed: reading one raises, it
+    # never hands out the abstract value (np.asarray of it was an object array).
+    def failing(*args, **kwargs):
+        raise FloatingPointError("the op failed")
+
+    monkeypatch.setattr(lazy, "_compile", lambda *a: failing)
+    monkeypatch.setattr(lazy, "_run_eagerly", failing)
+    monkeypatch.setattr(lazy, "_on_host", lambda *a: None)
+    a = tf.constant(X) * 2.0
+    b = tf.sin(a)
+    with pytest.raises(FloatingPointError, match="the op failed"):
+        b.numpy()
+    with pytest.raises(RuntimeError, match="never computed"):
+        np.asarray(a)
+
+
+def test_values_equal_eager_bit_for_bit():
+    # Fused, a multiply and the add after it become one FMA instruction on a CPU (rounded once):
+    # a lazy program compiles its ops apart, so values are eager's to the last bit (a random
+    # range, u * (max - min) + min, is TensorFlow's; so are Keras initializers).
+    u = np.array([0.24328744, 0.9835063, 0.22041726, 0.46792018, 0.77385795, 0.83544147], np.float32)
+
+    def run():
+        lo, hi = tf.constant(-2.5), tf.constant(4.0)
+        return (tf.constant(u) * (hi - lo) + lo,
+                tf.random.stateless_uniform([6], seed=[3, 4], minval=-2.5, maxval=4.0),
+                tf.keras.initializers.GlorotUniform(seed=0)((3, 4)))
+
+    eager, lazy_ = both(run)
+    for e, l in zip(eager, lazy_):
+        np.testing.assert_array_equal(l, e)
+    np.testing.assert_array_equal(eager[0], (u * np.float32(6.5)) + np.float32(-2.5))

@@ -179,6 +179,7 @@ def _mlp_loss_jax(p, x, y):
     return jnp.mean(-jnp.sum(y * jax.nn.log_softmax(logits), -1))
 
 
+@pytest.mark.eager_dispatch   # counts ops run on the host and per-op compiles: op-by-op dispatch
 def test_new_batch_sizes_compile_nothing_and_match_jax(fresh):
     rng = np.random.default_rng(1)
     params = _mlp(rng)
@@ -354,6 +355,7 @@ def test_errors_at_new_shapes_are_tensorflows(fresh):
         tf.matmul(tf.ones([2, 3]), tf.ones([2, 3]))
 
 
+@pytest.mark.eager_dispatch   # counts ops run on the host: op-by-op dispatch
 def test_committed_inputs_keep_their_device(fresh):
     dev = jax.devices()[-1]
     x = tf.constant(jax.device_put(np.ones((3, 7), np.float32), dev))
@@ -374,6 +376,7 @@ def test_tf_function_traces_and_compiles_as_before(fresh):
     assert count.host_runs() == 0
 
 
+@pytest.mark.eager_dispatch   # counts per-op compiled variants: op-by-op dispatch
 def test_switched_off_everything_compiles(fresh, monkeypatch):
     monkeypatch.setattr(_new_shapes, "run_new_shapes_on_host", False)
     count = Counter()

@@ -32,6 +32,7 @@ import sys
 import threading
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 from jax._src.lax.lax import _convert_element_type   # weak_type=True has no public spelling
 
@@ -46,6 +47,7 @@ _SCALARS = (float, int, bool)
 class _Config:
     enabled = False
     max_pending_ops = 1024
+    fuse_ops = False    # let XLA fuse across ops on a CPU too (faster; values within rounding)
 
 
 config = _Config()
@@ -108,19 +110,20 @@ class _Program:
                 self.ops = self.inputs = self.tensors = None
                 return
             fs, ints = self.scalar_slots[float], self.scalar_slots[int]
+            exact = _exact()
             key = (tuple(self.ops), tuple([abstract_key(v) for v in self.inputs]),
-                   tuple(self.input_slots), tuple(fs), tuple(ints), tuple(out_slots))
+                   tuple(self.input_slots), tuple(fs), tuple(ints), tuple(out_slots), exact)
             packed = (np.array(self.scalars[float], jax.dtypes.canonicalize_dtype(np.float64)),
                       np.array(self.scalars[int], jax.dtypes.canonicalize_dtype(np.int64)))
             fn = _PROGRAMS.get(key)
             how = "cached" if fn is not None else "compiled"
             values = None
             if fn is None and _first_sighting(key):
-                values = _on_host(_program(self.ops, self.input_slots, fs, ints, len(self.tensors), out_slots),
-                                  [*packed, *self.inputs])
+                program = _program(self.ops, self.input_slots, fs, ints, len(self.tensors), out_slots)
+                values = _on_host(functools.partial(program, None), [*packed, *self.inputs])
                 how = "on host"
             if values is None and fn is None:
-                fn = jax.jit(_program(self.ops, self.input_slots, fs, ints, len(self.tensors), out_slots))
+                fn = _compile(_program(self.ops, self.input_slots, fs, ints, len(self.tensors), out_slots), exact)
                 _PROGRAMS.put(key, fn)
                 before = resident_bytes()
                 how = "compiled"
@@ -173,15 +176,46 @@ def _replay(ops, input_slots, inputs, n_slots, out_slots, call):
 
 
 def _program(ops, input_slots, float_slots, int_slots, n_slots, out_slots):
-    """The pending program as one JAX function of (floats, ints, *arrays)."""
+    """The pending program as one JAX function of (alone, floats, ints, *arrays): ``alone`` a
+    run-time True to compile each op apart (``_alone``), None to let XLA fuse across ops."""
     slots = list(input_slots) + list(float_slots) + list(int_slots)
     ops = _with_static_dicts(ops)
 
-    def program(floats, ints, *inputs):
+    def program(alone, floats, ints, *inputs):
         scalars = [_weak(floats[k]) for k in range(len(float_slots))]
         scalars += [_weak(ints[k]) for k in range(len(int_slots))]
-        return _replay(ops, slots, list(inputs) + scalars, n_slots, out_slots, lambda op: op.fn)
+        call = (lambda op: op.fn) if alone is None else (lambda op: _alone(op, alone))
+        return _replay(ops, slots, list(inputs) + scalars, n_slots, out_slots, call)
     return program
+
+
+def _compile(program, exact):
+    """The compiled program: a function of (floats, ints, *arrays)."""
+    if not exact:
+        return jax.jit(functools.partial(program, None))
+    return functools.partial(jax.jit(program), True)
+
+
+def _alone(op, alone):
+    """``op.fn`` compiled as the op alone is, for the values of eager execution bit for bit: XLA
+    fuses nothing across ops, where it would round differently (a multiply and the add after it
+    become one FMA instruction on a CPU; ``optimization_barrier`` does not stop that). The op is
+    the branch taken of a ``cond`` on ``alone``, a run-time True."""
+    def fn(*args, **static):
+        f = functools.partial(op.fn, **static)
+        return jax.lax.cond(alone, f, lambda *a: jax.tree_util.tree_map(_zeros, jax.eval_shape(f, *a)), *args)
+    return fn
+
+
+def _zeros(aval):
+    return _convert_element_type(jnp.zeros(aval.shape, aval.dtype), weak_type=aval.weak_type)
+
+
+def _exact():
+    """Whether programs compile each op apart (``_alone``): on a CPU, unless ``fuse_ops`` is
+    set, so values equal eager execution's (and TensorFlow's) bit for bit. On accelerators
+    eager values are XLA's already, and a conditional per op would serialize the program."""
+    return not config.fuse_ops and jax.default_backend() == "cpu"
 
 
 # A program met for the first time is not compiled (XLA takes 0.1-2 s for a step's program on
@@ -241,7 +275,7 @@ def _with_static_dicts(ops):
 
 
 def _drop(fn):
-    fn.clear_cache()
+    getattr(fn, "func", fn).clear_cache()   # a partial of the jitted function (_compile)
 
 
 _PROGRAMS = CompileCache(on_evict=_drop)
@@ -408,6 +442,8 @@ def _read_args(program, args):
             keys.append(v.aval)
         else:
             return None                            # a tracer, a string tensor
+    if ins and all(type(a) in _SCALARS for a in ins):
+        return None      # only Python numbers: ``apply`` gives them TF's dtypes (int32, float32)
     return ins, slots, tuple(keys)
 
 
@@ -437,7 +473,10 @@ def run_pending():
         p.run()
 
 
-def set_enabled(enabled, max_pending_ops=None):
+def set_enabled(enabled, max_pending_ops=None, fuse_ops=None):
+    if fuse_ops is not None:
+        run_pending()
+        config.fuse_ops = bool(fuse_ops)
     if max_pending_ops is not None:
         if int(max_pending_ops) < 1:
             raise ValueError(f"max_pending_ops must be a positive integer, got {max_pending_ops!r}.")
@@ -460,7 +499,8 @@ def describe():
     p = _local.program
     pending = "nothing" if p is None or p.done or not p.ops else _describe(
         p.ops, p.n_inputs(), len(_alive(p.tensors)[0]), "pending")
-    return (f"lazy execution: {'on' if config.enabled else 'off'} (max_pending_ops={config.max_pending_ops}); "
+    fuse = ", fuse_ops=True" if config.fuse_ops else ""
+    return (f"lazy execution: {'on' if config.enabled else 'off'} (max_pending_ops={config.max_pending_ops}{fuse}); "
             f"pending: {pending}; last run: {_describe(*_last[0]) if _last[0] else 'none'}; "
             f"{len(_PROGRAMS)} compiled programs cached")
 

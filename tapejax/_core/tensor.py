@@ -439,12 +439,27 @@ class Tensor(_TensorBase):
         self._lazy = None
         self._id = next(_ids) if _id is None else _id
 
+    # Tensors are immutable: a copy is the tensor itself, as TF's EagerTensor's (a copy of the
+    # slots would be a pending value its program never computes); pickled as its value.
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return type(self), (self._value,)
+
     @property
     def _value(self):
         """The jax array. A pending value of lazy execution is computed first (with everything
         pending beside it, as one compiled program): reading the value is what observes it."""
         if self._lazy is not None:
             self._lazy.run()
+            if self._lazy is not None:     # never its abstract value in place of the value
+                raise RuntimeError(
+                    "This tensor's value was never computed: the lazily executed program that was to "
+                    "compute it failed (the error it raised names the op).")
         return self._v
 
     @property
