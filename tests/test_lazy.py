@@ -345,7 +345,7 @@ def test_python_numbers_varying_per_call_equal_eager():
     finally:
         cfg.set_lazy_execution(False)
     for e, g in zip(eager, got):
-        assert_close(g, e, rtol=1e-6, atol=1e-7)   # fused: XLA may contract x * a + b
+        np.testing.assert_array_equal(g, e)
 
 
 def test_python_int_outside_int32_as_eager():
@@ -433,3 +433,24 @@ def test_values_equal_eager_bit_for_bit():
     for e, l in zip(eager, lazy_):
         np.testing.assert_array_equal(l, e)
     np.testing.assert_array_equal(eager[0], (u * np.float32(6.5)) + np.float32(-2.5))
+
+
+def test_fuse_ops_lets_xla_fuse_within_rounding():
+    """``fuse_ops=True``: one fused program (a multiply and an add may become one FMA), values
+    within rounding of eager's; the switch shows in describe_lazy_execution."""
+    rng = np.random.default_rng(1)
+    x, a, b = (rng.normal(size=1000).astype(np.float32) for _ in range(3))
+
+    def run():
+        return tf.constant(x) * tf.constant(a) + tf.constant(b)
+
+    eager = run().numpy()
+    cfg.set_lazy_execution(True, fuse_ops=True)
+    try:
+        assert "fuse_ops=True" in cfg.describe_lazy_execution()
+        got = [run().numpy() for _ in range(3)]     # on the host, compiled, cached
+    finally:
+        cfg.set_lazy_execution(False, fuse_ops=False)
+    for g in got:
+        assert_close(g, eager, rtol=1e-6, atol=1e-6)
+    assert "fuse_ops" not in cfg.describe_lazy_execution()
