@@ -454,3 +454,16 @@ def test_fuse_ops_lets_xla_fuse_within_rounding():
     for g in got:
         assert_close(g, eager, rtol=1e-6, atol=1e-6)
     assert "fuse_ops" not in cfg.describe_lazy_execution()
+
+
+def test_ops_run_apart_except_convolutions(lazy_on):
+    """On a CPU an op is compiled apart (a conditional) so values stay eager's; a convolution is
+    not (XLA's CPU runs it an order of magnitude slower inside a conditional, and it is not
+    contracted with its neighbours), nor is a pass that contains one."""
+    x = tf.constant(np.ones((1, 5, 5, 1), np.float32))
+    k = tf.constant(np.ones((3, 3, 1, 1), np.float32))
+    a = tf.sin(x)
+    c = tf.nn.conv2d(a, k, strides=1, padding="VALID")
+    ops = lazy._local.program.ops
+    assert [(op.name, apart) for op, *_, apart in ops] == [("sin", True), ("conv2d", False)]
+    assert_close(c, np.full((1, 3, 3, 1), 9 * np.sin(1.0), np.float32), rtol=1e-6)

@@ -60,7 +60,7 @@ class _Program:
                  "lock", "done", "__weakref__")
 
     def __init__(self):
-        self.ops = []          # (op, static items, input slots, output slots or one slot): the fingerprint
+        self.ops = []          # (op, static items, input slots, output slots or one slot, run apart): the fingerprint
         self.inputs = []       # concrete arrays and Python scalars the ops read
         self.input_slots = []
         self._input_of = {}    # id(input) -> slot
@@ -165,8 +165,8 @@ def _replay(ops, input_slots, inputs, n_slots, out_slots, call):
     vals = [None] * n_slots
     for s, v in zip(input_slots, inputs):
         vals[s] = v
-    for op, static, ins, outs in ops:
-        r = call(op)(*[vals[i] for i in ins], **static)
+    for op, static, ins, outs, apart in ops:
+        r = call(op, apart)(*[vals[i] for i in ins], **static)
         if type(outs) is int:
             vals[outs] = r
         else:
@@ -184,7 +184,8 @@ def _program(ops, input_slots, float_slots, int_slots, n_slots, out_slots):
     def program(alone, floats, ints, *inputs):
         scalars = [_weak(floats[k]) for k in range(len(float_slots))]
         scalars += [_weak(ints[k]) for k in range(len(int_slots))]
-        call = (lambda op: op.fn) if alone is None else (lambda op: _alone(op, alone))
+        call = (lambda op, apart: op.fn) if alone is None else (
+            lambda op, apart: _alone(op, alone) if apart else op.fn)
         return _replay(ops, slots, list(inputs) + scalars, n_slots, out_slots, call)
     return program
 
@@ -205,6 +206,21 @@ def _alone(op, alone):
         f = functools.partial(op.fn, **static)
         return jax.lax.cond(alone, f, lambda *a: jax.tree_util.tree_map(_zeros, jax.eval_shape(f, *a)), *args)
     return fn
+
+
+def _convolves(jaxpr):
+    """Whether ``jaxpr`` (or one inside it) computes a convolution: XLA's CPU runs one inside a
+    conditional an order of magnitude slower, so such an op is not run apart (rounding is not
+    at stake there: a convolution and what follows it are not contracted into FMAs)."""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name == "conv_general_dilated":
+            return True
+        for p in eqn.params.values():
+            for sub in (p if isinstance(p, (tuple, list)) else (p,)):
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns") and _convolves(inner):
+                    return True
+    return False
 
 
 def _zeros(aval):
@@ -267,11 +283,11 @@ def _weak(x):
 
 
 def _run_eagerly(ops, input_slots, inputs, n_slots, out_slots):
-    return _replay(_with_static_dicts(ops), input_slots, inputs, n_slots, out_slots, lambda op: op._jfn)
+    return _replay(_with_static_dicts(ops), input_slots, inputs, n_slots, out_slots, lambda op, apart: op._jfn)
 
 
 def _with_static_dicts(ops):
-    return [(op, dict(items), ins, outs) for op, items, ins, outs in ops]
+    return [(op, dict(items), ins, outs, apart) for op, items, ins, outs, apart in ops]
 
 
 def _drop(fn):
@@ -311,7 +327,8 @@ _shapes_lock = threading.Lock()
 
 
 def _infer(op, static, skey, specs):
-    """(the op's abstract output, its Signature for the tape), or ``_EAGER`` when it is run
+    """(the op's abstract output, its Signature for the tape, whether a compiled program runs
+    it apart (``_alone``)), or ``_EAGER`` when it is run
     now: it cannot be computed with these arguments (running it raises its error), or it has
     effects (a host callback checking an index must raise at the line that called it). The
     abstract values are JAX's ``ShapedArray`` (what a jax array's ``aval`` is): hashed and
@@ -328,7 +345,7 @@ def _infer(op, static, skey, specs):
             isinstance(out, (tuple, list)) and all(type(o) is _ShapedArray or o is None for o in out))):
         known = _EAGER      # effects; outputs other than arrays or a flat tuple/list of them
     else:
-        known = (out, _engine.signature(skey))
+        known = (out, _engine.signature(skey), not _convolves(closed.jaxpr))
     with _shapes_lock:
         _shapes[skey] = known
         if len(_shapes) > _SHAPES_MAX:
@@ -336,7 +353,7 @@ def _infer(op, static, skey, specs):
     return known
 
 
-_EAGER = (None, None)
+_EAGER = (None, None, None)
 _EXAMPLE = {float: 0.0, int: 0, bool: False}    # a Python scalar argument, as shape inference sees it
 _ShapedArray = jax.core.ShapedArray
 
@@ -371,7 +388,7 @@ def defer(op, args, static):
         return NotImplemented
     if known is None:
         known = _infer(op, static, skey, keys)
-    out, sig = known
+    out, sig, apart = known
     if out is None:
         return NotImplemented
     with program.lock:
@@ -390,7 +407,7 @@ def defer(op, args, static):
             outs = (result,)
         else:
             result, outs, out_slots = _outputs(program, out)
-        program.ops.append((op, items, tuple(slots), out_slots))
+        program.ops.append((op, items, tuple(slots), out_slots, apart))
         full = len(program.ops) >= config.max_pending_ops
     recorders = _engine.state.recorders
     if recorders:
