@@ -467,3 +467,17 @@ def test_ops_run_apart_except_convolutions(lazy_on):
     ops = lazy._local.program.ops
     assert [(op.name, apart) for op, *_, apart in ops] == [("sin", True), ("conv2d", False)]
     assert_close(c, np.full((1, 3, 3, 1), 9 * np.sin(1.0), np.float32), rtol=1e-6)
+
+
+def test_pending_value_observed_while_a_function_is_traced(lazy_on):
+    """A pending value first read inside a tf.function trace (a program met for the first
+    time: run on the host) is computed, not traced: it stays a concrete value afterwards."""
+    a = tf.sin(tf.constant(X) * 1.25 + 0.5)
+
+    @tf.function
+    def f():
+        return a * 2.0
+
+    assert_close(f(), np.sin(X * 1.25 + 0.5) * 2.0, rtol=1e-6, atol=1e-6)
+    assert_close(a, np.sin(X * 1.25 + 0.5), rtol=1e-6, atol=1e-6)
+    assert "on host" in cfg.describe_lazy_execution()

@@ -274,7 +274,8 @@ def _on_host(program, args):
         return None
     finally:
         _state._local.host_tracing = False
-    return jax.device_put(flat)
+    with jax.ensure_compile_time_eval():    # concrete, also when observed while a function is traced
+        return jax.device_put(flat)
 
 
 def _weak(x):
