@@ -11,7 +11,8 @@ A 100-step elementwise chain (sin, * 1.01, + 0.1, tanh on 1000 float32 values:
 
 Lazy execution (``tf.config.experimental.set_lazy_execution``, issue 17), same run:
 
-* the chain's forward + ``tape.gradient`` eagerly and lazily (one fused program per step)
+* the chain's forward + ``tape.gradient`` eagerly and lazily (one program per step; its ops
+  compiled apart on a CPU, or fused with ``fuse_ops=True``)
   against one ``jax.jit(jax.value_and_grad(f))`` call (goal: lazy <= 4x), and PyTorch eager
   autograd where torch is installed; the lazy first step (record-time shape inference, the
   fused program run on the host) and second step (it is compiled) are reported;
@@ -114,13 +115,13 @@ def main():
 
     lazy_cfg = tf.config.experimental
 
-    def lazily(fn):
+    def lazily(fn, fuse_ops=False):
         def run():
-            lazy_cfg.set_lazy_execution(True)
+            lazy_cfg.set_lazy_execution(True, fuse_ops=fuse_ops)
             try:
                 return fn()
             finally:
-                lazy_cfg.set_lazy_execution(False)
+                lazy_cfg.set_lazy_execution(False, fuse_ops=False)
         return run
 
     lazy_step = lazily(step_tf)
@@ -134,6 +135,9 @@ def main():
     jit_vg()
     jit_first = time.perf_counter() - t0
     np.testing.assert_allclose(lazy_step()[1], np.asarray(f_vg(xj)[1]), rtol=1e-4, atol=1e-6)
+    fused_step = lazily(step_tf, fuse_ops=True)
+    for _ in range(3):   # on the host, compiled, cached
+        np.testing.assert_allclose(fused_step()[1], np.asarray(f_vg(xj)[1]), rtol=1e-4, atol=1e-6)
 
     def branchy():
         branchy_tf(xt)._value.block_until_ready()
@@ -169,18 +173,19 @@ def main():
 
     # Rounds interleave every variant, so a busy machine slows them alike; the ratios
     # are taken within a round, then the median over rounds is reported.
-    rows = {k: [] for k in ("raw", "plain", "tape", "grad", "jit", "eager_step", "lazy_step", "jit_vg",
-                            "branchy_eager", "branchy_lazy", "torch")}
+    rows = {k: [] for k in ("raw", "plain", "tape", "grad", "jit", "eager_step", "lazy_step", "fused_step",
+                            "jit_vg", "branchy_eager", "branchy_lazy", "torch")}
     for r in range(args.warmup + args.repeats):
         t_es, _ = clock(step_tf)
         t_ls, _ = clock(lazy_step)
+        t_fs, _ = clock(fused_step)
         t_vg, _ = clock(jit_vg)
         t_be, _ = clock(branchy)
         t_bl, _ = clock(lazy_branchy)
         t_pt = clock(torch_step)[0] if torch_step is not None else float("nan")
         if r >= args.warmup:
-            for k, v in zip(("eager_step", "lazy_step", "jit_vg", "branchy_eager", "branchy_lazy", "torch"),
-                            (t_es, t_ls, t_vg, t_be, t_bl, t_pt)):
+            for k, v in zip(("eager_step", "lazy_step", "fused_step", "jit_vg", "branchy_eager", "branchy_lazy",
+                             "torch"), (t_es, t_ls, t_fs, t_vg, t_be, t_bl, t_pt)):
                 rows[k].append(v)
         t_raw, _ = clock(raw)
         t_plain, _ = clock(fwd_plain)
@@ -214,12 +219,14 @@ def main():
     print("lazy execution (forward + tape.gradient of the chain, per step):")
     print(f"{'  eager step':<44}{med['eager_step'] * 1e3:9.2f} ms")
     print(f"{'  lazy step':<44}{med['lazy_step'] * 1e3:9.2f} ms")
+    print(f"{'  lazy step, fuse_ops=True':<44}{med['fused_step'] * 1e3:9.2f} ms")
     print(f"{'  jax.jit(jax.value_and_grad(f))':<44}{med['jit_vg'] * 1e3:9.2f} ms")
     if torch_step is not None:
         print(f"{'  PyTorch eager autograd':<44}{med['torch'] * 1e3:9.2f} ms")
         print(f"  ratio PyTorch / jax.jit:                     {ratio('torch', 'jit_vg'):5.2f}")
     print(f"  ratio eager step / jax.jit:                  {ratio('eager_step', 'jit_vg'):5.2f}")
     print(f"  ratio lazy step / jax.jit:                   {ratio('lazy_step', 'jit_vg'):5.2f}  (goal <= 4)")
+    print(f"  ratio lazy step, fuse_ops=True / jax.jit:    {ratio('fused_step', 'jit_vg'):5.2f}")
     print(f"  first lazy step (shape inference, run on the host): {lazy_first * 1e3:7.0f} ms; second "
           f"(compiles): {lazy_second * 1e3:.0f} ms (first jax.jit call: {jit_first * 1e3:.0f} ms)")
     print(f"{'  branch every 10 ops, eager':<44}{med['branchy_eager'] * 1e3:9.2f} ms")
