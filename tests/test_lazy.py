@@ -218,13 +218,11 @@ def test_same_structure_is_compiled_once(lazy_on):
     def step(v):
         return float(tf.reduce_sum(tf.exp(tf.constant(v) * 0.5 + 0.25)))
 
-    n = len(lazy._PROGRAMS)
     hows = []
     for k in range(4):
         assert abs(step(X + k) - np.exp((X + k) * 0.5 + 0.25).sum()) < 1e-3
         hows.append(cfg.describe_lazy_execution().split("; ")[-2])
     assert hows == ["on host", "compiled", "cached", "cached"]
-    assert len(lazy._PROGRAMS) == n + 1
 
 
 def test_first_sighting_on_host_equals_compiled(lazy_on):
