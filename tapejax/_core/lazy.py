@@ -28,10 +28,12 @@ import functools
 import os
 import sys
 import threading
+import weakref
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax._src import config as _jax_config   # eager_constant_folding: ensure_compile_time_eval's switch
 from jax._src.array import ArrayImpl
 from jax._src.lax.lax import _convert_element_type   # weak_type=True has no public spelling
 
@@ -169,9 +171,12 @@ def _compile(ops, input_slots, float_slots, int_slots, n_slots, out_slots):
     ops = _with_static_dicts(ops)
 
     def program(alone, floats, ints, *inputs):
-        scalars = [_weak(floats[k]) for k in range(len(float_slots))]
-        scalars += [_weak(ints[k]) for k in range(len(int_slots))]
-        return _replay(ops, slots, list(inputs) + scalars, n_slots, out_slots, lambda op: _alone(op, alone))
+        # Constants (zeros, seeds of ones) stay in the program: the run's ensure_compile_time_eval
+        # would compute each one while tracing, compiling (and keeping) an executable per shape.
+        with _jax_config.eager_constant_folding(False):
+            scalars = [_weak(floats[k]) for k in range(len(float_slots))]
+            scalars += [_weak(ints[k]) for k in range(len(int_slots))]
+            return _replay(ops, slots, list(inputs) + scalars, n_slots, out_slots, lambda op: _alone(op, alone))
     return jax.jit(program)
 
 
@@ -234,8 +239,10 @@ def _current():
 # Shape inference at record time (jax.make_jaxpr: shapes, dtypes and effects)
 # ---------------------------------------------------------------------------
 
-_SHAPES_MAX = 8192
-_shapes = collections.OrderedDict()    # (op, static, abstract inputs) -> abstract output, or _EAGER
+_SHAPES_MAX = 1024   # per op
+# op -> {(static, abstract inputs): abstract output, or _EAGER}. Weakly keyed: an op made per
+# tape structure (a backward pass) is not kept alive, with what its trace holds, by its entries.
+_shapes = weakref.WeakKeyDictionary()
 _shapes_lock = threading.Lock()
 
 
@@ -243,7 +250,8 @@ def _infer(op, static, skey, specs):
     """The op's abstract output, or None when it is run now: it cannot be computed with these
     arguments (running it raises its error), or it has effects (a host callback checking an
     index must raise at the line that called it)."""
-    out = _shapes.get(skey)
+    seen = _shapes.get(op)
+    out = None if seen is None else seen.get(skey)
     if out is not None:
         return None if out is _EAGER else out
     try:
@@ -253,9 +261,12 @@ def _infer(op, static, skey, specs):
     if closed.effects or not all(isinstance(o, jax.ShapeDtypeStruct) for o in _leaves(out)):
         out = _EAGER
     with _shapes_lock:
-        _shapes[skey] = out
-        if len(_shapes) > _SHAPES_MAX:
-            _shapes.popitem(last=False)
+        seen = _shapes.get(op)
+        if seen is None:
+            seen = _shapes[op] = {}
+        elif len(seen) >= _SHAPES_MAX:
+            seen.clear()
+        seen[skey] = out
     return None if out is _EAGER else out
 
 
@@ -289,7 +300,7 @@ def defer(op, args, static):
     else:
         items = ()
     try:
-        skey = (op, items, tuple(keys))
+        skey = (items, tuple(keys))
         hash(skey)
     except TypeError:
         return NotImplemented
