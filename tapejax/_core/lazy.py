@@ -12,7 +12,8 @@ forward and backward become one program.
 The program runs when a value is observed: ``Tensor._value`` (``.numpy()``, ``repr``,
 ``bool``/``int``/``float``, NumPy conversion, a Variable assignment, a host op, a
 ``tf.function`` argument...), when it reaches ``max_pending_ops`` ops, or when lazy execution
-is turned off. It is one ``jax.jit`` function replaying the ops in order, cached by the
+is turned off. It is one ``jax.jit`` function replaying the ops in order (each compiled apart,
+so values are eager's to the bit: ``_alone``), cached by the
 program's fingerprint (ops, static arguments, wiring, input shapes and dtypes, which values
 are still referenced), in a bounded ``CompileCache``. Values no Tensor refers to any more are
 not returned (XLA fuses them away); after the run the program is dropped.
