@@ -50,14 +50,18 @@ def tape_vjp(f):
     return g
 
 
-# The core modules whose tests run a second time with lazy execution on (test ids ending
-# ``[lazy]``, or ``-lazy]``): lazy execution (tapejax/_core/lazy.py) promises every eager guarantee
-# (values, errors, reprs, Variables, tapes), and these modules cover the tape, the engine and
-# what sits on them. Chosen to keep CI's single ``python -m pytest`` within its time budget; the
-# whole suite runs lazily with ``TAPEJAX_LAZY=1 python -m pytest``.
+# The modules whose tests run a second time with lazy execution on (test ids ending ``[lazy]``
+# or ``-lazy]``): lazy execution (tapejax/_core/lazy.py) promises every eager guarantee (values
+# to the bit, errors, reprs, Variables, tapes). These cover the tape, the engine and the tensor,
+# Variables and tf.function on them, and the values compared with TensorFlow's to the bit
+# (random numbers, initializers, dtypes). Chosen to fit CI's time budget (they add about 2.5
+# minutes on 2 cores; test_ops_grad alone would add as much): the whole suite runs lazily with
+# ``TAPEJAX_LAZY=1 python -m pytest``.
 LAZY_TOO = {
     "test_tape.py", "test_tf_backprop.py", "test_tf_custom_gradient.py", "test_tf_forwardprop.py",
     "test_engine.py", "test_tensor.py", "test_state.py", "test_function.py", "test_seeds_core.py",
+    "test_indexed_slices.py", "test_guide_variables.py", "test_random_tf.py", "test_dtypes.py",
+    "test_mixed_precision.py", "test_jax_interop.py", "test_keras_optimizers.py",
 }
 
 

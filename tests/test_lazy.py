@@ -1,5 +1,8 @@
 """Lazy execution (issue 17): eager ops recorded into a pending program, run as one compiled
 program when a value is observed. Oracles: the same code run eagerly, and jax.grad."""
+import copy
+import gc
+import pickle
 import threading
 
 import jax
@@ -390,8 +393,6 @@ def test_python_numbers_only_get_tensorflow_dtypes(lazy_on):
 def test_copies_of_a_pending_value_are_computed(lazy_on):
     # matplotlib copies what it plots (copy.copy) and drops the original: as TF's EagerTensor,
     # a copy is the tensor itself, so the program still computes it.
-    import copy
-    import pickle
     c = copy.copy(tf.constant(X) * 2.0)
     d = copy.deepcopy([tf.constant(X) * 3.0])[0]
     p = pickle.loads(pickle.dumps(tf.constant(X) * 4.0))
@@ -404,6 +405,7 @@ def test_values_of_a_failed_program_raise_when_read(lazy_on, monkeypatch):
     def failing(*args, **kwargs):
         raise FloatingPointError("the op failed")
 
+    monkeypatch.setattr(lazy, "_PROGRAMS", lazy.CompileCache(on_evict=lazy._drop))   # not kept after
     monkeypatch.setattr(lazy, "_compile", lambda *a: failing)
     monkeypatch.setattr(lazy, "_run_eagerly", failing)
     monkeypatch.setattr(lazy, "_on_host", lambda *a: None)
@@ -479,3 +481,24 @@ def test_pending_value_observed_while_a_function_is_traced(lazy_on):
     assert_close(f(), np.sin(X * 1.25 + 0.5) * 2.0, rtol=1e-6, atol=1e-6)
     assert_close(a, np.sin(X * 1.25 + 0.5), rtol=1e-6, atol=1e-6)
     assert "on host" in cfg.describe_lazy_execution()
+
+
+def test_new_shapes_keep_no_executables_besides_the_programs(lazy_on):
+    # Tracing a program computed its constants at once (zeros, the gradient's seed), compiling
+    # and keeping an executable for each at every new shape: memory grew without bound.
+    def executables():
+        gc.collect()
+        return sum(type(o).__name__ == "MeshExecutable" for o in gc.get_objects())
+
+    w = tf.Variable(np.full((4, 3), 0.1, np.float32))
+
+    def step(n):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.tanh(tf.constant(np.ones((n, 4), np.float32)) @ w) * 2.0)
+        return tape.gradient(loss, w).numpy()
+
+    step(1)
+    before = executables()
+    for n in range(20, 30):
+        assert_close(step(n), np.full((4, 3), 2 * n * (1 - np.tanh(0.4) ** 2), np.float32), rtol=1e-5)
+    assert executables() - before <= 10       # one program per new shape

@@ -220,7 +220,7 @@ def _structure(nodes, target_ids, source_ids):
         if sig is None:
             if n.custom is not None:
                 return None
-            sig = n.sig = signature((n.op, n.static, tuple([abstract_key(t) for t in n.ins])))
+            sig = n.sig = signature(n.op, (n.static, tuple([abstract_key(t) for t in n.ins])))
         key.append(sig)
         for i in n.in_ids:
             key.append(num(i, len(number)))

@@ -7,6 +7,7 @@ records a ``Node`` on every active recorder that watches one of the inputs.
 The backward pass is in ``backward``; the compile caches are in ``cache``.
 """
 import inspect
+import weakref
 
 import jax
 import jax.numpy as jnp
@@ -136,25 +137,26 @@ class Node:
 
 class Signature:
     """An op application's (op, static items, abstract inputs), interned: equal keys give the
-    same object, so a tuple of signatures hashes and compares by identity, at C speed."""
+    same object, so a tuple of signatures hashes and compares by identity, at C speed. It
+    holds nothing (an op made per tape structure is not kept alive by it)."""
 
-    __slots__ = ("key", "__weakref__")
-
-    def __init__(self, key):
-        self.key = key
+    __slots__ = ("__weakref__",)
 
 
-_signatures = {}
-_MAX_SIGNATURES = 16384
+_signatures = weakref.WeakKeyDictionary()   # op -> {(static items, abstract inputs): Signature}
+_MAX_SIGNATURES = 1024                      # per op
 
 
-def signature(key):
-    """The interned Signature of ``key`` = (op, static items, abstract input keys)."""
-    s = _signatures.get(key)
+def signature(op, rest):
+    """The interned Signature of ``op`` applied with ``rest`` = (static items, abstract input keys)."""
+    per_op = _signatures.get(op)
+    if per_op is None:
+        per_op = _signatures[op] = {}
+    s = per_op.get(rest)
     if s is None:
-        if len(_signatures) >= _MAX_SIGNATURES:
-            _signatures.clear()    # later keys get new objects: caches keyed by the old miss
-        s = _signatures[key] = Signature(key)
+        if len(per_op) >= _MAX_SIGNATURES:
+            per_op.clear()    # later keys get new objects: caches keyed by the old ones miss
+        s = per_op[rest] = Signature()
     return s
 
 

@@ -12,7 +12,8 @@ forward and backward become one program.
 The program runs when a value is observed: ``Tensor._value`` (``.numpy()``, ``repr``,
 ``bool``/``int``/``float``, NumPy conversion, a Variable assignment, a host op, a
 ``tf.function`` argument...), when it reaches ``max_pending_ops`` ops, or when lazy execution
-is turned off. It is one ``jax.jit`` function replaying the ops in order, cached by the
+is turned off. It is one ``jax.jit`` function replaying the ops in order (on a CPU each
+compiled apart, so values are eager's to the bit: ``_alone``), cached by the
 program's fingerprint (ops, static arguments, wiring, input shapes and dtypes, which values
 are still referenced), in a bounded ``CompileCache``; a program met for the first time is run
 on the host by NumPy instead and compiled when it comes back (``_first_sighting``). Values no
@@ -30,10 +31,12 @@ import functools
 import os
 import sys
 import threading
+import weakref
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax._src import config as _jax_config   # eager_constant_folding: ensure_compile_time_eval's switch
 from jax._src.lax.lax import _convert_element_type   # weak_type=True has no public spelling
 
 from . import engine as _engine, host_eval, new_shapes, state as _state
@@ -182,11 +185,14 @@ def _program(ops, input_slots, float_slots, int_slots, n_slots, out_slots):
     ops = _with_static_dicts(ops)
 
     def program(alone, floats, ints, *inputs):
-        scalars = [_weak(floats[k]) for k in range(len(float_slots))]
-        scalars += [_weak(ints[k]) for k in range(len(int_slots))]
-        call = (lambda op, apart: op.fn) if alone is None else (
-            lambda op, apart: _alone(op, alone) if apart else op.fn)
-        return _replay(ops, slots, list(inputs) + scalars, n_slots, out_slots, call)
+        # Constants (zeros, seeds of ones) stay in the program: the run's ensure_compile_time_eval
+        # would compute each one while tracing, compiling (and keeping) an executable per shape.
+        with _jax_config.eager_constant_folding(False):
+            scalars = [_weak(floats[k]) for k in range(len(float_slots))]
+            scalars += [_weak(ints[k]) for k in range(len(int_slots))]
+            call = (lambda op, apart: op.fn) if alone is None else (
+                lambda op, apart: _alone(op, alone) if apart else op.fn)
+            return _replay(ops, slots, list(inputs) + scalars, n_slots, out_slots, call)
     return program
 
 
@@ -322,8 +328,11 @@ def _current():
 # Shape inference at record time (jax.make_jaxpr: shapes, dtypes and effects)
 # ---------------------------------------------------------------------------
 
-_SHAPES_MAX = 8192
-_shapes = collections.OrderedDict()    # (op, static, abstract inputs) -> abstract output, or _EAGER
+_SHAPES_MAX = 1024   # per op
+# op -> {(static items, abstract inputs): (abstract output, Signature, run apart), or _EAGER}.
+# Weakly keyed: an op made per tape structure (a backward pass) is not kept alive, with what
+# its trace holds, by its entries.
+_shapes = weakref.WeakKeyDictionary()
 _shapes_lock = threading.Lock()
 
 
@@ -346,11 +355,14 @@ def _infer(op, static, skey, specs):
             isinstance(out, (tuple, list)) and all(type(o) is _ShapedArray or o is None for o in out))):
         known = _EAGER      # effects; outputs other than arrays or a flat tuple/list of them
     else:
-        known = (out, _engine.signature(skey), not _convolves(closed.jaxpr))
+        known = (out, _engine.signature(op, skey), not _convolves(closed.jaxpr))
     with _shapes_lock:
-        _shapes[skey] = known
-        if len(_shapes) > _SHAPES_MAX:
-            _shapes.popitem(last=False)
+        seen = _shapes.get(op)
+        if seen is None:
+            seen = _shapes[op] = {}
+        elif len(seen) >= _SHAPES_MAX:
+            seen.clear()
+        seen[skey] = known
     return known
 
 
@@ -382,9 +394,10 @@ def defer(op, args, static):
         items = tuple(sorted(static.items()))
     else:
         items = ()
-    skey = (op, items, keys)
+    skey = (items, keys)
+    seen = _shapes.get(op)
     try:
-        known = _shapes.get(skey)
+        known = None if seen is None else seen.get(skey)
     except TypeError:              # an unhashable static argument: the op explains it
         return NotImplemented
     if known is None:

@@ -99,7 +99,6 @@ def test_soak_new_shapes_stay_bounded():
         _backward.clear_compile_caches()
 
 
-@pytest.mark.eager_dispatch   # new shapes on the host: op-by-op dispatch (lazy programs compile)
 def test_soak_new_batch_sizes_on_the_host_compile_nothing():
     """Hundreds of batch sizes, each met once: every step runs on the host (traced and
     computed by NumPy), nothing is compiled, the gradients stay JAX's, and memory grows by
