@@ -150,14 +150,22 @@ _MAX_SIGNATURES = 1024                      # per op
 def signature(op, rest):
     """The interned Signature of ``op`` applied with ``rest`` = (static items, abstract input keys)."""
     per_op = _signatures.get(op)
-    if per_op is None:
-        per_op = _signatures[op] = {}
-    s = per_op.get(rest)
+    s = None if per_op is None else per_op.get(rest)
     if s is None:
-        if len(per_op) >= _MAX_SIGNATURES:
-            per_op.clear()    # later keys get new objects: caches keyed by the old ones miss
-        s = per_op[rest] = Signature()
+        s = op_entries(_signatures, op, _MAX_SIGNATURES)[rest] = Signature()
     return s
+
+
+def op_entries(table, op, limit):
+    """``op``'s dict in ``table`` (a WeakKeyDictionary of per-op caches), emptied when it holds
+    ``limit`` entries: for an entry about to be added. Later keys get new values, so caches
+    keyed by the old ones miss."""
+    entries = table.get(op)
+    if entries is None:
+        entries = table[op] = {}
+    elif len(entries) >= limit:
+        entries.clear()
+    return entries
 
 
 def _read_variable(var):
@@ -437,8 +445,7 @@ def _record(recorders, op, static, ins, outs, custom=None, ans=None, sig=None):
             continue
         if node is None:
             # Integer/bool outputs get no id: nothing differentiates through them (None, as TF).
-            out_ids = tuple([o._id if (dt := o._v.dtype).kind in _FLOAT_KINDS or dt == _BFLOAT16 else None
-                             for o in outs])
+            out_ids = tuple([o._id if is_float_dtype(o._v.dtype) else None for o in outs])
             if isinstance(static, dict):
                 static = tuple(sorted(static.items())) if static else ()
             node = Node(op, static, ins, out_ids, custom, in_ids, ans, sig)

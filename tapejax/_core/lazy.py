@@ -357,12 +357,7 @@ def _infer(op, static, skey, specs):
     else:
         known = (out, _engine.signature(op, skey), not _convolves(closed.jaxpr))
     with _shapes_lock:
-        seen = _shapes.get(op)
-        if seen is None:
-            seen = _shapes[op] = {}
-        elif len(seen) >= _SHAPES_MAX:
-            seen.clear()
-        seen[skey] = known
+        _engine.op_entries(_shapes, op, _SHAPES_MAX)[skey] = known
     return known
 
 
@@ -437,6 +432,7 @@ def _read_args(program, args):
     arguments and key), or None for arguments ``apply`` converts itself (NumPy, lists,
     strings, tracers)."""
     slots, keys, ins = [], [], []
+    numbers_only = True
     for a in args:
         if type(a) is not Tensor:
             if type(a) in _SCALARS:
@@ -447,6 +443,7 @@ def _read_args(program, args):
                 keys.append(type(a))
                 continue
             if type(a) is _ARRAY:
+                numbers_only = False
                 ins.append(a)
                 slots.append(None)
                 keys.append(a.aval)
@@ -459,6 +456,7 @@ def _read_args(program, args):
                     return None
             else:
                 return None
+        numbers_only = False
         p = a._lazy
         if p is not None and p is not program:
             p.run()                                # another thread's program, or one run already
@@ -473,7 +471,7 @@ def _read_args(program, args):
             keys.append(v.aval)
         else:
             return None                            # a tracer, a string tensor
-    if ins and all(type(a) in _SCALARS for a in ins):
+    if numbers_only and ins:
         return None      # only Python numbers: ``apply`` gives them TF's dtypes (int32, float32)
     return ins, slots, tuple(keys)
 
