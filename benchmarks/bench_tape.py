@@ -148,7 +148,9 @@ def main():
 
     try:
         import torch
-        xpt = torch.tensor(xv)
+        # on the device JAX computes on: a GPU where JAX has one
+        torch_device = "cuda" if jax.default_backend() == "gpu" and torch.cuda.is_available() else "cpu"
+        xpt = torch.tensor(xv, device=torch_device)
 
         def torch_step():
             a = xpt.clone().requires_grad_(True)
@@ -156,7 +158,10 @@ def main():
             for _ in range(STEPS):
                 y = torch.tanh(torch.sin(y) * 1.01 + 0.1)
             y.sum().backward()
-            return a.grad
+            g = a.grad
+            if torch_device == "cuda":
+                torch.cuda.synchronize()
+            return g
     except ImportError:
         torch_step = None
 
@@ -222,7 +227,7 @@ def main():
     print(f"{'  lazy step, fuse_ops=True':<44}{med['fused_step'] * 1e3:9.2f} ms")
     print(f"{'  jax.jit(jax.value_and_grad(f))':<44}{med['jit_vg'] * 1e3:9.2f} ms")
     if torch_step is not None:
-        print(f"{'  PyTorch eager autograd':<44}{med['torch'] * 1e3:9.2f} ms")
+        print(f"{'  PyTorch eager autograd (' + torch_device + ')':<44}{med['torch'] * 1e3:9.2f} ms")
         print(f"  ratio PyTorch / jax.jit:                     {ratio('torch', 'jit_vg'):5.2f}")
     print(f"  ratio eager step / jax.jit:                  {ratio('eager_step', 'jit_vg'):5.2f}")
     print(f"  ratio lazy step / jax.jit:                   {ratio('lazy_step', 'jit_vg'):5.2f}  (goal <= 4)")
