@@ -266,12 +266,27 @@ def get_soft_device_placement():
     return _devices.get_soft_device_placement()
 
 
-_tf32 = [True]
-
-
 def _enable_tf32(enabled):
-    """Accepted for compatibility (set ``jax_default_matmul_precision`` to control it in JAX)."""
-    _tf32[0] = bool(enabled)
+    """``tf.config.experimental.enable_tensor_float_32_execution``: whether float32 matrix
+    products and convolutions may round their inputs to TensorFloat-32 on GPUs that have it
+    (Ampere and newer), as TensorFlow does by default: faster, about 3 decimal digits in the
+    products. Off, they compute in full float32 (JAX's ``jax_default_matmul_precision`` set to
+    ``"highest"``). A CPU computes in float32 either way.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.config.experimental.enable_tensor_float_32_execution(False)
+        >>> tf.config.experimental.tensor_float_32_execution_enabled()
+        False
+        >>> tf.config.experimental.enable_tensor_float_32_execution(True)
+    """
+    jax.config.update("jax_default_matmul_precision", None if enabled else "highest")
+
+
+def _tf32_enabled():
+    """Whether TensorFloat-32 execution is enabled (the default): see
+    ``tf.config.experimental.enable_tensor_float_32_execution``."""
+    return jax.config.jax_default_matmul_precision not in ("highest", "float32", "HIGHEST")
 
 
 def _enable_op_determinism():
@@ -293,7 +308,7 @@ experimental = types.SimpleNamespace(
     get_visible_devices=get_visible_devices,
     set_visible_devices=set_visible_devices,
     enable_tensor_float_32_execution=_enable_tf32,
-    tensor_float_32_execution_enabled=lambda: _tf32[0],
+    tensor_float_32_execution_enabled=_tf32_enabled,
     set_memory_growth=set_memory_growth,
     get_memory_growth=get_memory_growth,
     get_memory_info=get_memory_info,

@@ -5,6 +5,18 @@ import pytest
 
 import tapejax as tf
 
+# As TensorFlow's own tests compare values (``test_util.run_without_tensor_float_32``): on a
+# GPU with TensorFloat-32 (Ampere and newer), float32 products would otherwise be rounded to
+# about 3 digits, and the oracles here are float32 and float64 on the CPU.
+if jax.default_backend() == "gpu":
+    tf.config.experimental.enable_tensor_float_32_execution(False)
+
+# Ops and programs met at new shapes run on the host (NumPy) before they are compiled only where
+# JAX computes on the CPU (tapejax/_core/new_shapes.py, lazy._first_sighting): the tests that
+# count those host runs and compiles run there.
+host_first = pytest.mark.skipif(jax.default_backend() != "cpu",
+                                reason="new shapes run on the host first only on a CPU backend")
+
 
 def as_np(x):
     """A numpy array of a Tensor / jax array / number (None stays None)."""

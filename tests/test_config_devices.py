@@ -9,12 +9,19 @@ import subprocess
 import sys
 import textwrap
 
+import jax
+import numpy as np
 import pytest
 
 import tapejax as tf
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CPU0 = "/job:localhost/replica:0/task:0/device:CPU:0"
+# Where new tensors go: the first accelerator where there is one, as in TensorFlow.
+DEV0 = f"/job:localhost/replica:0/task:0/device:{'CPU' if jax.default_backend() == 'cpu' else 'GPU'}:0"
+# Recorded from TensorFlow on a machine with no GPU (what it lists, where a GPU request falls back).
+cpu_only = pytest.mark.skipif(jax.default_backend() != "cpu", reason="expects a machine with only a CPU, as "
+                              "TensorFlow's recorded values (checked on a GPU machine by the tests besides)")
 
 
 def _run(code):
@@ -27,9 +34,9 @@ def _run(code):
 
 
 def test_tensor_device_is_tensorflows_full_name():
-    assert tf.constant([1.0]).device == CPU0
-    assert (tf.constant([1.0]) * 2).device == CPU0
-    assert tf.Variable(1.0).device == CPU0
+    assert tf.constant([1.0]).device == DEV0
+    assert (tf.constant([1.0]) * 2).device == DEV0
+    assert tf.Variable(1.0).device == DEV0
 
 
 def test_tensor_device_is_empty_while_traced():
@@ -40,7 +47,7 @@ def test_tensor_device_is_empty_while_traced():
         seen.append(x.device)
         return x + 1
 
-    assert f(tf.constant(1.0)).device == CPU0
+    assert f(tf.constant(1.0)).device == DEV0
     assert seen == [""]
 
 
@@ -64,7 +71,7 @@ def test_device_scope_inside_a_function_body_traces():
 def test_device_scope_accepts_tensorflows_spellings(name):
     with tf.device(name):
         y = tf.constant([1.0]) + 1
-    assert y.device == CPU0
+    assert y.device == (DEV0 if name in ("", None, "/job:localhost") else CPU0)
 
 
 def test_device_scope_is_a_context_manager_that_places_new_tensors():
@@ -94,6 +101,7 @@ def test_device_name_of_wrong_type_raises_type_error():
             pass
 
 
+@cpu_only
 def test_soft_placement_falls_back_like_tensorflow():
     # TF 2.21 on a CPU-only machine: GPU:0, CPU:9 and /device:XPU:0 all run on CPU:0.
     assert tf.config.get_soft_device_placement() is True
@@ -102,6 +110,7 @@ def test_soft_placement_falls_back_like_tensorflow():
             assert (tf.constant([1.0]) + 1).device == CPU0
 
 
+@cpu_only
 def test_hard_placement_raises_invalid_argument_with_the_devices_there_are():
     tf.config.set_soft_device_placement(False)
     try:
@@ -149,6 +158,7 @@ def test_device_scope_restores_on_error():
     assert jax.config.jax_default_device is None
 
 
+@cpu_only
 def test_device_lists_are_tensorflows_namedtuples():
     assert repr(tf.config.list_physical_devices()) == "[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]"
     assert repr(tf.config.list_physical_devices("CPU")) == "[PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')]"
@@ -178,6 +188,7 @@ def test_virtual_devices_after_start_raise_tensorflows_runtime_error_with_the_fi
     assert tf.config.get_logical_device_configuration(cpu) == [tf.config.LogicalDeviceConfiguration()]
 
 
+@cpu_only
 def test_virtual_device_configuration_errors_are_tensorflows():
     cpu = tf.config.list_physical_devices("CPU")[0]
     with pytest.raises(ValueError, match="^Setting memory limit on CPU virtual devices is currently not supported$"):
@@ -189,6 +200,7 @@ def test_virtual_device_configuration_errors_are_tensorflows():
         tf.config.set_logical_device_configuration(gpu, [tf.config.LogicalDeviceConfiguration(memory_limit=10)])
 
 
+@cpu_only
 def test_memory_growth_and_info_on_cpu_as_tensorflow():
     cpu = tf.config.list_physical_devices("CPU")[0]
     # TensorFlow checks for a virtual-device configuration first (another test may have set one).
@@ -211,6 +223,7 @@ def test_memory_growth_and_info_on_cpu_as_tensorflow():
     assert tf.config.experimental.get_device_details(cpu) == {}
 
 
+@cpu_only
 def test_mirrored_strategy_device_names_are_tensorflows():
     strategy = tf.distribute.MirroredStrategy(["/job:localhost/replica:0/task:0/device:CPU:0"])
     assert strategy.extended.worker_devices == (CPU0,)
@@ -359,3 +372,21 @@ except ValueError as e:
 """)
     assert lines == ["False", "false True",
                      "Unrecognized device: PhysicalDevice(name='/physical_device:GPU:0', device_type='GPU')"]
+
+
+def test_tensor_float_32_switch_sets_jax_matmul_precision():
+    # TensorFlow: on by default; off, float32 products are computed in full float32.
+    assert tf.config.experimental.tensor_float_32_execution_enabled() is (jax.default_backend() != "gpu")
+    before = tf.config.experimental.tensor_float_32_execution_enabled()
+    a = np.random.default_rng(0).normal(size=(64, 64)).astype(np.float32)
+    try:
+        tf.config.experimental.enable_tensor_float_32_execution(False)
+        assert tf.config.experimental.tensor_float_32_execution_enabled() is False
+        assert jax.config.jax_default_matmul_precision == "highest"
+        exact = (a.astype(np.float64) @ a.astype(np.float64))
+        np.testing.assert_allclose(tf.matmul(a, a).numpy(), exact, rtol=1e-4, atol=1e-4)
+        tf.config.experimental.enable_tensor_float_32_execution(True)
+        assert tf.config.experimental.tensor_float_32_execution_enabled() is True
+        assert jax.config.jax_default_matmul_precision is None
+    finally:
+        tf.config.experimental.enable_tensor_float_32_execution(before)

@@ -97,6 +97,37 @@ def test_assertion_inside_a_function_under_a_tape():
             f(x)
 
 
+def test_failed_assertion_in_a_function_loses_no_variable():
+    # The run that fails is discarded: the Variables it updates keep the values they had (their
+    # buffers were deleted, given to the failed program, before), and later calls work.
+    # (TensorFlow commits the updates made before the assertion: here v would be [-3, 4].)
+    v = tf.Variable([1.0, 2.0])
+
+    @tf.function
+    def f(x):
+        v.assign_add(x)
+        tf.debugging.assert_positive(v)
+        return v * 2
+
+    np.testing.assert_array_equal(f(tf.constant([1.0, 1.0])).numpy(), [4.0, 6.0])
+    with pytest.raises(InvalidArgumentError, match="x > 0"):
+        f(tf.constant([-5.0, 1.0]))
+    np.testing.assert_array_equal(v.numpy(), [2.0, 3.0])
+    np.testing.assert_array_equal(f(tf.constant([1.0, 1.0])).numpy(), [6.0, 8.0])
+    np.testing.assert_array_equal(v.numpy(), [3.0, 4.0])
+
+
+def test_failed_assertion_does_not_fail_later_programs():
+    # On an accelerator a failed run leaves JAX's order of effects failed: every later program
+    # with effects, and jax.effects_barrier, would raise the old error.
+    import jax
+    f = _fn(lambda a: tf.debugging.assert_positive(a))
+    with pytest.raises(InvalidArgumentError):
+        f(tf.constant([-1.0]))
+    jax.effects_barrier()
+    np.testing.assert_allclose(f(tf.constant([3.0])).numpy(), [2.0])
+
+
 def test_static_checks():
     with pytest.raises(ValueError, match=r"Tensor  must have rank 2.  Received rank 1, shape \(2,\)"):
         tf.debugging.assert_rank(X, 2)

@@ -96,7 +96,7 @@ for value in (2**40, np.array([2**40 + 3]), np.array([0.1])):
 assert tf.constant(np.array([2, 3])).dtype == tf.int32      # exact in 32 bits: fine
 assert tf.constant(np.array([0.5])).numpy()[0] == 0.5
 g = tf.random.Generator.from_seed(1)   # its state: six uint32 words instead of TF's int64 [3]
-assert g.state.shape == (6,) and float(g.normal([])) == np.float32(0.43842274)
+assert g.state.shape == (6,) and abs(float(g.normal([])) - 0.43842274) < 1e-6   # a GPU: to the last bit
 assert g.state.numpy().tolist() == [257, 0, 0, 0, 0, 0]
 print("ok")
 """

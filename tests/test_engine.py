@@ -15,7 +15,7 @@ from tapejax._core import backward as _backward, cache as _cache, engine as _eng
 from tapejax.ops import linalg_ops
 from tapejax._core.backward import backward_trace_count
 
-from conftest import assert_close
+from conftest import assert_close, host_first
 
 
 def _step(w, b, x):
@@ -49,6 +49,7 @@ def test_same_structure_does_not_retrace():
 
 
 @pytest.mark.eager_dispatch
+@host_first
 def test_new_structure_traces_once():
     x = tf.constant(np.ones((5,), np.float32))
     n = backward_trace_count()
@@ -112,6 +113,7 @@ def _mlp_grads(n, w1, w2, seed=0):
 
 
 @pytest.mark.eager_dispatch
+@host_first
 def test_backward_cache_evicts_least_recently_used(cache_limits):
     cache_limits(max_programs=2)
     w = tf.Variable([1.0, 2.0])
@@ -148,6 +150,7 @@ def test_backward_cache_is_bounded_by_bytes(cache_limits):
 
 
 @pytest.mark.eager_dispatch
+@host_first
 def test_new_batch_sizes_compile_nothing(cache_limits):
     """A batch size met for the first time runs on the host: forward ops and the backward
     pass are traced and computed by NumPy, nothing is compiled. Met again, it is compiled

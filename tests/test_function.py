@@ -570,7 +570,6 @@ def test_nested_functions_inline():
 
 def test_runs_on_available_devices():
     assert tf.config.list_physical_devices("CPU")
-    tf.config.experimental.enable_tensor_float_32_execution(False)
     w = tf.Variable(tf.ones([4, 4]))
 
     @tf.function

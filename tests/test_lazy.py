@@ -13,7 +13,7 @@ import pytest
 import tapejax as tf
 from tapejax._core import lazy
 
-from conftest import assert_close
+from conftest import assert_close, host_first
 
 cfg = tf.config.experimental
 
@@ -215,6 +215,7 @@ def test_unreferenced_values_are_not_returned(lazy_on):
     assert_close(z, np.cos(np.sin(X)) + 1.0, rtol=1e-6)
 
 
+@host_first
 def test_same_structure_is_compiled_once(lazy_on):
     """A program met the first time runs on the host (nothing compiled), is compiled when it
     comes back, and is served from the cache after that."""
@@ -228,6 +229,7 @@ def test_same_structure_is_compiled_once(lazy_on):
     assert hows == ["on host", "compiled", "cached", "cached"]
 
 
+@host_first
 def test_first_sighting_on_host_equals_compiled(lazy_on):
     """The first run of a training step (forward and backward, on the host) equals the
     compiled runs of the same step to rounding, and jax.grad."""
@@ -480,7 +482,8 @@ def test_pending_value_observed_while_a_function_is_traced(lazy_on):
 
     assert_close(f(), np.sin(X * 1.25 + 0.5) * 2.0, rtol=1e-6, atol=1e-6)
     assert_close(a, np.sin(X * 1.25 + 0.5), rtol=1e-6, atol=1e-6)
-    assert "on host" in cfg.describe_lazy_execution()
+    if jax.default_backend() == "cpu":
+        assert "on host" in cfg.describe_lazy_execution()
 
 
 def test_new_shapes_keep_no_executables_besides_the_programs(lazy_on):

@@ -14,7 +14,7 @@ from tapejax.ops import array_ops, linalg_ops, math_ops, nn_ops
 
 _OP_MODULES = [math_ops, array_ops, linalg_ops, nn_ops, _basic]
 
-from conftest import assert_close
+from conftest import assert_close, host_first
 
 R = np.random.default_rng(0)
 F32 = R.normal(size=(3, 4)).astype(np.float32) * 2
@@ -180,6 +180,7 @@ def _mlp_loss_jax(p, x, y):
 
 
 @pytest.mark.eager_dispatch   # counts ops run on the host and per-op compiles: op-by-op dispatch
+@host_first
 def test_new_batch_sizes_compile_nothing_and_match_jax(fresh):
     rng = np.random.default_rng(1)
     params = _mlp(rng)
@@ -356,6 +357,7 @@ def test_errors_at_new_shapes_are_tensorflows(fresh):
 
 
 @pytest.mark.eager_dispatch   # counts ops run on the host: op-by-op dispatch
+@host_first
 def test_committed_inputs_keep_their_device(fresh):
     dev = jax.devices()[-1]
     x = tf.constant(jax.device_put(np.ones((3, 7), np.float32), dev))

@@ -279,7 +279,9 @@ def test_matches_tensorflow(name):
     if not isinstance(got, list):
         got, want = [got], [want]
     assert len(got) == len(want)
-    max_ulps = 0 if name in EXACT else ULPS.get(name, 2)
+    # Bit for bit on a CPU, as TensorFlow's CPU kernels (where the values were recorded); a GPU's
+    # transcendental functions (log, erfinv of the normal draws) may differ in the last bit.
+    max_ulps = 0 if name in EXACT and jax.default_backend() == "cpu" else ULPS.get(name, 2)
     for g, w in zip(got, want):
         w = np.asarray(w)
         assert g.shape == w.shape

@@ -168,6 +168,20 @@ def op_entries(table, op, limit):
     return entries
 
 
+def uses(jaxpr, names):
+    """Whether ``jaxpr`` (or a jaxpr inside one of its equations: a cond, a scan, a nested jit)
+    applies a primitive named in ``names``."""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive.name in names:
+            return True
+        for p in eqn.params.values():
+            for sub in (p if isinstance(p, (tuple, list)) else (p,)):
+                inner = getattr(sub, "jaxpr", sub)
+                if hasattr(inner, "eqns") and uses(inner, names):
+                    return True
+    return False
+
+
 def _read_variable(var):
     """A variable read: tapes watching accessed variables start watching it."""
     for r in state.recorders:

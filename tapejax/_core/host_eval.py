@@ -337,6 +337,7 @@ _RULES = {
     "acos": _float(np.arccos), "atan": _float(np.arctan), "sinh": _float(np.sinh), "cosh": _float(np.cosh),
     "asinh": _float(np.arcsinh), "acosh": _float(np.arccosh), "atanh": _float(np.arctanh),
     "sqrt": _float(np.sqrt), "rsqrt": _float(_rsqrt), "cbrt": _float(np.cbrt), "square": _plain(np.square, "fi"),
+    "one_minus_square": _float(lambda x: x.dtype.type(1) - np.square(x)),   # jax >= 0.11: tanh's derivative
     "integer_pow": _integer_pow,
     "eq": _plain(np.equal), "ne": _plain(np.not_equal), "lt": _plain(np.less), "le": _plain(np.less_equal),
     "gt": _plain(np.greater), "ge": _plain(np.greater_equal),

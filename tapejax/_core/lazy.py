@@ -215,18 +215,10 @@ def _alone(op, alone):
 
 
 def _convolves(jaxpr):
-    """Whether ``jaxpr`` (or one inside it) computes a convolution: XLA's CPU runs one inside a
-    conditional an order of magnitude slower, so such an op is not run apart (rounding is not
-    at stake there: a convolution and what follows it are not contracted into FMAs)."""
-    for eqn in jaxpr.eqns:
-        if eqn.primitive.name == "conv_general_dilated":
-            return True
-        for p in eqn.params.values():
-            for sub in (p if isinstance(p, (tuple, list)) else (p,)):
-                inner = getattr(sub, "jaxpr", sub)
-                if hasattr(inner, "eqns") and _convolves(inner):
-                    return True
-    return False
+    """Whether ``jaxpr`` computes a convolution: XLA's CPU runs one inside a conditional an
+    order of magnitude slower, so such an op is not run apart (rounding is not at stake there:
+    a convolution and what follows it are not contracted into FMAs)."""
+    return _engine.uses(jaxpr, ("conv_general_dilated",))
 
 
 def _zeros(aval):

@@ -303,8 +303,12 @@ class _TensorBase:
         v = self._value
         if is_symbolic(v):
             return ""
-        if isinstance(v, np.ndarray):  # a string tensor: host memory
-            return _devices.device_name(jax.devices("cpu")[0])
+        if isinstance(v, np.ndarray):
+            # a string tensor: in host memory, named after the default device as TensorFlow does
+            d = jax.config.jax_default_device
+            if not isinstance(d, jax.Device):
+                d = jax.devices(d)[0] if d else jax.devices()[0]
+            return _devices.device_name(d)
         return _devices.array_device_name(v)
 
     def get_shape(self):

@@ -37,6 +37,7 @@ import weakref
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax._src import dispatch as _dispatch   # runtime_tokens: the order of effects (no public spelling)
 
 from .._core import cache as _cache, dtypes as _dtypes, engine as _engine, host as _host, state as _state
 from .._core import variable as _variable
@@ -528,6 +529,7 @@ class ConcreteFunction:
         self._outputs = None
         self._scope = None
         self._checks = ()
+        self._calls_back = False   # the program calls the host (asserts, py_function, host ops)
         self._op = None
         self._key = None
         self._specs = None
@@ -628,6 +630,7 @@ class ConcreteFunction:
             self._traced = self._jitted.trace(*args)
         scope, self._scope = self._scope, None
         self._checks = tuple(scope.checks)
+        self._calls_back = _engine.uses(self._traced.jaxpr.jaxpr, _CALLBACKS)
         if self._host.arguments or self._host.nodes:
             self._host.done()
         else:
@@ -717,9 +720,7 @@ class ConcreteFunction:
 
     def _host_wait(self, outs, new_vals, env):
         """Waits for the program's host callbacks, then runs the host ops after it."""
-        jax.block_until_ready((outs, new_vals))
-        if self._host.effects:
-            jax.effects_barrier()
+        _wait_for_callbacks(outs, new_vals)
         if self._host.late_refs:
             self._host.run_late(env, [np.asarray(x) for x in outs[len(outs) - len(self._host.late_refs):]])
 
@@ -732,8 +733,14 @@ class ConcreteFunction:
             # eagerly): the state comes from, and goes back to, that scope.
             return self._call_in_scope(arg_vals, state, env)
         don, seen = [], set()
+        calls_back = self._calls_back
         for i in self._donate:
             v = state[i]
+            if calls_back:
+                # A host callback may fail (an assertion): the program's run is then lost, and
+                # the Variables must keep their values. Their buffers are not donated.
+                don.append(_state.copy_buffer(v._stored))
+                continue
             if v._shared or id(v._stored) in seen:   # someone may hold this buffer: donate a copy
                 _state.store(v, _state.copy_buffer(v._stored), shared=False)
             seen.add(id(v._stored))
@@ -743,6 +750,8 @@ class ConcreteFunction:
         del don
         if env is not None:   # the host program's values must live until its callbacks ran
             self._host_wait(outs, new_vals, env)
+        elif calls_back:
+            _wait_for_callbacks(outs, new_vals)
         # A buffer also returned, given to two Variables or forwarded from an input is held
         # elsewhere: it must not be donated next time.
         held = set(map(id, outs))
@@ -761,6 +770,8 @@ class ConcreteFunction:
                                       [state[i]._value for i in self._keep])
         if env is not None:
             self._host_wait(outs, new_vals, env)
+        elif self._calls_back:
+            _wait_for_callbacks(outs, new_vals)
         for i, x in zip(self._updated, new_vals):
             state[i]._set(x)
         for check in self._checks:
@@ -1119,11 +1130,23 @@ def _drop_concrete(conc):
 
 
 program_errors = []   # errors raised by the host callbacks (tf.debugging asserts) of the program now running
+_CALLBACKS = ("io_callback", "pure_callback", "debug_callback")
+
+
+def _wait_for_callbacks(outs, new_vals):
+    """Waits until the program's host callbacks have run, so that one that fails (an assertion)
+    raises at the call, as in TensorFlow: on a GPU a program runs asynchronously, and its
+    failure would otherwise surface at some later read."""
+    jax.block_until_ready((outs, new_vals))
+    jax.effects_barrier()
 
 
 def _program_error(error):
     """The TensorFlow error an assertion raised while a compiled program ran (JAX reports it as
     a ``JaxRuntimeError``), or ``error`` itself."""
+    # The failed run's effect tokens would fail every later program with effects (and every
+    # ``jax.effects_barrier``) on an accelerator: start the order of effects afresh.
+    _dispatch.runtime_tokens.clear()
     if not program_errors:
         return error
     found = program_errors[0]

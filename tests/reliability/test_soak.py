@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tapejax as tf
+from conftest import host_first
 from tapejax._core import backward as _backward, engine as _engine
 from tapejax.ops import linalg_ops
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
@@ -99,6 +100,7 @@ def test_soak_new_shapes_stay_bounded():
         _backward.clear_compile_caches()
 
 
+@host_first
 def test_soak_new_batch_sizes_on_the_host_compile_nothing():
     """Hundreds of batch sizes, each met once: every step runs on the host (traced and
     computed by NumPy), nothing is compiled, the gradients stay JAX's, and memory grows by
