@@ -56,6 +56,15 @@ def chain_jnp(x, steps=10):
 X = np.linspace(-2, 2, 7).astype(np.float32)
 
 
+def assert_eager_values(lazy_value, eager_value):
+    """Lazy values equal eager's bit for bit on a CPU (ops compiled apart); on an accelerator a
+    program is fused (``lazy._exact``), within rounding of eager's."""
+    if lazy._exact():
+        np.testing.assert_array_equal(lazy_value, eager_value)
+    else:
+        np.testing.assert_allclose(lazy_value, eager_value, rtol=2e-6, atol=1e-6)
+
+
 def test_ops_are_pending_until_observed(lazy_on):
     y = chain(tf.constant(X))
     assert y._lazy is not None                   # nothing ran
@@ -348,7 +357,7 @@ def test_python_numbers_varying_per_call_equal_eager():
     finally:
         cfg.set_lazy_execution(False)
     for e, g in zip(eager, got):
-        np.testing.assert_array_equal(g, e)
+        assert_eager_values(g, e)
 
 
 def test_python_int_outside_int32_as_eager():
@@ -433,7 +442,7 @@ def test_values_equal_eager_bit_for_bit():
 
     eager, lazy_ = both(run)
     for e, l in zip(eager, lazy_):
-        np.testing.assert_array_equal(l, e)
+        assert_eager_values(l, e)
     np.testing.assert_array_equal(eager[0], (u * np.float32(6.5)) + np.float32(-2.5))
 
 

@@ -238,6 +238,11 @@ def store(v, x, shared=True):
 def store_outputs(variables, values, held):
     """Stores the new values a compiled program returned (already in the Variables' layouts).
     ``held``: ids of buffers also held elsewhere (returned, or forwarded inputs)."""
+    if not held:
+        for v, x in zip(variables, values):
+            v._stored = x
+            v._shared = False
+        return
     for v, x in zip(variables, values):
         v._stored = x
         v._shared = id(x) in held

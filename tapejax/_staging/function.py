@@ -31,6 +31,7 @@ import types
 import functools
 import inspect
 import logging
+import operator
 import threading
 import weakref
 
@@ -732,34 +733,33 @@ class ConcreteFunction:
             # Called inside a state scope (a custom_gradient forward pass, a tf.cond branch run
             # eagerly): the state comes from, and goes back to, that scope.
             return self._call_in_scope(arg_vals, state, env)
-        don, seen = [], set()
-        calls_back = self._calls_back
-        for i in self._donate:
-            v = state[i]
-            if calls_back:
-                # A host callback may fail (an assertion): the program's run is then lost, and
-                # the Variables must keep their values. Their buffers are not donated.
-                don.append(_state.copy_buffer(v._stored))
-                continue
-            if v._shared or id(v._stored) in seen:   # someone may hold this buffer: donate a copy
-                _state.store(v, _state.copy_buffer(v._stored), shared=False)
-            seen.add(id(v._stored))
-            don.append(v._stored)
+        donated = [state[i] for i in self._donate]
+        if self._calls_back:
+            # A host callback may fail (an assertion): that run is then lost, and the Variables
+            # must keep their values. Their buffers are copied, not donated.
+            don = [_state.copy_buffer(v._stored) for v in donated]
+        else:
+            don = [v._stored for v in donated]
+            if any(map(_SHARED, donated)) or len(set(map(id, don))) < len(don):
+                don = _unshared(donated)
         keep = [state[i]._stored for i in self._keep]
         outs, new_vals = self._jitted(arg_vals, don, keep)
         del don
         if env is not None:   # the host program's values must live until its callbacks ran
             self._host_wait(outs, new_vals, env)
-        elif calls_back:
+        elif self._calls_back:
             _wait_for_callbacks(outs, new_vals)
-        # A buffer also returned, given to two Variables or forwarded from an input is held
+        # A new value also returned, given to two Variables or forwarded from an input is held
         # elsewhere: it must not be donated next time.
+        new_ids = list(map(id, new_vals))
         held = set(map(id, outs))
         held.update(map(id, keep))
         held.update(map(id, arg_vals))
-        if len(set(map(id, new_vals))) < len(new_vals):
-            held.update(k for k, n in collections.Counter(map(id, new_vals)).items() if n > 1)
-        _state.store_outputs([state[i] for i in self._updated], new_vals, held)
+        held.intersection_update(new_ids)
+        if len(set(new_ids)) < len(new_ids):
+            held.update(k for k, n in collections.Counter(new_ids).items() if n > 1)
+        _state.store_outputs(donated if self._updated == self._donate else [state[i] for i in self._updated],
+                             new_vals, held)
         for check in self._checks:
             check()
         return self._outputs.build(outs, env)
@@ -1131,6 +1131,20 @@ def _drop_concrete(conc):
 
 program_errors = []   # errors raised by the host callbacks (tf.debugging asserts) of the program now running
 _CALLBACKS = ("io_callback", "pure_callback", "debug_callback")
+
+
+_SHARED = operator.attrgetter("_shared")
+
+
+def _unshared(donated):
+    """The buffers of the Variables ``donated``, where some may be held elsewhere (read out, or
+    one buffer given to two Variables): those are replaced by copies first."""
+    seen = set()
+    for v in donated:
+        if v._shared or id(v._stored) in seen:
+            _state.store(v, _state.copy_buffer(v._stored), shared=False)
+        seen.add(id(v._stored))
+    return [v._stored for v in donated]
 
 
 def _wait_for_callbacks(outs, new_vals):
