@@ -7,7 +7,6 @@ records a ``Node`` on every active recorder that watches one of the inputs.
 The backward pass is in ``backward``; the compile caches are in ``cache``.
 """
 import inspect
-import weakref
 
 import jax
 import jax.numpy as jnp
@@ -45,7 +44,7 @@ class Op:
 
     __slots__ = ("name", "fn", "vjp", "static", "n_args", "variadic", "_jfn", "same_dtype", "host",
                  "explain", "no_gradient", "__weakref__", "_sized", "_variants", "_limit", "_recent", "_evicted",
-                 "_seen")
+                 "_seen", "lazy_shapes", "signatures")
 
     def __init__(self, fn, vjp=None, name=None, static=(), jit=True, first_on_host=True):
         self.name = name or getattr(fn, "__name__", "op")
@@ -83,6 +82,10 @@ class Op:
         # Input shapes met so far -> times met (see new_shapes); None: always compiled
         # (whole programs: backward passes, tf.function calls).
         self._seen = {} if jit and first_on_host else None
+        # Lazy execution's shape inference for it: {(static items, abstract inputs): result}, see
+        # lazy._infer (kept by the op: an op made per tape structure takes its entries with it).
+        self.lazy_shapes = None
+        self.signatures = None  # {(static items, abstract inputs): Signature}, see signature()
 
     def __call__(self, *args, **kwargs):
         if self.n_args is not None and len(args) > self.n_args[0]:
@@ -143,26 +146,27 @@ class Signature:
     __slots__ = ("__weakref__",)
 
 
-_signatures = weakref.WeakKeyDictionary()   # op -> {(static items, abstract inputs): Signature}
-_MAX_SIGNATURES = 1024                      # per op
+_MAX_SIGNATURES = 1024   # per op
 
 
 def signature(op, rest):
     """The interned Signature of ``op`` applied with ``rest`` = (static items, abstract input keys)."""
-    per_op = _signatures.get(op)
+    per_op = op.signatures
     s = None if per_op is None else per_op.get(rest)
     if s is None:
-        s = op_entries(_signatures, op, _MAX_SIGNATURES)[rest] = Signature()
+        s = bounded_entries(op, "signatures", _MAX_SIGNATURES)[rest] = Signature()
     return s
 
 
-def op_entries(table, op, limit):
-    """``op``'s dict in ``table`` (a WeakKeyDictionary of per-op caches), emptied when it holds
+def bounded_entries(op, name, limit):
+    """``op``'s cache dict in its attribute ``name`` (made if need be), emptied when it holds
     ``limit`` entries: for an entry about to be added. Later keys get new values, so caches
-    keyed by the old ones miss."""
-    entries = table.get(op)
+    keyed by the old ones miss. The op holds its caches: one made per tape structure (a
+    backward pass) takes them with it."""
+    entries = getattr(op, name)
     if entries is None:
-        entries = table[op] = {}
+        entries = {}
+        setattr(op, name, entries)
     elif len(entries) >= limit:
         entries.clear()
     return entries

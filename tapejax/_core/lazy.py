@@ -31,7 +31,6 @@ import functools
 import os
 import sys
 import threading
-import weakref
 
 import jax
 import jax.numpy as jnp
@@ -321,10 +320,8 @@ def _current():
 # ---------------------------------------------------------------------------
 
 _SHAPES_MAX = 1024   # per op
-# op -> {(static items, abstract inputs): (abstract output, Signature, run apart), or _EAGER}.
-# Weakly keyed: an op made per tape structure (a backward pass) is not kept alive, with what
-# its trace holds, by its entries.
-_shapes = weakref.WeakKeyDictionary()
+# op.lazy_shapes: {(static items, abstract inputs): (abstract output, Signature, run apart), or
+# _EAGER}, at most _SHAPES_MAX per op (engine.bounded_entries).
 _shapes_lock = threading.Lock()
 
 
@@ -349,7 +346,7 @@ def _infer(op, static, skey, specs):
     else:
         known = (out, _engine.signature(op, skey), not _convolves(closed.jaxpr))
     with _shapes_lock:
-        _engine.op_entries(_shapes, op, _SHAPES_MAX)[skey] = known
+        _engine.bounded_entries(op, "lazy_shapes", _SHAPES_MAX)[skey] = known
     return known
 
 
@@ -382,7 +379,7 @@ def defer(op, args, static):
     else:
         items = ()
     skey = (items, keys)
-    seen = _shapes.get(op)
+    seen = op.lazy_shapes
     try:
         known = None if seen is None else seen.get(skey)
     except TypeError:              # an unhashable static argument: the op explains it
