@@ -451,10 +451,10 @@ def _out_of_scope(ins):
         "instead.)")
 
 
-def _record(recorders, op, static, ins, outs, custom=None, ans=None, sig=None):
-    # Written for speed: it runs for every op recorded in eager mode.
+def _record(recorders, op, static, ins, outs, custom=None, ans=None, sig=None, in_ids=None, out_ids=None):
+    # Written for speed: it runs for every op recorded in eager mode. ``in_ids`` / ``out_ids``
+    # when the caller knows them (lazy execution).
     node = None
-    in_ids = None
     for r in recorders:
         watched = r._watched
         if in_ids is None:
@@ -463,7 +463,8 @@ def _record(recorders, op, static, ins, outs, custom=None, ans=None, sig=None):
             continue
         if node is None:
             # Integer/bool outputs get no id: nothing differentiates through them (None, as TF).
-            out_ids = tuple([o._id if is_float_dtype(o._v.dtype) else None for o in outs])
+            if out_ids is None:
+                out_ids = tuple([o._id if is_float_dtype(o._v.dtype) else None for o in outs])
             if isinstance(static, dict):
                 static = tuple(sorted(static.items())) if static else ()
             node = Node(op, static, ins, out_ids, custom, in_ids, ans, sig)

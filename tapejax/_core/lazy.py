@@ -327,11 +327,14 @@ _shapes_lock = threading.Lock()
 
 def _infer(op, static, skey, specs):
     """(the op's abstract output, its Signature for the tape, whether a compiled program runs
-    it apart (``_alone``)), or ``_EAGER`` when it is run
-    now: it cannot be computed with these arguments (running it raises its error), or it has
+    it apart (``_alone``), whether its one output is floating point (tapes record its id)), or
+    ``_EAGER`` when it is run now: its function is not ``jax.jit(op.fn)`` (a Python callback),
+    it cannot be computed with these arguments (running it raises its error), or it has
     effects (a host callback checking an index must raise at the line that called it). The
     abstract values are JAX's ``ShapedArray`` (what a jax array's ``aval`` is): hashed and
     compared in C, they key this table themselves."""
+    if getattr(op._jfn, "__wrapped__", None) is not op.fn:
+        return _cache_shapes(op, skey, _EAGER)
     specs = [_EXAMPLE.get(k, k) if type(k) is type else k for k in specs]
     try:
         closed, out = jax.make_jaxpr(functools.partial(op.fn, **static), return_shape=True)(*specs)
@@ -344,15 +347,21 @@ def _infer(op, static, skey, specs):
             isinstance(out, (tuple, list)) and all(type(o) is _ShapedArray or o is None for o in out))):
         known = _EAGER      # effects; outputs other than arrays or a flat tuple/list of them
     else:
-        known = (out, _engine.signature(op, skey), not _convolves(closed.jaxpr))
+        known = (out, _engine.signature(op, skey), not _convolves(closed.jaxpr),
+                 type(out) is _ShapedArray and _engine.is_float_dtype(out.dtype))
+    return _cache_shapes(op, skey, known)
+
+
+def _cache_shapes(op, skey, known):
     with _shapes_lock:
         _engine.bounded_entries(op, "lazy_shapes", _SHAPES_MAX)[skey] = known
     return known
 
 
-_EAGER = (None, None, None)
+_EAGER = (None, None, None, None)
 _EXAMPLE = {float: 0.0, int: 0, bool: False}    # a Python scalar argument, as shape inference sees it
 _ShapedArray = jax.core.ShapedArray
+_DEFAULT_DEVICE = _jax_config.default_device   # jax.config.jax_default_device, read in C
 
 
 # ---------------------------------------------------------------------------
@@ -362,9 +371,9 @@ _ShapedArray = jax.core.ShapedArray
 def defer(op, args, static):
     """``engine.apply`` while lazy execution is on: records ``op`` in the pending program.
     Written for speed: it runs for every eager op."""
-    if _state._local.tracing or getattr(op._jfn, "__wrapped__", None) is not op.fn:
-        return NotImplemented      # traced (values are tracers), or not jax.jit(op.fn): run it now
-    if jax.config.jax_default_device is not None:
+    if _state._local.tracing:
+        return NotImplemented      # traced: values are tracers
+    if _DEFAULT_DEVICE.value is not None:
         return NotImplemented      # inside tf.device: placed now, where the scope says
     program = _local.program
     if program is None or program.done:
@@ -372,7 +381,7 @@ def defer(op, args, static):
     read = _read_args(program, args)
     if read is None:
         return NotImplemented
-    ins, slots, keys = read
+    ins, slots, keys, in_ids = read
     if static:
         static = {k: _engine.freeze(v) for k, v in static.items()}
         items = tuple(sorted(static.items()))
@@ -386,7 +395,7 @@ def defer(op, args, static):
         return NotImplemented
     if known is None:
         known = _infer(op, static, skey, keys)
-    out, sig, apart = known
+    out, sig, apart, float_out = known
     if out is None:
         return NotImplemented
     with program.lock:
@@ -403,14 +412,17 @@ def defer(op, args, static):
             result._slot = out_slots = len(tensors)
             tensors.append(result)
             outs = (result,)
+            out_ids = (result._id if float_out else None,)
         else:
             result, outs, out_slots = _outputs(program, out)
+            out_ids = None
         program.ops.append((op, items, tuple(slots), out_slots, apart))
         full = len(program.ops) >= config.max_pending_ops
     recorders = _engine.state.recorders
     if recorders:
         keep = op.vjp is not None and type(result) is Tensor
-        _engine._record(recorders, op, items, ins, outs, ans=result if keep else None, sig=sig)
+        _engine._record(recorders, op, items, ins, outs, ans=result if keep else None, sig=sig,
+                        in_ids=in_ids, out_ids=out_ids)
     if full:
         program.run()
     return result
@@ -418,9 +430,9 @@ def defer(op, args, static):
 
 def _read_args(program, args):
     """(tape inputs, slots (None: a new input), abstract values: the shape inference's
-    arguments and key), or None for arguments ``apply`` converts itself (NumPy, lists,
-    strings, tracers)."""
-    slots, keys, ins = [], [], []
+    arguments and key, the inputs' tape ids), or None for arguments ``apply`` converts itself
+    (NumPy, lists, strings, tracers)."""
+    slots, keys, ins, ids = [], [], [], []
     numbers_only = True
     for a in args:
         if type(a) is not Tensor:
@@ -428,12 +440,14 @@ def _read_args(program, args):
                 if type(a) is int and not -2 ** 31 <= a < 2 ** 31:
                     return None                    # int32 overflow: the op raises it now
                 ins.append(a)
+                ids.append(None)
                 slots.append(None)
                 keys.append(type(a))
                 continue
             if type(a) is _ARRAY:
                 numbers_only = False
                 ins.append(a)
+                ids.append(None)
                 slots.append(None)
                 keys.append(a.aval)
                 continue
@@ -451,6 +465,7 @@ def _read_args(program, args):
             p.run()                                # another thread's program, or one run already
             p = a._lazy
         ins.append(a)
+        ids.append(a._id)
         v = a._v
         if p is not None:
             slots.append(a._slot)
@@ -462,7 +477,7 @@ def _read_args(program, args):
             return None                            # a tracer, a string tensor
     if numbers_only and ins:
         return None      # only Python numbers: ``apply`` gives them TF's dtypes (int32, float32)
-    return ins, slots, tuple(keys)
+    return ins, slots, tuple(keys), tuple(ids)
 
 
 def _outputs(program, out):
