@@ -117,6 +117,35 @@ def test_failed_assertion_in_a_function_loses_no_variable():
     np.testing.assert_array_equal(v.numpy(), [3.0, 4.0])
 
 
+def test_only_programs_that_may_fail_keep_the_variables_buffers(monkeypatch):
+    # A program with a check that may raise is given copies of the Variables' buffers; one that
+    # only prints (tf.print cannot fail) is given the buffers themselves, as any other step.
+    from tapejax._core import state
+    copies = []
+    real = state.copy_buffer
+    monkeypatch.setattr(state, "copy_buffer", lambda x: copies.append(1) or real(x))
+    v = tf.Variable([1.0, 2.0])
+
+    @tf.function
+    def printing(x):
+        v.assign_add(x)
+        tf.print(v)
+        return v * 2
+
+    @tf.function
+    def checking(x):
+        v.assign_add(x)
+        tf.debugging.assert_positive(v)
+        return v * 2
+
+    for f, copied in ((printing, 0), (checking, 1)):
+        f(tf.constant([1.0, 1.0]))
+        f(tf.constant([1.0, 1.0]))   # v's buffer is the last call's output: donated unless it may fail
+        copies.clear()
+        f(tf.constant([1.0, 1.0]))
+        assert len(copies) == copied, f.__name__
+
+
 def test_failed_assertion_does_not_fail_later_programs():
     # On an accelerator a failed run leaves JAX's order of effects failed: every later program
     # with effects, and jax.effects_barrier, would raise the old error.

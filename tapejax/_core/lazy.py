@@ -421,8 +421,7 @@ def defer(op, args, static):
     recorders = _engine.state.recorders
     if recorders:
         keep = op.vjp is not None and type(result) is Tensor
-        _engine._record(recorders, op, items, ins, outs, ans=result if keep else None, sig=sig,
-                        in_ids=in_ids, out_ids=out_ids)
+        _engine._record(recorders, op, items, ins, outs, None, result if keep else None, sig, in_ids, out_ids)
     if full:
         program.run()
     return result

@@ -71,7 +71,7 @@ class Scope:
     """
 
     __slots__ = ("values", "captured", "written", "created", "checks", "parent", "strict", "tracing",
-                 "_kept")
+                 "_kept", "may_fail")
 
     def __init__(self, given=(), strict=False, tracing=False):
         self.values = {v._id: x for v, x in given}
@@ -79,6 +79,7 @@ class Scope:
         self.written = {}
         self.created = []
         self.checks = []        # callables run after the program staged in this scope runs
+        self.may_fail = False   # a host callback staged inside may raise (note_may_fail)
         self.strict = strict
         self.tracing = tracing
         self._kept = {}         # id -> (Variable, value): generator advances that outlive a drop
@@ -96,6 +97,7 @@ class Scope:
         _local.scope = self.parent
         _local.tracing -= self.tracing
         return False
+
 
     def read(self, v):
         x = self.values.get(v._id, _MISSING)
@@ -146,9 +148,20 @@ class Scope:
                 self._kept[i] = (w, x)
 
 
+def note_may_fail():
+    """Notes, on the scopes being traced, that a host callback staged now may raise (an
+    assertion, a ``numpy_function``, a bounds check): a program holding one must not be given
+    the Variables' own buffers (a failed run would lose them), and waits for its callbacks."""
+    s = _local.scope
+    while s is not None:
+        s.may_fail = True
+        s = s.parent
+
+
 # ---------------------------------------------------------------------------
 # What Variables call
 # ---------------------------------------------------------------------------
+
 
 def read(v):
     """The value of ``v`` as the code running now sees it."""

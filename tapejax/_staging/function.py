@@ -78,9 +78,13 @@ def quiet():
     return _flags.quiet > 0
 
 
-def staged():
+def staged(may_fail=False):
     """Context in which a side effect is staged into the program being traced, even with
-    constant arguments (traces run with eager constant folding, which would run it now)."""
+    constant arguments (traces run with eager constant folding, which would run it now).
+    ``may_fail``: the staged host callback may raise (an assertion, user code): see
+    ``state.note_may_fail``."""
+    if may_fail:
+        _state.note_may_fail()
     try:
         from jax._src import config as jax_config
         return jax_config.eager_constant_folding(False)
@@ -530,7 +534,8 @@ class ConcreteFunction:
         self._outputs = None
         self._scope = None
         self._checks = ()
-        self._calls_back = False   # the program calls the host (asserts, py_function, host ops)
+        self._calls_back = False   # the program calls the host (tf.print, asserts, py_function, host ops)
+        self._may_fail = False     # one of those callbacks may raise (state.note_may_fail)
         self._op = None
         self._key = None
         self._specs = None
@@ -632,6 +637,7 @@ class ConcreteFunction:
         scope, self._scope = self._scope, None
         self._checks = tuple(scope.checks)
         self._calls_back = _engine.uses(self._traced.jaxpr.jaxpr, _CALLBACKS)
+        self._may_fail = scope.may_fail
         if self._host.arguments or self._host.nodes:
             self._host.done()
         else:
@@ -734,7 +740,7 @@ class ConcreteFunction:
             # eagerly): the state comes from, and goes back to, that scope.
             return self._call_in_scope(arg_vals, state, env)
         donated = [state[i] for i in self._donate]
-        if self._calls_back:
+        if self._may_fail:
             # A host callback may fail (an assertion): that run is then lost, and the Variables
             # must keep their values. Their buffers are copied, not donated.
             don = [_state.copy_buffer(v._stored) for v in donated]

@@ -164,7 +164,7 @@ def py_function(func=None, inp=None, Tout=None, name=None):
         return _eager_py(func, ins, single, specs)
     shapes = _learn_shapes(func, ins, single, specs, "py_function", numpy=False)
     op = _callback_op(func, single, tuple(specs), tuple(shapes), len(ins))
-    with _function.staged():
+    with _function.staged(may_fail=True):
         out = op(*ins)
     if not shapes:
         return []
@@ -309,7 +309,7 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
         ret = func(*[np.asarray(a) for a in arrays])
         return tuple(np.asarray(a) for a in _convert_outputs(ret, single, specs, "numpy_function"))
 
-    with _function.staged():
+    with _function.staged(may_fail=True):
         if stateful:
             out = io_callback(host, shapes, *[jax.lax.stop_gradient(v) for v in vals], ordered=True)
         else:

@@ -65,6 +65,7 @@ def _check_bounds(buf, i, what, dynamic_size=False):
         raise IndexError(f"TensorArray.{what}: index {int(i)} is out of range for a TensorArray of "
                          f"size {n}.")
 
+    _state.note_may_fail()
     jax.lax.cond((i < 0) | (i >= n), lambda: jax.debug.callback(fail, i), lambda: None)
 
 
