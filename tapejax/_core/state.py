@@ -98,7 +98,6 @@ class Scope:
         _local.tracing -= self.tracing
         return False
 
-
     def read(self, v):
         x = self.values.get(v._id, _MISSING)
         if x is _MISSING:
@@ -161,7 +160,6 @@ def note_may_fail():
 # ---------------------------------------------------------------------------
 # What Variables call
 # ---------------------------------------------------------------------------
-
 
 def read(v):
     """The value of ``v`` as the code running now sees it."""

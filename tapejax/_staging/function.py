@@ -1136,9 +1136,7 @@ def _drop_concrete(conc):
 
 
 program_errors = []   # errors raised by the host callbacks (tf.debugging asserts) of the program now running
-_CALLBACKS = ("io_callback", "pure_callback", "debug_callback")
-
-
+_CALLBACKS = ("io_callback", "pure_callback", "debug_callback")   # primitives calling the host
 _SHARED = operator.attrgetter("_shared")
 
 
