@@ -75,6 +75,15 @@ def device_name(d):
     return name
 
 
+def default_device():
+    """The device new arrays go to now: the ``tf.device`` / ``jax.default_device`` scope's, else
+    JAX's first device."""
+    d = jax.config.jax_default_device
+    if isinstance(d, jax.Device):
+        return d
+    return jax.devices(d)[0] if d else jax.devices()[0]
+
+
 def array_device_name(value):
     """``Tensor.device`` of a concrete jax array (the first of its devices when it is sharded)."""
     return device_name(min(value.devices(), key=lambda d: d.id))

@@ -305,10 +305,7 @@ class _TensorBase:
             return ""
         if isinstance(v, np.ndarray):
             # a string tensor: in host memory, named after the default device as TensorFlow does
-            d = jax.config.jax_default_device
-            if not isinstance(d, jax.Device):
-                d = jax.devices(d)[0] if d else jax.devices()[0]
-            return _devices.device_name(d)
+            return _devices.device_name(_devices.default_device())
         return _devices.array_device_name(v)
 
     def get_shape(self):
