@@ -18,6 +18,59 @@ def test_repr_and_str_scalar():
     assert repr(tf.constant(True)) == "<tf.Tensor: shape=(), dtype=bool, numpy=True>"
 
 
+
+# What TensorFlow 2.21 printed (repr, then print, of each value; numpy 2.4) for
+# ``_SCALARS_SOURCE``: a scalar's repr shows the Python number it converts to.
+_SCALARS_SOURCE = """[tf.constant(27.3), tf.Variable(27.3), tf.constant(27.3, tf.float64), tf.constant(1.1, tf.float16),
+ tf.constant(3), tf.constant(True), tf.constant(2**40, tf.int64), tf.constant(1.1+2j), tf.constant(1.1, tf.bfloat16),
+ tf.constant(b'ab'), tf.constant('h\u00e9llo'), tf.constant(3, tf.uint8), tf.constant(np.nan), tf.constant(-np.inf),
+ tf.constant([[0.1]]), tf.Variable([0.1, 0.2]), tf.reduce_sum(tf.constant([0.1, 0.2]))]"""
+_SCALARS_TF = [
+    '<tf.Tensor: shape=(), dtype=float32, numpy=27.299999237060547>',
+    'tf.Tensor(27.3, shape=(), dtype=float32)',
+    "<tf.Variable 'Variable:0' shape=() dtype=float32, numpy=27.299999237060547>",
+    "<tf.Variable 'Variable:0' shape=() dtype=float32, numpy=27.299999237060547>",
+    '<tf.Tensor: shape=(), dtype=float64, numpy=27.3>',
+    'tf.Tensor(27.3, shape=(), dtype=float64)',
+    '<tf.Tensor: shape=(), dtype=float16, numpy=1.099609375>',
+    'tf.Tensor(1.1, shape=(), dtype=float16)',
+    '<tf.Tensor: shape=(), dtype=int32, numpy=3>',
+    'tf.Tensor(3, shape=(), dtype=int32)',
+    '<tf.Tensor: shape=(), dtype=bool, numpy=True>',
+    'tf.Tensor(True, shape=(), dtype=bool)',
+    '<tf.Tensor: shape=(), dtype=int64, numpy=1099511627776>',
+    'tf.Tensor(1099511627776, shape=(), dtype=int64)',
+    '<tf.Tensor: shape=(), dtype=complex128, numpy=(1.1+2j)>',
+    'tf.Tensor((1.1+2j), shape=(), dtype=complex128)',
+    '<tf.Tensor: shape=(), dtype=bfloat16, numpy=1.1015625>',
+    'tf.Tensor(1.10156, shape=(), dtype=bfloat16)',
+    "<tf.Tensor: shape=(), dtype=string, numpy=b'ab'>",
+    "tf.Tensor(b'ab', shape=(), dtype=string)",
+    "<tf.Tensor: shape=(), dtype=string, numpy=b'h\\xc3\\xa9llo'>",
+    "tf.Tensor(b'h\\xc3\\xa9llo', shape=(), dtype=string)",
+    '<tf.Tensor: shape=(), dtype=uint8, numpy=3>',
+    'tf.Tensor(3, shape=(), dtype=uint8)',
+    '<tf.Tensor: shape=(), dtype=float32, numpy=nan>',
+    'tf.Tensor(nan, shape=(), dtype=float32)',
+    '<tf.Tensor: shape=(), dtype=float32, numpy=-inf>',
+    'tf.Tensor(-inf, shape=(), dtype=float32)',
+    '<tf.Tensor: shape=(1, 1), dtype=float32, numpy=array([[0.1]], dtype=float32)>',
+    'tf.Tensor([[0.1]], shape=(1, 1), dtype=float32)',
+    "<tf.Variable 'Variable:0' shape=(2,) dtype=float32, numpy=array([0.1, 0.2], dtype=float32)>",
+    "<tf.Variable 'Variable:0' shape=(2,) dtype=float32, numpy=array([0.1, 0.2], dtype=float32)>",
+    '<tf.Tensor: shape=(), dtype=float32, numpy=0.30000001192092896>',
+    'tf.Tensor(0.3, shape=(), dtype=float32)',
+    "<tf.Variable 'UnreadVariable' shape=() dtype=float32, numpy=0.30000001192092896>",
+]
+
+
+def test_scalar_reprs_match_tensorflow():
+    values = eval(_SCALARS_SOURCE, {"tf": tf, "np": np})
+    x = tf.Variable(0.1)
+    printed = [line for v in values for line in (repr(v) + "\n" + str(v)).splitlines()]
+    printed.append(repr(x.assign_add(0.2)))
+    assert printed == _SCALARS_TF
+
 def test_repr_and_str_arrays():
     x = tf.constant([1.0, 2.0])
     assert repr(x) == "<tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>"

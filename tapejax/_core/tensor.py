@@ -156,7 +156,8 @@ class TensorShape(tuple):
 
 
 def _python_default_dtype(x):
-    """TensorFlow's dtype for Python data: float32 for floats, int32 for ints that fit (else int64)."""
+    """TensorFlow's dtype for Python data: float32 for floats, int32 for ints that fit (else int64),
+    complex128 for complex numbers."""
     try:
         arr = np.asarray(x)
     except ValueError:  # rows of different lengths
@@ -167,8 +168,6 @@ def _python_default_dtype(x):
         if arr.size and (arr.max() > np.iinfo(np.int32).max or arr.min() < np.iinfo(np.int32).min):
             return arr
         return arr.astype(np.int32)
-    if arr.dtype == np.complex128:
-        return arr.astype(np.complex64)
     if arr.dtype.kind in "OUS":
         return string_array(x)
     return arr
@@ -491,7 +490,12 @@ class Tensor(_TensorBase):
 
 
 def _np_repr(a):
-    return _multiline(str(a) if np.ndim(a) == 0 else repr(a))
+    # TensorFlow 2.21 (``numpy_text``): a scalar is shown as the Python number it converts to
+    # (``repr(x.item())``: a float32 0.1 is 0.10000000149011612), a string as its bytes.
+    if np.ndim(a) == 0:
+        x = np.asarray(a)[()]
+        return repr(bytes(x) if isinstance(x, bytes) else x.item())
+    return _multiline(repr(a))
 
 
 def _np_str(a):
