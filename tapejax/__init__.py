@@ -20,6 +20,7 @@ from ._staging.control_flow import cond as cond, while_loop as while_loop, switc
 from .ops.tensor_array import TensorArray as TensorArray
 from ._staging.py_function import py_function as py_function, numpy_function as numpy_function
 from ._core.devices import device as device
+from ._core.logs import get_logger as get_logger
 from . import config as config  # noqa: F401
 from . import version as version  # noqa: F401
 from . import autograph as autograph  # noqa: F401

@@ -78,7 +78,7 @@ def test_retracing_warning(caplog, new_detectors):
     def f(x):
         return x + 1
 
-    with caplog.at_level(logging.WARNING, logger="tapejax"):
+    with caplog.at_level(logging.WARNING, logger="tensorflow"):
         for n in range(1, 40):
             f(tf.zeros([n]))
     # TensorFlow 2.21 logs, for this loop (recorded):
@@ -96,7 +96,7 @@ def test_retracing_warning_counts_calls_in_a_window(caplog, new_detectors):
         return x * 2
 
     g = tf.function(body)
-    with caplog.at_level(logging.WARNING, logger="tapejax"):
+    with caplog.at_level(logging.WARNING, logger="tensorflow"):
         for n in range(1, 30):
             g(tf.zeros([n % 4 + 1]))      # 4 traces, then only cached signatures
         for n in range(5, 8):
@@ -105,7 +105,7 @@ def test_retracing_warning_counts_calls_in_a_window(caplog, new_detectors):
     # A tf.function made again from the same code shares the detector (TF keys it by __code__).
     # TensorFlow 2.21 logs exactly these two here (recorded): the 25 untraced calls stay in the
     # window, counted with the trace before them.
-    with caplog.at_level(logging.WARNING, logger="tapejax"):
+    with caplog.at_level(logging.WARNING, logger="tensorflow"):
         for n in range(8, 10):
             tf.function(body)(tf.zeros([n]))
     msgs = [r.getMessage() for r in caplog.records if "retracing" in r.getMessage()]

@@ -1,5 +1,7 @@
 """GradientTape behaviour, checked against TensorFlow's documented results and JAX."""
 import logging
+import subprocess
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -51,12 +53,26 @@ def test_watch_rejects_non_tensors():
 
 def test_watch_integer_tensor_warns_and_gives_none(caplog):
     x = tf.constant(3)
-    with caplog.at_level(logging.WARNING, logger="tapejax"):
+    with caplog.at_level(logging.WARNING, logger="tensorflow"):
         with tf.GradientTape() as tape:
             tape.watch(x)
             y = x * x
     assert "floating" in caplog.text
     assert tape.gradient(y, x) is None
+
+
+def test_warnings_print_as_tensorflow_logs_them():
+    # TensorFlow 2.21, the autodiff guide's cell (a script: the warning goes to stderr).
+    code = ("import tapejax as tf\nx = tf.constant(10)\nwith tf.GradientTape() as g:\n"
+            "  g.watch(x)\n  y = x * x\nprint(g.gradient(y, x))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == "None\n"
+    assert out.stderr.splitlines()[-1] == (
+        "WARNING:tensorflow:The dtype of the watched tensor must be floating (e.g. tf.float32), got tf.int32")
+    # The logger TensorFlow code silences: tf.get_logger().setLevel('ERROR').
+    quiet = "import tapejax as tf\ntf.get_logger().setLevel('ERROR')\n" + code.split("\n", 1)[1]
+    out = subprocess.run([sys.executable, "-c", quiet], capture_output=True, text=True, check=True)
+    assert "WARNING" not in out.stderr and out.stdout == "None\n"
 
 
 def test_trainable_variables_watched_automatically():

@@ -1,12 +1,11 @@
 """GradientTape: records ops on watched values and differentiates them."""
 import enum
-import logging
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import dtypes as _dtypes, engine as _engine, lazy as _lazy
+from . import dtypes as _dtypes, engine as _engine, lazy as _lazy, logs as _logs
 from .backward import custom_jacobian, plan, run_backward
 from .engine import state
 from .indexed_slices import gradient_with_indexed_slices
@@ -14,7 +13,6 @@ from .tensor import Tensor, _TensorBase, to_array
 from .variable import Variable
 from .tensor import is_tracer, _ids, export_listeners
 
-_log = logging.getLogger("tapejax")
 
 # A watched value converted to NumPy leaves the tape: explain() names it.
 export_listeners.append(lambda t: _engine.note_barrier("numpy", t))
@@ -101,7 +99,7 @@ class _Recorder:
             if not isinstance(t, _TensorBase):
                 raise ValueError(_NOT_TENSOR.format(what="Watched values", typ=type(t).__name__))
             if not _engine.is_float_dtype(t._aval.dtype):
-                _log.warning("The dtype of the watched tensor must be floating (e.g. tf.float32), got %s",
+                _logs.warning("The dtype of the watched tensor must be floating (e.g. tf.float32), got %r",
                              t.dtype)
                 continue
             if isinstance(t, Variable):

@@ -30,7 +30,6 @@ import builtins
 import functools
 import inspect
 import itertools
-import logging
 import os
 import sysconfig
 import textwrap
@@ -44,7 +43,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import control_flow as _control_flow
-from .._core import state as _state
+from .._core import logs as _logs, state as _state
 from .._core.tensor import Tensor, _TensorBase, to_array, is_tracer
 from ..ops import logical_not
 from ..ops import logical_and
@@ -54,7 +53,6 @@ from .._core.dtypes import as_dtype
 from .._core.dtypes import np_dtype
 from ..ops import range as tf_range
 
-_log = logging.getLogger("tapejax")
 _DO_NOT_CONVERT = "__tapejax_do_not_convert__"
 _verbosity = [0]
 
@@ -849,7 +847,7 @@ def _convert(fn):
         _generated.update(_nested_codes(code))
         entry = _factories[fn.__code__] = (code, ast.unparse(node))
         if _verbosity[0] >= 3:
-            _log.info("AutoGraph converted %s:\n%s", fn.__qualname__, entry[1])
+            _logs.info("AutoGraph converted %s:\n%s", fn.__qualname__, entry[1])
     code, source = entry
     ns = {}
     exec(code, fn.__globals__, ns)  # noqa: S102 - the user's own function, rewritten

@@ -30,7 +30,6 @@ import contextlib
 import types
 import functools
 import inspect
-import logging
 import operator
 import threading
 import weakref
@@ -40,7 +39,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax._src import dispatch as _dispatch   # runtime_tokens: the order of effects (no public spelling)
 
-from .._core import cache as _cache, dtypes as _dtypes, engine as _engine, host as _host, state as _state
+from .._core import cache as _cache, dtypes as _dtypes, engine as _engine, host as _host, logs as _logs, state as _state
 from .._core import variable as _variable
 from .. import errors
 from .._core.module import Module as _Module
@@ -49,7 +48,6 @@ from .._core.tensor import HostValue, Tensor, _TensorBase, TensorShape, string_a
 from .._core.tape import GradientTape
 from . import autograph as _autograph
 
-_log = logging.getLogger("tapejax")
 
 
 class _Flags(threading.local):
@@ -1094,7 +1092,7 @@ class _TracingDetector:
         if self._warnings >= _RETRACE_MAX_WARNINGS or len(self._calls_per_tracing) < _RETRACE_WARN:
             return
         self._warnings += 1
-        _log.warning(_RETRACING.format(n=len(self._calls_per_tracing), calls=self._call_count,
+        _logs.warning(_RETRACING.format(n=len(self._calls_per_tracing), calls=self._call_count,
                                        name=python_function))
 
     def called_without_tracing(self):

@@ -1,6 +1,5 @@
 """The on-disk format shared by the writer and the reader: file names, TensorFlow's value keys,
 the checksum of a value, and the errors of a missing or damaged checkpoint."""
-import logging
 
 import jax
 import numpy as np
@@ -12,7 +11,6 @@ _STATE_FILE = "checkpoint"
 _ATTRIBUTES = ".ATTRIBUTES"
 _TMP_MARK = ".orbax-checkpoint-tmp"   # orbax's temporary folders (and ours) carry this
 _INDEX_VERSION = 2
-_log = logging.getLogger("tapejax")
 
 
 class NotFoundError(_errors.NotFoundError, FileNotFoundError):

@@ -8,7 +8,8 @@ import time
 
 import numpy as np
 
-from .format import _STATE_FILE, _log, _ocp
+from .format import _STATE_FILE, _ocp
+from .._core import logs as _logs
 from .checkpoint import Checkpoint, _callbacks, _is_async
 from .reader import _is_inside, _read_state
 from .writer import _clean_tmp, _delete_checkpoint, _write_state
@@ -115,7 +116,7 @@ class CheckpointManager:
         # The state file is not trusted: a path outside the directory is never adopted (nor deleted).
         outside = [p for p in [latest] + paths if p is not None and not _is_inside(self._abs_directory, p)]
         if outside:
-            _log.warning("Ignoring checkpoint paths outside the manager's directory %r in its state file %r: %s",
+            _logs.warning("Ignoring checkpoint paths outside the manager's directory %r in its state file %r: %s",
                          self._directory, os.path.join(self._directory, _STATE_FILE), outside)
             if stamps and len(stamps) == len(paths):
                 stamps = [t for p, t in zip(paths, stamps) if p not in outside]
