@@ -32,12 +32,14 @@ import zlib
 
 import numpy as np
 
-from ._core import dtypes as _dtypes
+from ._core import dtypes as _dtypes, host as _host
 from . import errors as errors
 from ._core.tensor import Tensor, string_array, to_array
 from .image import convert_image_dtype
+from .ops.messages import _kernel_message
+from .strings import _numbers, _text
 
-__all__ = ["read_file", "write_file", "gfile", "serialize_tensor", "parse_tensor", "decode_png", "decode_jpeg",
+__all__ = ["read_file", "write_file", "gfile", "serialize_tensor", "parse_tensor", "decode_raw", "decode_png", "decode_jpeg",
            "decode_image", "encode_png", "encode_jpeg", "is_jpeg", "TFRecordWriter", "TFRecordOptions"]
 
 
@@ -404,6 +406,63 @@ def parse_tensor(serialized, out_type, name=None):
         raise errors.InvalidArgumentError(None, None, "Could not parse `serialized`: its data does not fill its shape.")
     a = np.zeros(size, np_dt) if a.size == 0 else a
     return Tensor(a.reshape(dims).astype(np_dt.newbyteorder("=")))
+
+
+_RAW_TYPES = ("float16", "float32", "float64", "int32", "uint16", "uint8", "int16", "int8", "int64", "complex64",
+              "complex128", "bool", "bfloat16")
+
+
+def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, name=None):
+    """The bytes of each string read as numbers of ``out_type`` (``tf.io.decode_raw``): a string
+    tensor of shape ``S`` gives shape ``S + [n]``. Every string must have the same length, a
+    multiple of the type's size; with ``fixed_length`` each is cut or zero-padded to that many
+    bytes first.
+
+    Raises:
+        tf.errors.InvalidArgumentError: lengths that differ or do not divide into whole numbers,
+            a non-string input, or an ``out_type`` TensorFlow does not decode (strings).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.io.decode_raw(tf.constant("Duck"), tf.uint8)
+        <tf.Tensor: shape=(4,), dtype=uint8, numpy=array([ 68, 117,  99, 107], dtype=uint8)>
+    """
+    # On the host, around a tf.function's program (strings are NumPy; see _core/host.call).
+    return _host.call("tf.io.decode_raw", _decode_raw, input_bytes, out_type, little_endian, fixed_length)
+
+
+def _decode_raw(input_bytes, out_type, little_endian, fixed_length):
+    dt = _dtypes.as_dtype(out_type)
+    if dt.name not in _RAW_TYPES:
+        raise errors.InvalidArgumentError(
+            None, None, f"Value for attr 'out_type' of {dt.name} is not in the list of allowed values: half, float, "
+                        "double, int32, uint16, uint8, int16, int8, int64, complex64, complex128, bool, bfloat16")
+    op = "DecodeRaw" if fixed_length is None else "DecodePaddedRaw"
+    if isinstance(input_bytes, Tensor) and input_bytes.dtype.name != "string":
+        raise errors.InvalidArgumentError(
+            None, None, f"cannot compute {op} as input #0(zero-based) was expected to be a string tensor but is a "
+                        f"{input_bytes.dtype.name} tensor [Op:{op}] name: ")
+    strings = _text(input_bytes)
+    np_dt = np.dtype(_dtypes.np_dtype(dt.name)).newbyteorder("<" if little_endian else ">")
+    size = np_dt.itemsize
+    flat = list(strings.ravel())
+    if fixed_length is not None:
+        fixed_length = int(fixed_length)
+        if fixed_length % size:
+            raise errors.InvalidArgumentError(None, None, _kernel_message(
+                op, f"fixed_length ({fixed_length}) must be a multiple of the size of out_type ({size})", name=""))
+        flat = [b[:fixed_length].ljust(fixed_length, b"\0") for b in flat]
+    n = len(flat[0]) if flat else 0
+    for k, b in enumerate(flat):
+        if len(b) != n:
+            raise errors.InvalidArgumentError(None, None, _kernel_message(
+                op, f"{op} requires input strings to all be the same size, but element {k} has size {n} != "
+                    f"{len(b)}", name=""))
+    if n % size:
+        raise errors.InvalidArgumentError(None, None, _kernel_message(
+            op, f"Input to {op} has length {n} that is not a multiple of {size}, the size of {dt.name}", name=""))
+    values = np.frombuffer(b"".join(flat), np_dt).astype(np_dt.newbyteorder("="))
+    return _numbers(values.reshape(strings.shape + (n // size,)), values.dtype)
 
 
 def _typed_values(values, np_dt):

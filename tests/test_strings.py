@@ -537,3 +537,68 @@ def test_numeric_ops_keep_their_path():
     finally:
         _engine.dispatchers.pop()
     assert [op.name for op in calls] == ["add"]
+
+
+# ---------------------------------------------------------------- decode_raw
+# tf.io.decode_raw as TensorFlow 2.21 printed it (repr, or the error's class and first line).
+_DECODE_RAW_CASES = [
+ 'tf.io.decode_raw(tf.constant("Duck"), tf.uint8)',
+ 'tf.io.decode_raw(tf.constant(["abcd", "efgh"]), tf.int32)',
+ 'tf.io.decode_raw(tf.constant(["abcd", "efgh"]), tf.int16, little_endian=False)',
+ 'tf.io.decode_raw(tf.constant([["ab"], ["cd"]]), tf.uint8)',
+ 'tf.io.decode_raw(b"\\x00\\x00\\x80\\x3f", tf.float32)',
+ 'tf.io.decode_raw(tf.constant(["abc", "abcdef"]), tf.uint8, fixed_length=4)',
+ 'tf.io.decode_raw(tf.constant(["abc", "abcdef"]), tf.int16, fixed_length=4)',
+ 'tf.io.decode_raw(tf.constant("abc"), tf.int32)',
+ 'tf.io.decode_raw(tf.constant(["ab", "abc"]), tf.uint8)',
+ 'tf.io.decode_raw(tf.constant(""), tf.uint8)',
+ 'tf.io.decode_raw(tf.constant([], tf.string), tf.uint8)',
+ 'tf.io.decode_raw(tf.constant(["abc", "abcdef"]), tf.int16, fixed_length=3)',
+ 'tf.io.decode_raw(tf.constant("abcd"), tf.string)',
+ 'tf.io.decode_raw(tf.constant([1, 2]), tf.uint8)',
+ 'tf.io.decode_raw(tf.constant("abcdefgh"), tf.float64, little_endian=False)',
+ 'tf.io.decode_raw(tf.constant("ab"), tf.bool)',
+]
+_DECODE_RAW_TF = """tf.io.decode_raw(tf.constant("Duck"), tf.uint8) -> <tf.Tensor: shape=(4,), dtype=uint8, numpy=array([ 68, 117,  99, 107], dtype=uint8)>
+tf.io.decode_raw(tf.constant(["abcd", "efgh"]), tf.int32) -> <tf.Tensor: shape=(2, 1), dtype=int32, numpy=
+array([[1684234849],
+       [1751606885]], dtype=int32)>
+tf.io.decode_raw(tf.constant(["abcd", "efgh"]), tf.int16, little_endian=False) -> <tf.Tensor: shape=(2, 2), dtype=int16, numpy=
+array([[24930, 25444],
+       [25958, 26472]], dtype=int16)>
+tf.io.decode_raw(tf.constant([["ab"], ["cd"]]), tf.uint8) -> <tf.Tensor: shape=(2, 1, 2), dtype=uint8, numpy=
+array([[[ 97,  98]],
+
+       [[ 99, 100]]], dtype=uint8)>
+tf.io.decode_raw(b"\\x00\\x00\\x80\\x3f", tf.float32) -> <tf.Tensor: shape=(1,), dtype=float32, numpy=array([1.], dtype=float32)>
+tf.io.decode_raw(tf.constant(["abc", "abcdef"]), tf.uint8, fixed_length=4) -> <tf.Tensor: shape=(2, 4), dtype=uint8, numpy=
+array([[ 97,  98,  99,   0],
+       [ 97,  98,  99, 100]], dtype=uint8)>
+tf.io.decode_raw(tf.constant(["abc", "abcdef"]), tf.int16, fixed_length=4) -> <tf.Tensor: shape=(2, 2), dtype=int16, numpy=
+array([[25185,    99],
+       [25185, 25699]], dtype=int16)>
+tf.io.decode_raw(tf.constant("abc"), tf.int32) !! InvalidArgumentError {{function_node __wrapped__DecodeRaw_device_/job:localhost/replica:0/task:0/device:CPU:0}} Input to DecodeRaw has length 3 that is not a multiple of 4, the size of int32 [Op:DecodeRaw] name: 
+tf.io.decode_raw(tf.constant(["ab", "abc"]), tf.uint8) !! InvalidArgumentError {{function_node __wrapped__DecodeRaw_device_/job:localhost/replica:0/task:0/device:CPU:0}} DecodeRaw requires input strings to all be the same size, but element 1 has size 2 != 3 [Op:DecodeRaw] name: 
+tf.io.decode_raw(tf.constant(""), tf.uint8) -> <tf.Tensor: shape=(0,), dtype=uint8, numpy=array([], dtype=uint8)>
+tf.io.decode_raw(tf.constant([], tf.string), tf.uint8) -> <tf.Tensor: shape=(0, 0), dtype=uint8, numpy=array([], shape=(0, 0), dtype=uint8)>
+tf.io.decode_raw(tf.constant(["abc", "abcdef"]), tf.int16, fixed_length=3) !! InvalidArgumentError {{function_node __wrapped__DecodePaddedRaw_device_/job:localhost/replica:0/task:0/device:CPU:0}} fixed_length (3) must be a multiple of the size of out_type (2) [Op:DecodePaddedRaw] name: 
+tf.io.decode_raw(tf.constant("abcd"), tf.string) !! InvalidArgumentError Value for attr 'out_type' of string is not in the list of allowed values: half, float, double, int32, uint16, uint8, int16, int8, int64, complex64, complex128, bool, bfloat16
+tf.io.decode_raw(tf.constant([1, 2]), tf.uint8) !! InvalidArgumentError cannot compute DecodeRaw as input #0(zero-based) was expected to be a string tensor but is a int32 tensor [Op:DecodeRaw] name: 
+tf.io.decode_raw(tf.constant("abcdefgh"), tf.float64, little_endian=False) -> <tf.Tensor: shape=(1,), dtype=float64, numpy=array([1.29261179e+161])>
+tf.io.decode_raw(tf.constant("ab"), tf.bool) -> <tf.Tensor: shape=(2,), dtype=bool, numpy=array([ True,  True])>
+"""
+
+
+def test_decode_raw_matches_tensorflow():
+    printed = []
+    for c in _DECODE_RAW_CASES:
+        try:
+            printed.append(f"{c} -> {eval(c, {'tf': tf})!r}")
+        except Exception as e:
+            printed.append(f"{c} !! {type(e).__name__} {str(e).splitlines()[0][:200]}")
+    assert "\n".join(printed) + "\n" == _DECODE_RAW_TF
+
+
+def test_decode_raw_in_a_function():
+    f = tf.function(lambda s: tf.io.decode_raw(s, tf.uint8) + 1)
+    assert f(tf.constant(["ab", "cd"])).numpy().tolist() == [[98, 99], [100, 101]]

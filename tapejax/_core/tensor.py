@@ -247,9 +247,9 @@ def to_array(x, dtype=None):
             a = np.asarray(x) if isinstance(x, (np.ndarray, np.generic)) else _python_default_dtype(x)
             text = a.dtype.kind in "OUS"
             if text or (dtype is not None and _dtypes.as_dtype(dtype) is _dtypes.string):
-                if dtype is not None and not (text and _dtypes.as_dtype(dtype) is _dtypes.string):
+                if dtype is not None and not ((text or a.size == 0) and _dtypes.as_dtype(dtype) is _dtypes.string):
                     raise _cannot_convert(x, dtype)
-                return string_array(a)  # strings stay on the host, as NumPy
+                return string_array(a.astype(object))  # strings stay on the host, as NumPy (an empty list too)
             if dtype is not None:
                 # Straight to the requested dtype: 0.1 through float32 is not float64's 0.1.
                 a = np.asarray(x, _dtypes.np_dtype(dtype))
