@@ -23,3 +23,4 @@ from ._builtin import (
 )
 from ._wrappers import Bidirectional as Bidirectional, TimeDistributed as TimeDistributed
 from ._flax import FlaxLayer as FlaxLayer
+from ._preprocessing import Normalization as Normalization
