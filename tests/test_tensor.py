@@ -1,5 +1,6 @@
 """The Tensor / Variable / Module surface, as TensorFlow prints and behaves."""
 import operator
+import pickle
 
 import jax
 import jax.numpy as jnp
@@ -471,3 +472,20 @@ def test_format_is_numpy_format_as_tf_eager_tensors():
     assert f"{tf.constant(2.5):.2f}" == "2.50"
     assert "{}".format(tf.constant(["a"])) == "[b'a']"
     assert f"{tf.Variable(3.)}" == "<tf.Variable 'Variable:0' shape=() dtype=float32, numpy=3.0>"
+
+
+def test_type_names_are_tensorflows():
+    # TensorFlow's autodiff guide ("Cases where gradient returns None"), as TF 2.21 printed it.
+    x = tf.Variable(2.0)
+    printed = []
+    for epoch in range(2):
+        with tf.GradientTape() as tape:
+            y = x + 1
+        printed.append(f"{type(x).__name__} : {str(tape.gradient(y, x))}")
+        x = x + 1
+    assert printed == ["ResourceVariable : tf.Tensor(1.0, shape=(), dtype=float32)", "EagerTensor : None"]
+    v = tf.Variable(1.0)
+    assert isinstance(v, tf.Variable) and not isinstance(v, tf.Tensor) and isinstance(v + 1, tf.Tensor)
+    assert type(v.assign(2.0)).__name__ == "_UnreadVariable"
+    t = pickle.loads(pickle.dumps(tf.constant([1.0, 2.0])))
+    assert type(t) is tf.Tensor and t.numpy().tolist() == [1.0, 2.0]

@@ -507,5 +507,10 @@ def _multiline(text):
     return "\n" + text if "\n" in text else text
 
 
+# What ``type(t).__name__`` says in TensorFlow for an eager tensor (``tf.Tensor`` is this class
+# here; ``EagerTensor`` is its name for pickling).
+Tensor.__name__ = Tensor.__qualname__ = "EagerTensor"
+EagerTensor = Tensor
+
 jax.tree_util.register_pytree_node(
     Tensor, lambda t: ((t._value,), None), lambda _, children: Tensor(children[0]))

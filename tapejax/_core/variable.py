@@ -76,6 +76,11 @@ class Variable(_TensorBase):
     __slots__ = ("_stored", "_id", "trainable", "_name", "_spec", "constraint", "_sharding", "_kind",
                  "_shared", "__weakref__")
 
+    def __new__(cls, *args, **kwargs):
+        # As in TensorFlow, ``tf.Variable(...)`` makes a ``ResourceVariable`` (what
+        # ``type(v).__name__`` says); ``isinstance(v, tf.Variable)`` holds.
+        return object.__new__(ResourceVariable if cls is Variable else cls)
+
     def __init__(self, initial_value: Any = None, trainable: Optional[bool] = None, validate_shape: bool = True,
                  caching_device: Any = None, name: Optional[str] = None, variable_def: Any = None,
                  dtype: Any = None, import_scope: Optional[str] = None, constraint: Any = None,
@@ -203,6 +208,12 @@ class Variable(_TensorBase):
     @property
     def aggregation(self):
         return None
+
+
+class ResourceVariable(Variable):
+    """The type of ``tf.Variable(...)``, as in TensorFlow: a Variable (nothing added)."""
+
+    __slots__ = ()
 
 
 class _UnreadVariable(Variable):
