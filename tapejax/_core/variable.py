@@ -258,4 +258,5 @@ def register_pytree(cls):
 
 
 register_pytree(Variable)
+register_pytree(ResourceVariable)
 register_pytree(_UnreadVariable)
