@@ -26,7 +26,18 @@ def _step(w, b, x):
 
 
 # ---------------------------------------------------------------- caching
-def test_same_structure_does_not_retrace():
+@pytest.fixture
+def roomy_caches():
+    """Caches that evict nothing during the test: an entry's bytes are the process's resident-set
+    growth while it compiled, so after a long run one new program can push an older one out
+    (lazily, the step's program), and it is traced again, as it should be."""
+    old = tf.config.experimental.get_compile_cache_limits()
+    tf.config.experimental.set_compile_cache_limits(max_programs=1024, max_bytes=2 ** 40)
+    yield
+    tf.config.experimental.set_compile_cache_limits(**old)
+
+
+def test_same_structure_does_not_retrace(roomy_caches):
     rng = np.random.default_rng(0)
     w = tf.Variable(rng.normal(size=(3, 2)).astype(np.float32))
     b = tf.Variable(np.zeros(2, np.float32))
