@@ -224,3 +224,19 @@ def test_svd_qr_eigh_as_tensorflow():
         y = tf.reduce_sum(tf.linalg.svd(x, compute_uv=False))
     want = jax.grad(lambda m: jnp.sum(jnp.linalg.svd(m, compute_uv=False)))(a.numpy())
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), want, rtol=1e-5, atol=1e-6)
+
+
+# ---------------------------------------------------------------- division, as TensorFlow rounds it
+@pytest.mark.parametrize("divisor", [255.0, 3.0, 0.1, "vector", "column"])
+def test_division_is_ieee_as_in_tensorflow(divisor):
+    # TensorFlow divides with IEEE division (checked: TF 2.21's x / 255.0, x / 3.0 and x / vector
+    # on these values equal NumPy's bit for bit); XLA would multiply by the reciprocal instead.
+    rs = np.random.RandomState(0)
+    x = (rs.rand(64, 100) * 10).astype(np.float32)
+    d = {"vector": rs.rand(100).astype(np.float32) + 0.5,
+         "column": rs.rand(64, 1).astype(np.float32) + 0.5}.get(divisor, divisor)
+    expected = x / (np.float32(d) if isinstance(d, float) else d)
+    f = tf.function(lambda a, b: a / b)
+    for _ in range(3):   # the first time at a shape on the host, then compiled
+        np.testing.assert_array_equal((tf.constant(x) / d).numpy(), expected)
+        np.testing.assert_array_equal(f(tf.constant(x), tf.constant(d, tf.float32)).numpy(), expected)
