@@ -99,3 +99,166 @@ def test_normalization_in_function_and_fit():
     assert len(hist.history["loss"]) == 2
     assert len(model.trainable_weights) == 2  # the statistics are not trained
     np.testing.assert_allclose(n.mean.numpy(), [[1.75, 2.25, 4.5]])
+
+
+# ---------------------------------------------------------------------------
+# RNN and cells
+# ---------------------------------------------------------------------------
+
+SEQ = np.arange(2 * 5 * 3, dtype=np.float32).reshape(2, 5, 3) / 10.0 - 0.7
+
+# TF 2.21: tf.keras.utils.set_random_seed(0); tf.keras.layers.RNN(Cell(4))(SEQ)
+RNN_OUT = {
+    "SimpleRNNCell": [[-0.695227, -0.695183, -0.383604, -0.824435], [-0.96925, -0.960302, -0.85884, -0.864975]],
+    "LSTMCell": [[0.069919, -0.049593, 0.022624, 0.037233], [0.399432, -0.035835, 0.419088, 0.494844]],
+    "GRUCell": [[-0.03837, 0.012023, -0.086004, 0.338809], [-0.237549, 0.089809, 0.0587, 0.95008]],
+}
+# ... and with initial_state = 0.3 everywhere
+RNN_INIT = {
+    "SimpleRNNCell": [[-0.684791, -0.594962, -0.553838, -0.758049], [-0.969181, -0.960004, -0.862471, -0.866426]],
+    "LSTMCell": [[0.094364, 0.019837, 0.063085, 0.109998], [0.433462, 0.08617, 0.48187, 0.663015]],
+    "GRUCell": [[-0.044364, 0.041554, -0.071682, 0.357851], [-0.222765, 0.136255, 0.05429, 0.95008]],
+}
+RNN_INIT["GRUCell"][1][3] = 0.951441
+
+
+def _seeded_rnn(name, **kw):
+    tf.keras.utils.set_random_seed(0)
+    return tf.keras.layers.RNN(getattr(tf.keras.layers, name)(4), name="rnn", **kw)
+
+
+@pytest.mark.parametrize("name", ["SimpleRNNCell", "LSTMCell", "GRUCell"])
+def test_rnn_cell_matches_tf_and_layer(name):
+    layer = _seeded_rnn(name)
+    y = layer(SEQ)
+    np.testing.assert_allclose(y.numpy(), RNN_OUT[name], atol=2e-6)
+    snake = {"SimpleRNNCell": "simple_rnn_cell", "LSTMCell": "lstm_cell", "GRUCell": "gru_cell"}[name]
+    assert [w.path.split("/")[0] + "/" + w.name for w in layer.weights] == \
+        ["rnn/kernel", "rnn/recurrent_kernel", "rnn/bias"]
+    assert all(w.path.split("/")[1].startswith(snake) for w in layer.weights)
+    # the layer with the same weights computes the same numbers (and TF seeds both alike)
+    tf.keras.utils.set_random_seed(0)
+    ref = getattr(tf.keras.layers, name.replace("Cell", ""))(4)
+    np.testing.assert_allclose(ref(SEQ).numpy(), y.numpy(), atol=1e-6)
+    ref.set_weights([w * 0.5 for w in layer.get_weights()])
+    layer.set_weights([w * 0.5 for w in layer.get_weights()])
+    np.testing.assert_allclose(ref(SEQ).numpy(), layer(SEQ).numpy(), atol=1e-6)
+    layer.set_weights([w * 2 for w in layer.get_weights()])
+    n_states = 2 if name == "LSTMCell" else 1
+    init = [tf.ones((2, 4)) * 0.3] * n_states
+    np.testing.assert_allclose(layer(SEQ, initial_state=init).numpy(), RNN_INIT[name], atol=2e-6)
+
+
+def test_lstm_cell_states_backwards_call_and_gradient():
+    layer = _seeded_rnn("LSTMCell")
+    layer(SEQ)
+    l2 = tf.keras.layers.RNN(layer.cell, return_sequences=True, return_state=True, go_backwards=True)
+    out, h, c = l2(SEQ)
+    assert out.shape == (2, 5, 4)
+    np.testing.assert_allclose(out[:, -1].numpy(), [[-0.062521, -0.023908, -0.031575, -0.015735],
+                                                    [0.30926, -0.023761, 0.336405, 0.408433]], atol=2e-6)
+    np.testing.assert_allclose(c.numpy(), [[-0.132777, -0.047941, -0.070036, -0.037345],
+                                           [0.627153, -0.046419, 0.578666, 0.659506]], atol=2e-6)
+    o, s = layer.cell(tf.constant(SEQ[:, 0]), [tf.ones((2, 4)) * 0.5] * 2)
+    assert isinstance(s, list) and len(s) == 2
+    np.testing.assert_allclose(o.numpy(), [[0.070475, 0.222223, 0.108433, 0.132733],
+                                           [0.297078, 0.235262, 0.304937, 0.389417]], atol=2e-6)
+    np.testing.assert_allclose(s[1].numpy(), [[0.130307, 0.469127, 0.227917, 0.301513],
+                                              [0.528722, 0.507997, 0.506195, 0.650837]], atol=2e-6)
+    xt = tf.constant(SEQ)
+    with tf.GradientTape() as tape:
+        tape.watch(xt)
+        loss = tf.reduce_sum(layer(xt) ** 2)
+    gx, gk = tape.gradient(loss, [xt, layer.cell.kernel])
+    np.testing.assert_allclose(gx.numpy()[1, 4], [0.012241, -0.052058, 0.172486], atol=2e-6)
+    np.testing.assert_allclose(gk.numpy()[0, :4], [0.285002, 0.00146, 0.263382, 0.415272], atol=2e-6)
+
+
+class MinimalRNNCell(tf.keras.layers.Layer):
+    """TF's RNN guide's cell."""
+
+    def __init__(self, units, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+        self.state_size = units
+
+    def build(self, input_shape):
+        self.kernel = self.add_weight(shape=(input_shape[-1], self.units), initializer="uniform", name="kernel")
+        self.recurrent_kernel = self.add_weight(shape=(self.units, self.units), initializer="uniform",
+                                                name="recurrent_kernel")
+        self.built = True
+
+    def call(self, inputs, states):
+        output = tf.matmul(inputs, self.kernel) + tf.matmul(states[0], self.recurrent_kernel)
+        return output, [output]
+
+
+def test_user_cell_matches_tf_and_jax_grad():
+    tf.keras.utils.set_random_seed(0)
+    layer = tf.keras.layers.RNN(MinimalRNNCell(4), return_sequences=True)
+    y = layer(SEQ)
+    np.testing.assert_allclose(y[:, -1].numpy(), [[-0.002705, -0.033156, 0.03721, 0.014682],
+                                                  [-0.012481, -0.119122, 0.134922, 0.037171]], atol=2e-6)
+    np.testing.assert_allclose(layer.weights[0].numpy()[0], [0.001568, -0.019094, 0.03389, -0.03934], atol=2e-6)
+    k, rk = (w.numpy() for w in layer.weights)
+
+    def pure(k, rk):
+        h = jnp.zeros((2, 4))
+        for t in range(5):
+            h = SEQ[:, t] @ k + h @ rk
+        return jnp.sum(h ** 2)
+
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(layer(SEQ)[:, -1] ** 2)
+    got = tape.gradient(loss, layer.trainable_weights)
+    for g, e in zip(got, jax.grad(pure, argnums=(0, 1))(k, rk)):
+        np.testing.assert_allclose(g.numpy(), e, rtol=1e-4, atol=1e-7)
+
+
+def test_stacked_cells_match_tf():
+    tf.keras.utils.set_random_seed(0)
+    layer = tf.keras.layers.RNN([MinimalRNNCell(3), MinimalRNNCell(4)], return_state=True)
+    out, s1, s2 = layer(SEQ)
+    np.testing.assert_allclose(out.numpy(), [[-5.7e-05, 0.000629, -0.000339, -0.002127],
+                                             [-0.000491, 0.002483, -0.001577, -0.007035]], atol=2e-6)
+    tf.keras.utils.set_random_seed(0)
+    st = tf.keras.layers.StackedRNNCells([tf.keras.layers.LSTMCell(3), tf.keras.layers.GRUCell(4)])
+    layer = tf.keras.layers.RNN(st, return_state=True, return_sequences=True)
+    out, (h1, c1), (h2,) = layer(SEQ)
+    assert st.state_size == [[3, 3], 4] and st.output_size == 4
+    np.testing.assert_allclose(out[:, -1].numpy(), [[0.049466, -0.024804, -0.034032, -0.007292],
+                                                    [0.07128, -0.032574, -0.014311, 0.001816]], atol=2e-6)
+    np.testing.assert_allclose(h1.numpy(), [[0.050208, -0.047914, -0.031152], [0.169091, 0.077721, -0.103327]],
+                               atol=2e-6)
+    np.testing.assert_allclose(h2.numpy(), out[:, -1].numpy())
+    # one op per cell equals the step-by-step stacked cell
+    steps = tf.keras.layers.RNN(st, return_sequences=True)._steps(tf.constant(SEQ), None)
+    np.testing.assert_allclose(steps.numpy(), out.numpy(), atol=1e-6)
+
+
+def test_simple_rnn_seeds_as_tf():
+    # Keras 3's SimpleRNNCell takes its dropout seed before its initializers, LSTM/GRU after.
+    tf.keras.utils.set_random_seed(0)
+    layer = tf.keras.layers.SimpleRNN(4)
+    layer(np.ones((1, 2, 3), np.float32))
+    np.testing.assert_allclose(layer.kernel.numpy().ravel()[:3], [-0.32815, -0.56193, -0.40734], atol=1e-5)
+    for rnn in (tf.keras.layers.SimpleRNN, tf.keras.layers.LSTM, tf.keras.layers.GRU):
+        tf.keras.utils.set_random_seed(0)
+        m = tf.keras.Sequential([rnn(2), tf.keras.layers.Dense(2)])
+        m(np.ones((1, 2, 3), np.float32))
+        np.testing.assert_allclose(m.layers[1].kernel.numpy().ravel(), [-0.37754, 0.58032, -0.16898, -0.21663],
+                                   atol=1e-5)
+
+
+def test_rnn_in_function_and_fit():
+    layer = _seeded_rnn("GRUCell")
+    f = tf.function(lambda x: layer(x))
+    np.testing.assert_allclose(f(tf.constant(SEQ)).numpy(), RNN_OUT["GRUCell"], atol=2e-6)
+    cell_rnn = tf.keras.layers.RNN(MinimalRNNCell(2))
+    g = tf.function(lambda x: cell_rnn(x))
+    np.testing.assert_allclose(g(tf.constant(SEQ)).numpy(), cell_rnn(SEQ).numpy(), rtol=1e-5)
+    model = tf.keras.Sequential([tf.keras.Input((5, 3)), tf.keras.layers.RNN(tf.keras.layers.LSTMCell(4)),
+                                 tf.keras.layers.Dense(1)])
+    model.compile(optimizer="adam", loss="mse")
+    hist = model.fit(SEQ, np.ones((2, 1)), epochs=2, verbose=0)
+    assert len(hist.history["loss"]) == 2 and model.output_shape == (None, 1)

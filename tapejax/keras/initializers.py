@@ -419,6 +419,8 @@ _BY_NAME = {
     "variance_scaling": VarianceScaling, "glorot_uniform": GlorotUniform, "glorot_normal": GlorotNormal,
     "he_normal": HeNormal, "he_uniform": HeUniform, "lecun_normal": LecunNormal,
     "lecun_uniform": LecunUniform, "orthogonal": Orthogonal,
+    # Keras 3's short aliases (TF's RNN guide builds a cell with initializer='uniform')
+    "uniform": RandomUniform, "normal": RandomNormal, "one": Ones, "zero": Zeros,
 }
 
 

@@ -8,6 +8,8 @@ The pieces come from JAX (``lax.conv_general_dilated``, ``lax.reduce_window`` po
 fused activation from the saved output (``_layer_vjp``), so the backward pass does
 not repeat the layer's forward matmul or convolution.
 """
+import random as _pyrandom
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -167,10 +169,12 @@ def _zero_pad_fn(x, padding):
     return jnp.pad(x, ((0, 0), padding[0], padding[1], (0, 0)))
 
 
-def _rnn_fn(x, kernel, recurrent_kernel, *bias, cell, units, return_sequences, go_backwards, act, rec_act,
-            reset_after=True):
+def _rnn_fn(x, kernel, recurrent_kernel, *rest, cell, units, return_sequences, go_backwards, act, rec_act,
+            reset_after=True, n_states=0):
     # Keras's cell equations; the input projection of every step is one matmul before the scan.
     # A GRU with reset_after has a (2, 3 * units) bias: row 0 for the input, row 1 for the recurrence.
+    # ``rest`` is the bias (if any) and then ``n_states`` initial states (zeros when none are given).
+    bias, states = rest[:len(rest) - n_states], rest[len(rest) - n_states:]
     x = _as_float(x, kernel)
     b_in = b_rec = 0.0
     if bias:
@@ -214,6 +218,8 @@ def _rnn_fn(x, kernel, recurrent_kernel, *bias, cell, units, return_sequences, g
         return (h,), h
 
     step, init = {"lstm": (lstm, (zeros, zeros)), "gru": (gru, (zeros,)), "simple": (simple, (zeros,))}[cell]
+    if states:
+        init = tuple(_as_float(s, kernel) for s in states)
     final, hs = jax.lax.scan(step, init, xs)
     out = jnp.swapaxes(hs, 0, 1) if return_sequences else final[0]
     return (out,) + tuple(final)
@@ -243,7 +249,7 @@ def _layer_vjp(fn):
 
 _dense = defop(_dense_fn, name="dense", static=("act",), vjp=_layer_vjp(_dense_fn))
 _rnn = defop(_rnn_fn, name="rnn", static=("cell", "units", "return_sequences", "go_backwards", "act", "rec_act",
-                                          "reset_after"))
+                                          "reset_after", "n_states"))
 _conv1d = defop(_conv1d_fn, name="conv1d", static=("strides", "padding", "dilation", "act"),
                 vjp=_layer_vjp(_conv1d_fn))
 _upsample = defop(_upsample_fn, name="upsampling2d", static=("size",))
@@ -1121,7 +1127,7 @@ class _RNN(Layer):
                  go_backwards=False, stateful=False, unroll=False, dropout=0.0, recurrent_dropout=0.0,
                  kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
                  activity_regularizer=None, kernel_constraint=None, recurrent_constraint=None,
-                 bias_constraint=None, time_major=False, **kwargs):
+                 bias_constraint=None, time_major=False, seed=None, **kwargs):
         if stateful or dropout or recurrent_dropout or time_major:
             raise NotImplementedError(f"{type(self).__name__}(stateful / dropout / recurrent_dropout / "
                                       "time_major) is not supported by tapejax yet; apply "
@@ -1136,9 +1142,7 @@ class _RNN(Layer):
             raise ValueError("Recurrent layers take built-in activations (names such as 'tanh', 'sigmoid' "
                              "or tf.nn ops), since the cell runs inside one compiled op.")
         self.use_bias = use_bias
-        self.kernel_initializer = _initializers.get(kernel_initializer)
-        self.recurrent_initializer = _initializers.get(recurrent_initializer)
-        self.bias_initializer = _initializers.get(bias_initializer)
+        _set_cell_initializers(self, kernel_initializer, recurrent_initializer, bias_initializer, seed)
         self.unit_forget_bias = unit_forget_bias
         self.return_sequences = bool(return_sequences)
         self.return_state = bool(return_state)
@@ -1171,12 +1175,8 @@ class _RNN(Layer):
         return {}
 
     def call(self, inputs, initial_state=None, mask=None, training=None):
-        if initial_state is not None:
-            raise NotImplementedError("initial_state is not supported by tapejax's recurrent layers yet.")
-        ws = (self.kernel, self.recurrent_kernel) + ((self.bias,) if self.use_bias else ())
-        outs = _rnn(inputs, *ws, cell=self._cell, units=self.units, return_sequences=self.return_sequences,
-                    go_backwards=self.go_backwards, act=self._k_act, rec_act=self._k_rec_act,
-                    **self._cell_options())
+        outs = _run_cell(self, inputs, initial_state, return_sequences=self.return_sequences,
+                         go_backwards=self.go_backwards)
         return list(outs) if self.return_state else outs[0]
 
     def get_config(self):
@@ -1190,6 +1190,39 @@ class _RNN(Layer):
                 "bias_initializer": _rnn_config_value(self.bias_initializer, _initializers),
                 "unit_forget_bias": self.unit_forget_bias, "return_sequences": self.return_sequences,
                 "return_state": self.return_state, "go_backwards": self.go_backwards}
+
+
+def _set_cell_initializers(cell, kernel_initializer, recurrent_initializer, bias_initializer, seed):
+    """The initializers of an RNN layer or cell, seeded as Keras 3 seeds them.
+
+    A Keras 3 cell also makes a dropout SeedGenerator, which takes a seed from Python's
+    ``random`` (as an unseeded initializer does): a SimpleRNNCell before its initializers,
+    an LSTMCell or GRUCell after them. Taking it in the same place keeps
+    ``tf.keras.utils.set_random_seed`` giving TensorFlow's weights, in this layer and the next.
+    """
+    if seed is None and cell._cell == "simple":
+        _pyrandom.randint(1, int(1e9))
+    cell.kernel_initializer = _initializers.get(kernel_initializer)
+    cell.recurrent_initializer = _initializers.get(recurrent_initializer)
+    cell.bias_initializer = _initializers.get(bias_initializer)
+    if seed is None and cell._cell != "simple":
+        _pyrandom.randint(1, int(1e9))
+    cell.seed = seed
+
+
+def _run_cell(cell, inputs, initial_state, return_sequences, go_backwards):
+    """One ``_rnn`` op for a built-in cell's weights (an LSTM/GRU/SimpleRNN layer or cell):
+    ``(output, *final_states)``; ``initial_state`` a state or list of states, or None for zeros."""
+    if initial_state is None:
+        states = ()
+    elif isinstance(initial_state, (list, tuple)):
+        states = tuple(initial_state)
+    else:
+        states = (initial_state,)
+    ws = (cell.kernel, cell.recurrent_kernel) + ((cell.bias,) if cell.use_bias else ())
+    return _rnn(inputs, *ws, *states, cell=cell._cell, units=cell.units, return_sequences=return_sequences,
+                go_backwards=go_backwards, act=cell._k_act, rec_act=cell._k_rec_act, n_states=len(states),
+                **cell._cell_options())
 
 
 def _rnn_config_value(obj, module):
