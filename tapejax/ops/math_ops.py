@@ -145,10 +145,13 @@ def _same_dtype(f):
 
 
 def _mean(x, axis, keepdims):
-    if x.dtype.kind not in "iu":
-        return jnp.mean(x, axis=axis, keepdims=keepdims)
     axes = builtins.range(x.ndim) if axis is None else np.atleast_1d(axis)
     n = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
+    if x.dtype.kind not in "iu":
+        if x.dtype.itemsize < 4:    # float16, bfloat16: accumulated in float32, as JAX does
+            return jnp.mean(x, axis=axis, keepdims=keepdims)
+        # TensorFlow's mean is the sum divided by the count, with IEEE division (_truediv).
+        return _truediv(jnp.sum(x, axis=axis, keepdims=keepdims), jnp.asarray(n, x.dtype))
     # TensorFlow's integer mean stays integer: the sum divided with C's truncation.
     return jax.lax.div(jnp.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype), jnp.asarray(max(n, 1), x.dtype))
 
