@@ -85,7 +85,7 @@ def test_normalization_gradient_matches_jax():
     np.testing.assert_allclose(g[0], [-0.6857142448425293, -0.08080808818340302, -0.5714285373687744], rtol=1e-5)
     mean, var = jnp.array([1.75, 2.25, 4.5]), jnp.array([2.1875, 6.1875, 5.25])
     expect = jax.grad(lambda x: jnp.sum(((x - mean) / jnp.sqrt(var)) ** 2))(jnp.asarray(X))
-    np.testing.assert_allclose(g, expect, rtol=1e-5)
+    np.testing.assert_allclose(g, expect, rtol=1e-5, atol=1e-6)
 
 
 def test_normalization_in_function_and_fit():
@@ -262,3 +262,59 @@ def test_rnn_in_function_and_fit():
     model.compile(optimizer="adam", loss="mse")
     hist = model.fit(SEQ, np.ones((2, 1)), epochs=2, verbose=0)
     assert len(hist.history["loss"]) == 2 and model.output_shape == (None, 1)
+
+
+# ---------------------------------------------------------------------------
+# Metrics
+# ---------------------------------------------------------------------------
+
+YT = np.array([[0., 1., 1.], [1., 0., 2.]], np.float32)
+YP = np.array([[0.2, 0.7, 0.4], [0.9, 0.3, 1.5]], np.float32)
+METRIC_FNS = {  # TF 2.21: tf.keras.metrics.<name>(YT, YP)
+    "mse": [0.163333, 0.116667], "mae": [0.366667, 0.3], "mape": [66666692.0, 100000008.0],
+    "msle": [0.06229, 0.034902], "KLD": [1.272964, 0.105359], "binary_crossentropy": [0.498703, -5.160116],
+    "categorical_crossentropy": [1.797694, 2.274186], "hinge": [0.633333, 0.366667],
+    "squared_hinge": [0.483333, 0.336667], "huber": [0.081667, 0.058333], "poisson": [0.857655, 0.66481],
+    "logcosh": [0.078115, 0.056482],
+}
+
+
+def test_metric_function_aliases_match_tf():
+    for name, expect in METRIC_FNS.items():
+        np.testing.assert_allclose(getattr(tf.keras.metrics, name)(YT, YP).numpy(), expect, rtol=1e-5, atol=1e-6)
+    for a, b in (("mse", "MSE"), ("mae", "MAE"), ("mape", "MAPE"), ("msle", "MSLE"), ("kld", "KLD")):
+        assert getattr(tf.keras.metrics, a) is getattr(tf.keras.metrics, b)
+    assert tf.keras.metrics.mse is tf.keras.losses.mean_squared_error
+    np.testing.assert_allclose(tf.keras.metrics.sparse_categorical_crossentropy(
+        np.array([1, 2]), np.array([[0.2, 0.5, 0.3], [0.1, 0.1, 0.8]], np.float32)).numpy(), [0.693147, 0.223144],
+        rtol=1e-5)
+
+
+def test_confusion_counts_match_tf():
+    expect = {"TruePositives": [4.0, 2.0], "FalsePositives": [2.0, 1.0], "TrueNegatives": [1.0, 2.0],
+              "FalseNegatives": [3.0, 5.0]}
+    for cls, values in expect.items():
+        m = getattr(tf.keras.metrics, cls)(thresholds=[0.3, 0.5])
+        m.update_state([0, 1, 1, 0, 1], [0.1, 0.4, 0.8, 0.6, 0.2], sample_weight=[1, 2, 1, 1, 3])
+        m.update_state([1, 0], [0.9, 0.35])
+        assert m.result().numpy().tolist() == values
+        assert [v.path for v in m.variables] == [m.name + "/accumulator"]
+        m.reset_state()
+        assert m.result().numpy().tolist() == [0.0, 0.0]
+    m = tf.keras.metrics.TruePositives()
+    assert m.result().shape == () and m.get_config()["thresholds"] == 0.5
+
+
+def test_metrics_in_function_and_fit():
+    m = tf.keras.metrics.FalsePositives()
+    f = tf.function(lambda t, p: m.update_state(t, p))
+    f(tf.constant([0., 1., 0.]), tf.constant([0.9, 0.8, 0.7]))
+    f(tf.constant([0., 1., 0.]), tf.constant([0.1, 0.8, 0.7]))
+    assert float(m.result()) == 3.0
+    assert float(tf.function(tf.keras.metrics.mse)(tf.constant(YT), tf.constant(YP))[0]) == pytest.approx(0.163333, rel=1e-5)
+    tf.keras.utils.set_random_seed(0)
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1, activation="sigmoid")])
+    model.compile(optimizer="adam", loss="binary_crossentropy",
+                  metrics=[tf.keras.metrics.TruePositives(name="tp"), tf.keras.metrics.FalseNegatives(name="fn")])
+    hist = model.fit(X[:, :3], np.array([1., 0., 1., 1.]), epochs=1, verbose=0)
+    assert hist.history["tp"][0] + hist.history["fn"][0] == 3.0

@@ -535,6 +535,99 @@ class Recall(_Ratio):
     _which = ("tp", "fn")
 
 
+class _Count(_Confusion):
+    """One confusion count at ``thresholds`` (0.5), summed over batches in ``accumulator``, as Keras 3."""
+
+    def __init__(self, thresholds=None, name=None, dtype=None):
+        super().__init__(name=name, dtype=dtype)
+        self.thresholds = 0.5 if thresholds is None else thresholds
+        self._scalar = np.ndim(self.thresholds) == 0
+        self._thr = jnp.asarray(np.atleast_1d(self.thresholds), _f32)
+        self.accumulator = self.add_variable(shape=(int(self._thr.shape[0]),), name="accumulator")
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        """Adds this batch's (weighted) count at every threshold."""
+        (new,) = _confusion_update((read_raw(self.accumulator),), to_array(y_true), to_array(y_pred),
+                                   _arr(sample_weight), self._thr, which=self._which)
+        self.accumulator._set(new)
+
+    def result(self):
+        acc = read_raw(self.accumulator)
+        return Tensor(acc[0] if self._scalar else acc)
+
+    def get_config(self):
+        return {"name": self.name, "dtype": self.dtype, "thresholds": self.thresholds}
+
+
+class TruePositives(_Count):
+    """The (weighted) number of positive labels predicted above ``thresholds`` (0.5).
+
+    Example:
+        >>> import tapejax as tf
+        >>> m = tf.keras.metrics.TruePositives()
+        >>> m.update_state([0, 1, 1, 1], [1, 0, 1, 1])
+        >>> float(m.result())
+        2.0
+    """
+
+    _which = ("tp",)
+
+
+class FalsePositives(_Count):
+    """The (weighted) number of negative labels predicted above ``thresholds`` (0.5).
+
+    Example:
+        >>> import tapejax as tf
+        >>> m = tf.keras.metrics.FalsePositives(thresholds=[0.15, 0.5, 0.85])
+        >>> m.update_state([0, 1, 1, 0], [0.2, 0.6, 0.9, 0.95], sample_weight=[1, 2, 3, 4])
+        >>> m.result().numpy().tolist()
+        [5.0, 4.0, 4.0]
+    """
+
+    _which = ("fp",)
+
+
+class TrueNegatives(_Count):
+    """The (weighted) number of negative labels predicted at or below ``thresholds`` (0.5).
+
+    Example:
+        >>> import tapejax as tf
+        >>> float(tf.keras.metrics.TrueNegatives()([0, 1, 0, 0], [0.3, 0.6, 0.9, 0.1]))
+        2.0
+    """
+
+    _which = ("tn",)
+
+
+class FalseNegatives(_Count):
+    """The (weighted) number of positive labels predicted at or below ``thresholds`` (0.5).
+
+    Example:
+        >>> import tapejax as tf
+        >>> float(tf.keras.metrics.FalseNegatives(thresholds=0.7)([[0, 1], [1, 1]], [[0.2, 0.6], [0.9, 0.65]]))
+        2.0
+    """
+
+    _which = ("fn",)
+
+
+# The loss functions TensorFlow also exports as metrics (these names only): the same objects as in
+# tf.keras.losses.
+mse = MSE = _losses.mean_squared_error
+mae = MAE = _losses.mean_absolute_error
+mape = MAPE = _losses.mean_absolute_percentage_error
+msle = MSLE = _losses.mean_squared_logarithmic_error
+kld = KLD = _losses.kl_divergence
+binary_crossentropy = _losses.binary_crossentropy
+categorical_crossentropy = _losses.categorical_crossentropy
+sparse_categorical_crossentropy = _losses.sparse_categorical_crossentropy
+hinge = _losses.hinge
+squared_hinge = _losses.squared_hinge
+huber = _losses.huber
+poisson = _losses.poisson
+logcosh = _losses.log_cosh
+
+
 class AUC(_Confusion):
     """Area under the ROC (or PR) curve, from confusion counts at ``num_thresholds`` thresholds.
 
@@ -611,6 +704,8 @@ _BY_NAME = {
     "binary_crossentropy": BinaryCrossentropy, "categorical_crossentropy": CategoricalCrossentropy,
     "sparse_categorical_crossentropy": SparseCategoricalCrossentropy,
     "auc": AUC, "precision": Precision, "recall": Recall, "mean": Mean, "sum": Sum,
+    "true_positives": TruePositives, "false_positives": FalsePositives,
+    "true_negatives": TrueNegatives, "false_negatives": FalseNegatives,
 }
 _CLASSES = {c.__name__: c for c in set(_BY_NAME.values()) | {KLDivergence, Poisson, Hinge, SquaredHinge,
                                                                LogCoshError, CosineSimilarity}}
