@@ -34,6 +34,7 @@ Example:
 import bisect
 import collections
 import concurrent.futures
+import copy
 import csv
 import glob
 import io
@@ -47,7 +48,7 @@ import jax
 import numpy as np
 
 from ._core.tensor import Tensor, _TensorBase, _python_default_dtype, TensorShape, from_numpy, string_array
-from ._core import dtypes as _dtypes, state as _state
+from ._core import dtypes as _dtypes, philox as _philox, state as _state
 from . import errors as errors
 from . import io as _tfio
 from ._core.variable import Variable
@@ -145,6 +146,90 @@ def _unstack(batch):
     leaves = [np.asarray(l) for l in leaves]
     for i in range(len(leaves[0]) if leaves else 0):
         yield tree.unflatten([l[i] for l in leaves])
+
+
+# ---------------------------------------------------------------------------
+# shuffle: TF's ShuffleDatasetOp (shuffle_dataset_op.cc) and its seed generators
+# ---------------------------------------------------------------------------
+
+_PEEKING = threading.local()   # set while element_spec looks at a first element
+
+
+class _PhiloxWords:
+    """TF's ``SingleSampleAdapter<PhiloxRandom>(seed, seed2)``: its uint32 words in order.
+
+    The key is ``seed``, the counter's high 64 bits ``seed2``; each counter gives four
+    words, first to last. Words are computed on the host in chunks of ``4 * blocks``.
+    """
+
+    def __init__(self, seed, seed2, blocks=256):
+        self._key = tuple(np.full(1, w, np.uint32) for w in _philox.split_u64(seed))
+        self._high = _philox.split_u64(seed2)
+        self._blocks, self._next_block = blocks, 0
+        self._words, self._pos = [], 0
+
+    def _refill(self):
+        b = np.arange(self._next_block, self._next_block + self._blocks, dtype=np.uint64)
+        counter = ((b & np.uint64(0xFFFFFFFF)).astype(np.uint32), (b >> np.uint64(32)).astype(np.uint32),
+                   *(np.full(len(b), w, np.uint32) for w in self._high))
+        with np.errstate(over="ignore"):
+            self._words = np.stack(_philox.philox(counter, self._key), axis=1).reshape(-1).tolist()
+        self._next_block += self._blocks
+        self._pos = 0
+
+    def __call__(self):
+        if self._pos == len(self._words):
+            self._refill()
+        self._pos += 1
+        return self._words[self._pos - 1]
+
+
+class _ShuffleSeeds:
+    """The seeds of each new iterator of one shuffle dataset, as TF's seed generators give them.
+
+    ``(seed, seed2)`` come from ``tf.random.get_seed`` (random ones when neither a global nor
+    an op seed is set, as TF's ``RandomSeeds``). Without reshuffling every iterator uses them
+    (``FixedSeedGenerator``); with it, each iterator takes the next two words of a Philox stream
+    seeded with them (``RandomSeedGenerator``). A peek for ``element_spec`` takes none.
+    """
+
+    def __init__(self, seed, reshuffle):
+        seeds = _random.get_seed(seed)
+        if seeds[0] is None:
+            seeds = tuple(_pyrandom.SystemRandom().getrandbits(63) for _ in range(2))
+        self._seeds, self._reshuffle = seeds, reshuffle
+        self._stream = _PhiloxWords(*seeds, blocks=16)
+        self._lock = threading.Lock()
+
+    def next(self):
+        if not self._reshuffle:
+            return self._seeds
+        with self._lock:
+            stream = copy.deepcopy(self._stream) if getattr(_PEEKING, "on", False) else self._stream
+            return stream(), stream()
+
+
+def _shuffled(items, buffer_size, random):
+    """TF's shuffle iterator: fill the buffer (up to ``buffer_size``), output the element
+    ``random() % size`` places after the buffer's start, move the start element into its
+    slot, repeat. The buffer is a dict keyed by absolute position (TF's ring buffer)."""
+    buf, start, end = {}, 0, 0
+    it = iter(items)
+    live = True
+    while True:
+        if live and end - start < buffer_size:
+            for x in itertools.islice(it, buffer_size - (end - start)):
+                buf[end] = x
+                end += 1
+            live = end - start == buffer_size
+        if start == end:
+            return
+        i = start + random() % (end - start)
+        out = buf.pop(i)
+        if i != start:
+            buf[i] = buf.pop(start)
+        start += 1
+        yield out
 
 
 class _VectorizedMap:
@@ -585,8 +670,12 @@ class Dataset:
         """The structure of ``TensorSpec`` of an element."""
         if self._spec_fn is not None:
             return self._spec_fn()
-        for e in self._elements():
-            return _spec_of(e)
+        peeking, _PEEKING.on = getattr(_PEEKING, "on", False), True   # a peek is no iteration:
+        try:                                                             # shuffles keep their seeds
+            for e in self._elements():
+                return _spec_of(e)
+        finally:
+            _PEEKING.on = peeking
         raise ValueError("element_spec of an empty dataset of unknown structure.")
 
     _REPR = "Dataset"   # the class name TF prints for this kind of dataset
@@ -794,48 +883,31 @@ class Dataset:
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
         """Shuffles with TF's buffer algorithm: each output is drawn uniformly from a buffer of
-        ``buffer_size`` upcoming elements. Deterministic when ``seed`` is given; with
-        ``reshuffle_each_iteration`` each new iteration draws a new (seeded) order.
+        ``buffer_size`` upcoming elements, in TensorFlow's order when seeded.
+
+        As in TF, the seeds come from ``tf.random.get_seed(seed)`` (so a global seed set with
+        ``tf.random.set_seed`` consumes one op seed here), and each new iteration (a new epoch,
+        or each pass of a ``repeat`` after the shuffle) draws a new order unless
+        ``reshuffle_each_iteration=False``. Without any seed the order is random.
 
         Example:
             >>> import tapejax as tf
-            >>> make = lambda: tf.data.Dataset.range(8).shuffle(8, seed=1)
-            >>> a, b = make(), make()
-            >>> first = [int(x) for x in a]
-            >>> sorted(first) == list(range(8)), first == [int(x) for x in b]
-            (True, True)
+            >>> [int(x) for x in tf.data.Dataset.range(8).shuffle(8, seed=1)]
+            [0, 1, 3, 6, 5, 2, 7, 4]
         """
         buffer_size = int(buffer_size)
         if buffer_size == AUTOTUNE or buffer_size <= 0:
             raise ValueError(f"shuffle needs a positive buffer_size, got {buffer_size}. For a full "
                              "shuffle pass the dataset size: ds.shuffle(len(ds)).")
-        base_seed = int(seed) if seed is not None else _global_seed()
-        epochs = itertools.count()
-        card = self._card
-
-        def rng():
-            k = next(epochs) if reshuffle_each_iteration else 0
-            return _pyrandom.Random(base_seed * 1000003 + k)
+        seeds = _ShuffleSeeds(seed, reshuffle_each_iteration)
 
         def shuffled(items):
-            r = rng()
-            if 0 <= card <= buffer_size:  # the buffer holds everything: a uniform permutation
-                items = list(items)
-                r.shuffle(items)
-                yield from items
-                return
-            buf = list(itertools.islice(items, buffer_size))
-            for x in items:
-                i = r.randrange(len(buf))
-                yield buf[i]
-                buf[i] = x
-            r.shuffle(buf)
-            yield from buf
+            return _shuffled(items, buffer_size, _PhiloxWords(*seeds.next()))
 
         if self._index is not None:
             source, idx = self._index
-            return self._derive(None, card, self._spec_fn, index=(source, lambda: shuffled(idx())))
-        return self._derive(lambda: shuffled(self._elements()), card, self._spec_fn)
+            return self._derive(None, self._card, self._spec_fn, index=(source, lambda: shuffled(idx())))
+        return self._derive(lambda: shuffled(self._elements()), self._card, self._spec_fn)
 
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         """Applies ``map_func`` to each element; it receives Tensors (``*element`` for tuples).

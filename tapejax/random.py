@@ -446,7 +446,8 @@ _global = [None]
 def get_global_generator():
     """The global :class:`Generator` (seeded by ``set_seed``; used by unseeded ops)."""
     if _global[0] is None:
-        _global[0] = Generator.from_seed(0)
+        with _state.init_scope():   # its state Variable is eager even when first asked for in a trace
+            _global[0] = Generator.from_seed(0)
     return _global[0]
 
 
