@@ -226,3 +226,16 @@ def test_metric_inside_tf_function():
     step(tf.constant([1.0, 3.0]))
     step(tf.constant([5.0, 7.0]))
     np.testing.assert_allclose(float(m.result()), 4.0)
+
+
+def test_sparse_crossentropy_of_unnormalized_probabilities_is_keras_3s():
+    # TF 2.21: rows that are not probabilities (the metric function applied to logits): Keras 3
+    # takes log(clip(p)) as logits, so a row is normalized after clipping; categorical
+    # crossentropy normalizes first. Recorded from TF.
+    p = np.array([[0.5, -0.2, 0.9], [2.0, 1.0, -1.0], [0.1, 0.2, 0.3], [-0.5, -0.1, -0.2]], np.float32)
+    y = np.array([0, 1, 2, 1])
+    np.testing.assert_allclose(tf.keras.losses.sparse_categorical_crossentropy(y, p).numpy(),
+                               [1.0296195, 0.6931472, 0.6931472, 1.0986123], rtol=1e-6)
+    np.testing.assert_allclose(tf.keras.losses.categorical_crossentropy(np.eye(3)[y], p).numpy(),
+                               [0.87546873, 0.6931472, 0.6931472, 2.0794415], rtol=1e-6)
+    np.testing.assert_allclose(tf.keras.losses.SparseCategoricalCrossentropy()(y, p).numpy(), 0.87863153, rtol=1e-6)

@@ -409,3 +409,31 @@ def test_sequential_with_declared_input_shape_keeps_its_shapes_after_a_call():
     my_seq(tf.zeros([1, 2, 3, 3]))
     assert my_seq.output_shape == (None, None, None, 2)
     assert [tuple(l.output_shape) for l in my_seq.layers] == [(None, None, None, 1)] * 2 + [(None, None, None, 2)]
+
+
+def test_logs_are_sorted_as_keras_3_hands_them_over():
+    # TF 2.21 (Keras 3): callbacks, History and returned dicts get the keys sorted; evaluate's
+    # list is the loss, then the metrics as compiled. Recorded from TF with this model and data.
+    tf.keras.utils.set_random_seed(0)
+    m = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(3)])
+    m.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+              metrics=["sparse_categorical_accuracy", "accuracy",
+                       tf.keras.metrics.SparseTopKCategoricalAccuracy(k=2, name="top2"),
+                       tf.keras.metrics.sparse_categorical_crossentropy])
+    x = np.arange(16, dtype=np.float32).reshape(8, 2) / 10
+    y = np.arange(8) % 3
+    seen = []
+
+    class Keys(tf.keras.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            seen.append(list(logs))
+
+    h = m.fit(x, y, epochs=1, verbose=0, validation_data=(x, y), callbacks=[Keys()])
+    keys = ["accuracy", "loss", "sparse_categorical_accuracy", "sparse_categorical_crossentropy", "top2"]
+    assert seen[0] == keys
+    assert list(h.history) == keys + ["val_" + k for k in keys]
+    assert list(m.evaluate(x, y, verbose=0, return_dict=True)) == keys
+    # TF 2.21's evaluate of the fitted model (the loss first, then the metrics as compiled).
+    np.testing.assert_allclose(m.evaluate(x, y, verbose=0), [1.1889104843139648, 0.25, 0.25, 0.625, 2.337329864501953],
+                               rtol=1e-5)
+    assert list(m.train_on_batch(x, y, return_dict=True)) == keys

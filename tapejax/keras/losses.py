@@ -147,9 +147,12 @@ def _scce(y_true, y_pred, from_logits=False, ignore_class=None, axis=-1):
     if from_logits:
         out = optax.softmax_cross_entropy_with_integer_labels(y_pred, labels, axis=axis)
     else:
-        p = _clip(y_pred / jnp.sum(y_pred, axis=axis, keepdims=True))
-        logp = jnp.log(p)
-        out = -jnp.take_along_axis(jnp.moveaxis(logp, axis, -1), labels[..., None], axis=-1)[..., 0]
+        # Keras 3: the log of the clipped probabilities taken as logits (a row is normalized
+        # after clipping, not before as in categorical_crossentropy).
+        logits = jnp.moveaxis(jnp.log(_clip(y_pred)), axis, -1)
+        shifted = logits - jax.lax.stop_gradient(jnp.max(logits, axis=-1, keepdims=True))   # as TF's kernel
+        out = (jnp.log(jnp.sum(jnp.exp(shifted), axis=-1))
+               - jnp.take_along_axis(shifted, labels[..., None], axis=-1)[..., 0])
     return out if valid is None else jnp.where(valid, out, 0.0)
 
 

@@ -363,7 +363,7 @@ class Model(Layer):
             elif isinstance(spec, str) and spec in ("crossentropy", "ce"):
                 objs.append(_metrics.get("sparse_categorical_crossentropy"))
             else:
-                objs.append(_metrics.get(spec) if isinstance(spec, (str, dict)) else spec)
+                objs.append(_metrics.get(spec))   # a name, a config, a metric object or a function
         self._k_metric_objs = objs
 
     def _k_accuracy(self, y, y_pred, _metrics):
@@ -537,10 +537,10 @@ class Model(Layer):
                 bx, by, _ = _unpack(batch)
                 self._k_prepare(bx, by)
                 logs, total, count = self._k_running_logs(self._k_step("train_step")(batch), bx, total, count)
-                callbacks.call("on_train_batch_end", step, logs)
+                callbacks.call("on_train_batch_end", step, _sorted(logs))
                 if self.stop_training:
                     break
-            epoch_logs = dict(logs)
+            epoch_logs = _sorted(logs)
             if validation_data is not None and (epoch + 1) % validation_freq == 0:
                 val = self.evaluate(*_val_args(validation_data), batch_size=validation_batch_size or batch_size,
                                     verbose=0, return_dict=True)
@@ -581,11 +581,10 @@ class Model(Layer):
             bx, by, _ = _unpack(batch)
             self._k_prepare(bx, by)
             out, total, count = self._k_running_logs(self._k_step("test_step")(batch), bx, total, count)
-            callbacks.call("on_test_batch_end", step, out)
-        out = dict(out)
-        callbacks.call("on_test_end", out)
+            callbacks.call("on_test_batch_end", step, _sorted(out))
+        callbacks.call("on_test_end", _sorted(out))
         if return_dict:
-            return out
+            return _sorted(out)
         if len(out) == 1:
             return out["loss"]
         return list(out.values())
@@ -630,7 +629,13 @@ class Model(Layer):
         self._k_prepare(x, y)
         logs = self._k_step("train_step")((x, y) if sample_weight is None else (x, y, sample_weight))
         logs = self._k_ordered(logs)
-        return logs if return_dict else (logs["loss"] if len(logs) == 1 else list(logs.values()))
+        return _sorted(logs) if return_dict else (logs["loss"] if len(logs) == 1 else list(logs.values()))
+
+
+def _sorted(logs):
+    """Logs as Keras 3 hands them to callbacks and returns them as dicts: keys sorted
+    (``accuracy`` before ``loss``; a returned list keeps the loss, then the metrics as compiled)."""
+    return dict(sorted(logs.items()))
 
 
 class _NoTape:
