@@ -50,7 +50,7 @@ EXPECTED = {
         "[ 4. 108.] [2. 6.]",
         "4.0 -0.25", "3.75", "7.0",
         "tf.Tensor(1.0, shape=(), dtype=float32) None", "None",    # control flow
-        "Variable : tf.Tensor(1.0, shape=(), dtype=float32) Tensor : None",
+        "ResourceVariable : tf.Tensor(1.0, shape=(), dtype=float32) EagerTensor : None",   # TF's class names
         "tf.Tensor([0. 0.], shape=(2,), dtype=float32)",
     ],
     "02_advanced_autodiff.ipynb": [

@@ -359,7 +359,7 @@ _RULES = {
     "dynamic_update_slice": _dynamic_update_slice, "concatenate": lambda *xs, dimension: np.concatenate(xs, dimension),
     "pad": _pad, "split": _split,
     "copy": _identity, "copy_p": _identity, "stop_gradient": _identity,
-    "optimization_barrier": lambda *xs, **_: xs,   # an IEEE division's divisor (ops/math_ops._as_is)
+    "optimization_barrier": lambda *xs, **_: xs,   # an IEEE division's divisor (ops/math_ops._ieee_divisor)
     "jit": _jit, "pjit": _jit, "closed_call": _closed("call_jaxpr"),
     "custom_jvp_call": _custom_jvp_call,
 }

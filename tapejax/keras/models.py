@@ -582,9 +582,10 @@ class Model(Layer):
             self._k_prepare(bx, by)
             out, total, count = self._k_running_logs(self._k_step("test_step")(batch), bx, total, count)
             callbacks.call("on_test_batch_end", step, _sorted(out))
-        callbacks.call("on_test_end", _sorted(out))
+        logs = _sorted(out)
+        callbacks.call("on_test_end", logs)
         if return_dict:
-            return _sorted(out)
+            return logs
         if len(out) == 1:
             return out["loss"]
         return list(out.values())

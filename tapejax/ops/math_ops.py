@@ -5,6 +5,7 @@ TensorFlow's gradient differs from JAX's, or for numerics), its TensorFlow signa
 TensorFlow's arguments need normalising, and ``export``: where TensorFlow publishes it.
 """
 import builtins
+import math
 
 import jax
 import jax.numpy as jnp
@@ -146,12 +147,14 @@ def _same_dtype(f):
 
 def _mean(x, axis, keepdims):
     axes = builtins.range(x.ndim) if axis is None else np.atleast_1d(axis)
-    n = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
     if x.dtype.kind not in "iu":
         if x.dtype.itemsize < 4:    # float16, bfloat16: accumulated in float32, as JAX does
             return jnp.mean(x, axis=axis, keepdims=keepdims)
-        # TensorFlow's mean is the sum divided by the count, with IEEE division (_truediv).
+        # TensorFlow's mean is the sum divided by the count, with IEEE division (_truediv). The
+        # count may be symbolic (a tf.function traced for unknown sizes).
+        n = math.prod([x.shape[a] for a in axes])
         return _truediv(jnp.sum(x, axis=axis, keepdims=keepdims), jnp.asarray(n, x.dtype))
+    n = int(np.prod([x.shape[a] for a in axes], dtype=np.int64))
     # TensorFlow's integer mean stays integer: the sum divided with C's truncation.
     return jax.lax.div(jnp.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype), jnp.asarray(max(n, 1), x.dtype))
 
@@ -248,10 +251,10 @@ def _truediv(x, y):
         wide = jnp.result_type(x, y).itemsize > 2  # a Python int takes the tensor's width
         dt = np.float64 if wide and jax.config.jax_enable_x64 else np.float32
         return jnp.true_divide(jnp.asarray(x, dt), jnp.asarray(y, dt))
-    return jnp.true_divide(x, _as_is(y, x))
+    return jnp.true_divide(x, _ieee_divisor(y, x))
 
 
-def _as_is(y, x):
+def _ieee_divisor(y, x):
     """The divisor ``y`` broadcast to the quotient's shape where it has fewer elements, behind an
     optimization barrier: XLA rewrites ``x / broadcast(y)`` into ``x * broadcast(1 / y)``, which
     rounds differently from TensorFlow's division (IEEE, correctly rounded: ``x / 255.0`` differed
