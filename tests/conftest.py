@@ -67,15 +67,14 @@ def tape_vjp(f):
 # to the bit, errors, reprs, Variables, tapes). These cover the tape, the engine and the tensor,
 # Variables and tf.function on them, and the values compared with TensorFlow's to the bit
 # (random numbers, initializers, dtypes), every op's gradient (test_ops_grad), Keras models,
-# losses and checkpoints. Chosen to fit CI's time budget (they add about 4 minutes on 2 cores,
+# losses and metrics. Chosen to fit CI's time budget (they add about 4 minutes on 2 cores,
 # with the suite on both): the whole suite runs lazily with ``TAPEJAX_LAZY=1 python -m pytest -n logical``.
 LAZY_TOO = {
     "test_tape.py", "test_tf_backprop.py", "test_tf_custom_gradient.py", "test_tf_forwardprop.py",
     "test_engine.py", "test_tensor.py", "test_state.py", "test_function.py", "test_seeds_core.py",
     "test_indexed_slices.py", "test_guide_variables.py", "test_random_tf.py", "test_dtypes.py",
     "test_mixed_precision.py", "test_jax_interop.py", "test_keras_optimizers.py",
-    "test_ops_grad.py", "test_keras_models.py", "test_keras_losses_metrics.py", "test_checkpoint.py",
-    "test_new_ops.py",
+    "test_ops_grad.py", "test_keras_models.py", "test_keras_losses_metrics.py", "test_new_ops.py",
 }
 
 
