@@ -76,16 +76,15 @@ class Variable(_TensorBase):
     __slots__ = ("_stored", "_id", "trainable", "_name", "_spec", "constraint", "_sharding", "_kind",
                  "_shared", "__weakref__")
 
-    def __new__(cls, *args, **kwargs):
-        # As in TensorFlow, ``tf.Variable(...)`` makes a ``ResourceVariable`` (what
-        # ``type(v).__name__`` says); ``isinstance(v, tf.Variable)`` holds.
-        return object.__new__(ResourceVariable if cls is Variable else cls)
-
     def __init__(self, initial_value: Any = None, trainable: Optional[bool] = None, validate_shape: bool = True,
                  caching_device: Any = None, name: Optional[str] = None, variable_def: Any = None,
                  dtype: Any = None, import_scope: Optional[str] = None, constraint: Any = None,
                  synchronization: Any = None, aggregation: Any = None, shape: Any = None,
                  experimental_enable_variable_lifting: bool = True) -> None:
+        if type(self) is Variable:
+            # As in TensorFlow, ``tf.Variable(...)`` makes a ``ResourceVariable`` (what
+            # ``type(v).__name__`` says; the same layout); ``isinstance(v, tf.Variable)`` holds.
+            self.__class__ = ResourceVariable
         if initial_value is None:
             raise ValueError("initial_value must be specified: tf.Variable(initial_value). "
                              "For example tf.Variable(tf.zeros([3])).")
