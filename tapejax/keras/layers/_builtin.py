@@ -1134,13 +1134,7 @@ class _RNN(Layer):
                                       "tf.keras.layers.Dropout to the inputs or outputs instead.")
         super().__init__(**kwargs)
         self.units = int(units)
-        self.activation = _activations.get(activation)
-        self.recurrent_activation = _activations.get(recurrent_activation)
-        self._k_act = _activations.pure(self.activation)
-        self._k_rec_act = _activations.pure(self.recurrent_activation)
-        if self._k_act is None or self._k_rec_act is None:
-            raise ValueError("Recurrent layers take built-in activations (names such as 'tanh', 'sigmoid' "
-                             "or tf.nn ops), since the cell runs inside one compiled op.")
+        _set_cell_activations(self, activation, recurrent_activation, "layers")
         self.use_bias = use_bias
         _set_cell_initializers(self, kernel_initializer, recurrent_initializer, bias_initializer, seed)
         self.unit_forget_bias = unit_forget_bias
@@ -1190,6 +1184,17 @@ class _RNN(Layer):
                 "bias_initializer": _rnn_config_value(self.bias_initializer, _initializers),
                 "unit_forget_bias": self.unit_forget_bias, "return_sequences": self.return_sequences,
                 "return_state": self.return_state, "go_backwards": self.go_backwards}
+
+
+def _set_cell_activations(cell, activation, recurrent_activation, what):
+    """A recurrent layer's or cell's activations, and their pure forms for the one compiled op."""
+    cell.activation = _activations.get(activation)
+    cell.recurrent_activation = _activations.get(recurrent_activation)
+    cell._k_act = _activations.pure(cell.activation)
+    cell._k_rec_act = _activations.pure(cell.recurrent_activation)
+    if cell._k_act is None or cell._k_rec_act is None:
+        raise ValueError(f"Recurrent {what} take built-in activations (names such as 'tanh', 'sigmoid' "
+                         "or tf.nn ops), since the cell runs inside one compiled op.")
 
 
 def _set_cell_initializers(cell, kernel_initializer, recurrent_initializer, bias_initializer, seed):

@@ -13,7 +13,7 @@ from ..._core.tensor import TensorShape
 from .. import activations as _activations
 from .. import initializers as _initializers
 from ._base import Layer
-from ._builtin import _RNN, _run_cell, _rnn_config_value, _set_cell_initializers
+from ._builtin import _RNN, _run_cell, _rnn_config_value, _set_cell_activations, _set_cell_initializers
 
 
 class _BuiltinCell(Layer):
@@ -38,13 +38,7 @@ class _BuiltinCell(Layer):
                                       "outputs instead.")
         super().__init__(**kwargs)
         self.units = int(units)
-        self.activation = _activations.get(activation)
-        self.recurrent_activation = _activations.get(recurrent_activation)
-        self._k_act = _activations.pure(self.activation)
-        self._k_rec_act = _activations.pure(self.recurrent_activation)
-        if self._k_act is None or self._k_rec_act is None:
-            raise ValueError("Recurrent cells take built-in activations (names such as 'tanh', 'sigmoid' "
-                             "or tf.nn ops), since the cell runs inside one compiled op.")
+        _set_cell_activations(self, activation, recurrent_activation, "cells")
         self.use_bias = use_bias
         _set_cell_initializers(self, kernel_initializer, recurrent_initializer, bias_initializer, seed)
         self.unit_forget_bias = unit_forget_bias
