@@ -733,3 +733,24 @@ def test_add_weight_takes_keras3_arguments():
         layer.add_weight((2,), shape=(2,))
     with pytest.raises(TypeError, match="at most 3 positional arguments but 4 were given"):
         layer.add_weight((2,), "ones", "float32", True)
+
+
+def test_input_shape_argument_warns_as_keras3():
+    """Keras 3 warns (UserWarning) on ``input_shape``/``input_dim`` given to a layer, not on
+    ``InputLayer``/``Input``. Recorded from TF 2.21 (Keras 3) with warnings.simplefilter("always")
+    on Dense(input_shape), Dense(input_dim), Dense(), InputLayer(shape), Input(shape), Conv2D(input_shape)."""
+    import warnings
+    tf21 = [('UserWarning', 'Do not pass an `input_shape`/`input_dim` argument to a layer. When using '
+             'Sequential models, prefer using an `Input(shape)` object as the first layer in the model instead.')] * 3
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        tf.keras.layers.Dense(10, input_shape=(None, 5))
+        tf.keras.layers.Dense(10, input_dim=5)
+        tf.keras.layers.Dense(10)
+        tf.keras.layers.InputLayer(shape=(3,))
+        tf.keras.Input(shape=(3,))
+        tf.keras.layers.Conv2D(1, 1, input_shape=(None, None, 3))
+    assert [(x.category.__name__, str(x.message)) for x in w] == tf21
+    # stacklevel 2, as Keras: the warning points at the layer's super().__init__ call, so Python's
+    # default filter shows it once per layer class (the tutorials print it per class).
+    assert all(x.filename.endswith("_builtin.py") for x in w)

@@ -9,6 +9,7 @@ import collections
 import inspect
 import re
 import threading
+import warnings
 
 import jax
 import numpy as np
@@ -284,6 +285,10 @@ def _infer_output(fn, specs):
 # Layer
 # ---------------------------------------------------------------------------
 
+_INPUT_SHAPE_WARNING = ("Do not pass an `input_shape`/`input_dim` argument to a layer. When using "
+                        "Sequential models, prefer using an `Input(shape)` object as the first layer in "
+                        "the model instead.")
+
 _LAYER_KWARGS = frozenset({"input_shape", "batch_input_shape", "input_dim", "batch_size", "dynamic",
                            "autocast", "activity_regularizer", "weights", "input_length"})
 
@@ -356,6 +361,10 @@ class Layer(Module):
         self._k_policy = _layer_policy(dtype)
         self._k_dtype = np.dtype(self._k_policy.variable_dtype)
         self.built = False
+        if kwargs.get("input_shape") is not None or kwargs.get("input_dim") is not None:
+            # Keras 3 warns here (stacklevel 2: the subclass's super().__init__ line), and
+            # tutorials written for Keras 2 print it on every layer class that gets one.
+            warnings.warn(_INPUT_SHAPE_WARNING, stacklevel=2)
         batch_input_shape = kwargs.get("batch_input_shape")
         if batch_input_shape is None:
             if kwargs.get("input_shape") is not None:
