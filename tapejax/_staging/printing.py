@@ -53,12 +53,37 @@ def print_(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=Non
 
 
 def _fmt_array(a, summarize):
-    """TensorFlow's print format: ``%g`` numbers, ``...`` past 2 * ``summarize`` elements."""
+    """TensorFlow's print format (``Tensor::SummarizeValue``): numbers as its ``StrCat`` writes
+    them, unpadded; ``...`` past 2 * ``summarize`` elements."""
     a = np.asarray(a)
     full = summarize is None or summarize < 0
+    if a.dtype.kind == "V" and jax.dtypes.issubdtype(a.dtype, np.floating):
+        a = a.astype(np.float32)   # bfloat16 (an ml_dtypes type numpy does not format as a float)
+    floats = _double_text if a.dtype == np.float64 else _float_text
     return np.array2string(a, threshold=sys.maxsize if full else 2 * summarize,
                            edgeitems=3 if full else summarize, separator=" ",
-                           formatter={"float_kind": lambda v: f"{v:g}", "object": _quoted})
+                           formatter={"float_kind": floats, "int": str, "bool": lambda v: "1" if v else "0",
+                                      "complex_kind": lambda v: "?", "object": _quoted})
+
+
+def _shortest(v, cast, digits, more):
+    # TensorFlow's FloatToBuffer / DoubleToBuffer: the short form when it reads back as the same
+    # value, else enough digits to round-trip ('%.6g' / '%.9g' for float, '%.15g' / '%.17g' for double).
+    if np.isnan(v):
+        return "-nan" if np.signbit(v) else "nan"
+    if np.isinf(v):
+        return "-inf" if v < 0 else "inf"
+    text = "%.*g" % (digits, v)
+    return text if cast(text) == v else "%.*g" % (more, v)
+
+
+def _float_text(v):
+    # float16 and bfloat16 print through float, as in TensorFlow.
+    return _shortest(np.float32(v), np.float32, 6, 9)
+
+
+def _double_text(v):
+    return _shortest(float(v), float, 15, 17)
 
 
 def _quoted(b):
