@@ -48,14 +48,18 @@ MISSING = {
                          "preprocess data with NumPy and tf.data.Dataset.",
         "applications": "tf.keras.applications (pretrained models) " + _NOT_PROVIDED + ": build the model "
                         "with tf.keras.layers, or wrap a flax model as a layer.",
-        "datasets": "tf.keras.datasets " + _NOT_PROVIDED + ": load the arrays with NumPy (for example "
-                    "np.load of the downloaded .npz) and pass them to fit.",
         "wrappers": "tf.keras.wrappers (scikit-learn wrappers) " + _NOT_PROVIDED + ".",
         "estimator": "tf.keras.estimator " + _NOT_PROVIDED + ": use Model.fit.",
         "experimental": "tf.keras.experimental " + _NOT_PROVIDED + ": learning-rate schedules are in "
                         "tf.keras.optimizers.schedules.",
         "export": "tf.keras.export " + _NOT_PROVIDED + ": use tf.saved_model.save(model, path).",
         "dtensor": "tf.keras.dtensor " + _NOT_PROVIDED + ": shard with tf.distribute or jax.sharding.",
+    },
+    "tapejax.keras.datasets": {
+        name: f"tf.keras.datasets.{name} " + _NOT_PROVIDED + ": download the file with "
+              "tf.keras.utils.get_file(origin=...) and load the arrays with NumPy (mnist and "
+              "fashion_mnist are provided)."
+        for name in ("cifar10", "cifar100", "imdb", "reuters", "boston_housing", "california_housing")
     },
     "tapejax.strings": {
         "to_hash_bucket_fast": "tf.strings.to_hash_bucket_fast (TensorFlow's FarmHash Fingerprint64 buckets) "

@@ -1,4 +1,4 @@
-"""tf.keras.utils: ``to_categorical``, ``Progbar``, ``set_random_seed``.
+"""tf.keras.utils: ``to_categorical``, ``Progbar``, ``set_random_seed``, ``get_file``.
 
 Example:
     >>> import tapejax as tf
@@ -6,7 +6,17 @@ Example:
     array([[1., 0., 0.],
            [0., 0., 1.]])
 """
+import hashlib as _hashlib
+import os as _os
 import random as _pyrandom
+import shutil as _shutil
+import tarfile as _tarfile
+import tempfile as _tempfile
+import urllib.error as _urlerror
+import urllib.parse as _urlparse
+import urllib.request as _urlrequest
+import warnings as _warnings
+import zipfile as _zipfile
 
 import numpy as np
 
@@ -86,3 +96,177 @@ def set_random_seed(seed):
     _pyrandom.seed(int(seed))
     np.random.seed(int(seed))
     _random.set_seed(int(seed))
+
+
+# Keras 3 reads $KERAS_HOME once, when it is imported; so does this module.
+_KERAS_HOME = _os.path.expanduser(_os.environ.get("KERAS_HOME") or _os.path.join("~", ".keras"))
+
+
+def _hasher(algorithm, file_hash):
+    # Keras: "auto" means sha256 for a 64-digit hash, md5 otherwise (legacy).
+    if algorithm == "sha256" or (algorithm == "auto" and file_hash is not None and len(file_hash) == 64):
+        return _hashlib.sha256()
+    return _hashlib.md5()
+
+
+def _file_matches(path, file_hash, algorithm):
+    hasher = _hasher(algorithm, file_hash)
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(65535), b""):
+            hasher.update(chunk)
+    return hasher.hexdigest() == str(file_hash)
+
+
+def _download(origin, target):
+    """``urlretrieve`` with Keras's progress bar and error message; no partial file is left."""
+    print(f"Downloading data from {origin}")
+    bar, done = [], []
+
+    def hook(block_num, block_size, total_size):
+        total = None if total_size == -1 else total_size
+        if not bar:
+            bar.append(Progbar(total))
+        current = block_num * block_size
+        if total is None:
+            bar[0].update(current)
+        elif current < total:
+            bar[0].update(current)
+        elif not done:
+            bar[0].update(bar[0].target)
+            done.append(True)
+
+    error_msg = "URL fetch failure on {}: {} -- {}"
+    try:
+        try:
+            _urlrequest.urlretrieve(origin, target, hook)
+        except _urlerror.HTTPError as e:
+            raise Exception(error_msg.format(origin, e.code, e.msg))
+        except _urlerror.URLError as e:
+            raise Exception(error_msg.format(origin, e.errno, e.reason))
+    except (Exception, KeyboardInterrupt):
+        if _os.path.exists(target):
+            _os.remove(target)
+        raise
+
+
+def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None, cache_subdir="datasets",
+             hash_algorithm="auto", extract=False, archive_format="auto", cache_dir=None,
+             force_download=False):
+    """Downloads a file from a URL unless it is already in the cache (``keras.utils.get_file``).
+
+    The file goes to ``cache_dir/cache_subdir/fname``: by default ``~/.keras/datasets/fname``
+    (``$KERAS_HOME``, read at import, replaces ``~/.keras``; an unwritable cache falls back to ``/tmp/.keras``).
+    A cached file is used as it is, unless ``file_hash`` is given and does not match, when it
+    is downloaded again. Archives (tar, tar.gz, tar.bz2, zip) are unpacked with ``extract=True``.
+
+    Args:
+        fname: the local file name; by default the last part of ``origin``'s path. With
+            ``extract=True``, the extraction directory's name.
+        origin: the URL (``https://``, ``file://``...).
+        untar: deprecated, as ``extract=True`` with ``archive_format='tar'``.
+        md5_hash: deprecated, as ``file_hash`` with ``hash_algorithm='md5'``.
+        file_hash: the expected sha256 (or md5) hex digest of the file.
+        cache_subdir: the subdirectory of ``cache_dir`` (or an absolute path).
+        hash_algorithm: ``'auto'`` (sha256 for a 64-digit hash, else md5), ``'sha256'`` or ``'md5'``.
+        extract: whether to unpack the archive; the extraction directory is returned.
+        archive_format: ``'auto'`` (tar then zip), ``'tar'``, ``'zip'``, or a list of them.
+        cache_dir: the cache root; by default ``$KERAS_HOME`` or ``~/.keras``.
+        force_download: download even when the file is cached.
+
+    Returns:
+        The path of the file (or of the extraction directory).
+
+    Raises:
+        ValueError: no ``origin``; ``fname`` holds a directory; the downloaded file does not
+            match ``file_hash``.
+        Exception: the download failed (``URL fetch failure on <origin>: <errno> -- <reason>``),
+            as Keras raises it.
+
+    Example:
+        >>> import hashlib, os, tempfile, tapejax as tf
+        >>> d = tempfile.mkdtemp()
+        >>> with open(os.path.join(d, "data.txt"), "w") as f:
+        ...     _ = f.write("hello")
+        >>> h = hashlib.sha256(b"hello").hexdigest()
+        >>> path = tf.keras.utils.get_file("copy.txt", origin="file://" + d + "/data.txt",
+        ...                                file_hash=h, cache_dir=d)  # doctest: +ELLIPSIS
+        Downloading data from file://.../data.txt
+        ...
+        >>> os.path.relpath(path, d), open(path).read()
+        ('datasets/copy.txt', 'hello')
+    """
+    if origin is None:
+        raise ValueError('Please specify the "origin" argument (URL of the file to download).')
+    if cache_dir is None:
+        cache_dir = _KERAS_HOME
+    if md5_hash is not None and file_hash is None:
+        file_hash, hash_algorithm = md5_hash, "md5"
+    base = _os.path.expanduser(cache_dir)
+    if not _os.access(base, _os.W_OK):
+        base = _os.path.join("/tmp" if _os.path.isdir("/tmp") else _tempfile.gettempdir(), ".keras")
+    datadir = _os.path.join(base, cache_subdir)
+    _os.makedirs(datadir, exist_ok=True)
+
+    provided = fname
+    fname = _os.fspath(fname) if fname is not None else None
+    if not fname:
+        fname = _os.path.basename(_urlparse.urlsplit(origin).path)
+        if not fname:
+            raise ValueError(f"Can't parse the file name from the origin provided: '{origin}'."
+                             "Please specify the `fname` argument.")
+    elif _os.sep in fname:
+        raise ValueError("Paths are no longer accepted as the `fname` argument. To specify the file's "
+                         f"parent directory, use the `cache_dir` argument. Received: fname={fname}")
+
+    if extract or untar:
+        if provided and "." in fname:
+            target = _os.path.join(datadir, fname)
+            extraction_dir = _os.path.join(datadir, f"{fname[:fname.find('.')]}_extracted")
+        else:
+            extraction_dir = _os.path.join(datadir, fname)
+            target = _os.path.join(datadir, f"{fname}_archive")
+    else:
+        target = _os.path.join(datadir, fname)
+
+    download = True
+    if not force_download and _os.path.exists(target):
+        download = False
+        if file_hash is not None and not _file_matches(target, file_hash, hash_algorithm):
+            print("A local file was found, but it seems to be incomplete or outdated because the "
+                  f"{hash_algorithm} file hash does not match the original value of {file_hash} so we "
+                  "will re-download the data.")
+            download = True
+    if download:
+        _download(origin, target)
+        if _os.path.exists(target) and file_hash is not None and \
+                not _file_matches(target, file_hash, hash_algorithm):
+            raise ValueError(f"Incomplete or corrupted file detected. The {hash_algorithm} file hash does "
+                             f"not match the provided value of {file_hash}.")
+
+    if extract or untar:
+        if not _extract(target, extraction_dir, "tar" if untar else archive_format):
+            _warnings.warn("Could not extract archive.", stacklevel=2)
+        return extraction_dir
+    return target
+
+
+def _extract(path, to, archive_format):
+    formats = {"auto": ["tar", "zip"], None: []}.get(archive_format, archive_format)
+    formats = [formats] if isinstance(formats, str) else list(formats or [])
+    for kind in formats:
+        opener, is_archive = ((_tarfile.open, _tarfile.is_tarfile) if kind == "tar"
+                              else (_zipfile.ZipFile, _zipfile.is_zipfile))
+        if not is_archive(path):
+            continue
+        try:
+            with opener(path) as archive:
+                if kind == "tar":
+                    archive.extractall(to, filter="data")
+                else:
+                    archive.extractall(to)
+        except (_tarfile.TarError, RuntimeError, KeyboardInterrupt, _zipfile.BadZipFile):
+            if _os.path.exists(to):
+                _shutil.rmtree(to) if _os.path.isdir(to) else _os.remove(to)
+            raise
+        return True
+    return False
