@@ -536,11 +536,12 @@ def test_input_signature_checks():
         return tf.reduce_sum(x, axis=1)
 
     assert f(tf.ones([3, 2])).shape == (3,)
-    with pytest.raises(TypeError, match="input_signature"):
+    # TensorFlow 2.21's messages (see test_guide_conformance2 for whole recorded ones).
+    with pytest.raises(TypeError, match=r"Can not cast TensorSpec\(shape=\(3, 3\)"):
         f(tf.ones([3, 3]))
-    with pytest.raises(TypeError, match="tf.cast"):
+    with pytest.raises(TypeError, match=r"dtype=tf.int32, name=None\) to TensorSpec"):
         f(tf.ones([3, 2], dtype=tf.int32))
-    with pytest.raises(TypeError, match="positional"):
+    with pytest.raises(TypeError, match="too many positional arguments"):
         f(tf.ones([3, 2]), tf.ones([3, 2]))
 
 

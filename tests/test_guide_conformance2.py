@@ -53,3 +53,72 @@ def test_print_inside_function_and_strings_format(capsys):
     assert tf.strings.format("{} and {}", (tf.constant([0.1, 1 / 3, 123456789.0]),
                                            tf.constant([0.1, 1 / 3], tf.float64))).numpy() == (
         b"[0.1 0.333333343 123456792] and [0.1 0.33333333333333331]")
+
+
+# -- input_signature: TensorFlow's binding errors ------------------------------
+
+def _error(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the test compares class and message
+        return f"{type(e).__name__}: {e}"
+    return "no error"
+
+
+def test_input_signature_binding_errors_as_tensorflow():
+    # guide function.ipynb cell 10 and variations; every message recorded from TF 2.21.
+    @tf.function(input_signature=(tf.TensorSpec(shape=[None], dtype=tf.int32),))
+    def g(x):
+        return x
+
+    sig = "for signature: (x: TensorSpec(shape=(None,), dtype=tf.int32, name=None))."
+    assert _error(lambda: g(tf.constant([[1, 2], [3, 4]]))) == (
+        "TypeError: Binding inputs to tf.function failed due to `Can not cast TensorSpec(shape=(2, 2), "
+        "dtype=tf.int32, name=None) to TensorSpec(shape=(None,), dtype=tf.int32, name=None)`. Received args: "
+        "(<tf.Tensor: shape=(2, 2), dtype=int32, numpy=\narray([[1, 2],\n       [3, 4]], dtype=int32)>,) "
+        "and kwargs: {} " + sig)
+    assert _error(lambda: g(tf.constant([1.0, 2.0]))) == (
+        "TypeError: Binding inputs to tf.function failed due to `Can not cast TensorSpec(shape=(2,), "
+        "dtype=tf.float32, name=None) to TensorSpec(shape=(None,), dtype=tf.int32, name=None)`. Received args: "
+        "(<tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>,) and kwargs: {} " + sig)
+    assert _error(lambda: g([1.5, 2])) == (
+        "TypeError: Binding inputs to tf.function failed due to `Cannot convert [1.5, 2] to EagerTensor of "
+        "dtype int32`. Received args: ([1.5, 2],) and kwargs: {} " + sig)
+    assert _error(lambda: g(tf.constant([1]), tf.constant([1]))) == (
+        "TypeError: Binding inputs to tf.function failed due to `too many positional arguments`. Received "
+        "args: (<tf.Tensor: shape=(1,), dtype=int32, numpy=array([1], dtype=int32)>, <tf.Tensor: shape=(1,), "
+        "dtype=int32, numpy=array([1], dtype=int32)>) and kwargs: {} " + sig)
+    assert _error(lambda: g(y=tf.constant([1]))) == (
+        "TypeError: Binding inputs to tf.function failed due to `missing a required argument: 'x'`. Received "
+        "args: () and kwargs: {'y': <tf.Tensor: shape=(1,), dtype=int32, numpy=array([1], dtype=int32)>} " + sig)
+    assert repr(g(x=tf.constant([1]))) == "<tf.Tensor: shape=(1,), dtype=int32, numpy=array([1], dtype=int32)>"
+
+    @tf.function(input_signature=[tf.TensorSpec([2], tf.float32),
+                                  (tf.TensorSpec([], tf.float32), tf.TensorSpec([], tf.float32))])
+    def h(a, b):
+        return a
+
+    sig = ("for signature: (a: TensorSpec(shape=(2,), dtype=tf.float32, name=None), b: Tuple[TensorSpec("
+           "shape=(), dtype=tf.float32, name=None), TensorSpec(shape=(), dtype=tf.float32, name=None)]).")
+    a = "<tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>"
+    assert _error(lambda: h(tf.constant([1., 2.]), [1., 2.])) == (
+        "TypeError: Binding inputs to tf.function failed due to `Can not cast [1.0, 2.0] to tuple type.`. "
+        f"Received args: ({a}, [1.0, 2.0]) and kwargs: {{}} " + sig)
+    assert _error(lambda: h(tf.constant([1., 2.]), ("a", 2.))) == (
+        "TypeError: Binding inputs to tf.function failed due to `Cannot convert 'a' to EagerTensor of dtype "
+        f"float`. Received args: ({a}, ('a', 2.0)) and kwargs: {{}} " + sig)
+    v = tf.Variable([1, 2])
+    assert _error(lambda: h(v, (1., 2.))).startswith(
+        "TypeError: Binding inputs to tf.function failed due to `Incompatible type conversion requested to "
+        "type float32 for `tf.Variable of type int32. (Variable: <tf.Variable '")
+
+
+def test_python_values_keep_their_kind_on_conversion():
+    # Recorded from TF 2.21: a float is not silently truncated to an integer dtype.
+    assert _error(lambda: tf.constant(1.5, dtype=tf.int32)) == "TypeError: Cannot convert 1.5 to EagerTensor of dtype int32"
+    assert _error(lambda: tf.convert_to_tensor([1, 2.0], tf.int32)) == (
+        "TypeError: Cannot convert [1, 2.0] to EagerTensor of dtype int32")
+    assert _error(lambda: tf.constant(1, tf.bool)) == "TypeError: Cannot convert 1 to EagerTensor of dtype bool"
+    assert _error(lambda: tf.convert_to_tensor(1j, tf.float32)) == "TypeError: Cannot convert 1j to EagerTensor of dtype float"
+    assert repr(tf.constant(True, tf.int32)) == "<tf.Tensor: shape=(), dtype=int32, numpy=1>"
+    assert repr(tf.constant(1.5, tf.complex64)) == "<tf.Tensor: shape=(), dtype=complex64, numpy=(1.5+0j)>"

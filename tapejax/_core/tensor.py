@@ -204,6 +204,25 @@ def _cannot_convert(x, dtype):
     return TypeError(f"Cannot convert {x!r} to EagerTensor of dtype {_dtypes.c_name(dtype)}")
 
 
+def check_python_kinds(x, dtype):
+    """Raises TensorFlow's TypeError when a Python value (a number or a nested list of them)
+    would lose its kind in ``dtype``: a float as an integer, a number as a bool, a complex as a
+    real (``tf.constant(1.5, tf.int32)``). NumPy values and tensors are cast, as in TensorFlow."""
+    want = np.dtype(_dtypes.np_dtype(dtype))
+    if want == object:
+        return
+    bad = {"b": (int, float, complex), "i": (float, complex), "u": (float, complex), "f": (complex,),
+           "V": (complex,)}.get(want.kind, ())
+
+    def visit(v):
+        if isinstance(v, (list, tuple)):
+            return any(visit(e) for e in v)
+        return isinstance(v, bad) and not (want.kind != "b" and isinstance(v, bool))
+
+    if bad and visit(x):
+        raise _cannot_convert(x, dtype)
+
+
 _WIDE = {np.dtype(np.int64): np.int32, np.dtype(np.uint64): np.uint32, np.dtype(np.float64): np.float32,
          np.dtype(np.complex128): np.complex64}
 

@@ -44,7 +44,8 @@ from .._core import variable as _variable
 from .. import errors
 from .._core.module import Module as _Module
 from .._core.state import pause_recording
-from .._core.tensor import HostValue, Tensor, _TensorBase, TensorShape, string_array, to_array, is_tracer
+from .._core.tensor import HostValue, Tensor, _TensorBase, TensorShape, string_array, to_array, is_tracer,\
+    check_python_kinds
 from .._core.tape import GradientTape
 from . import autograph as _autograph
 
@@ -156,49 +157,45 @@ def _is_leaf(x):
 
 
 def _bind_signature(fn_name, signature, params, args, kwargs):
-    """Checks arguments against ``input_signature``; returns them as Tensors (TF's rules)."""
-    if kwargs:
-        args = list(args)
-        names = params[len(args):]
-        for nm in names:
-            if nm in kwargs:
-                args.append(kwargs.pop(nm))
-            else:
-                break
-        if kwargs:
-            raise TypeError(f"{fn_name}() got unexpected keyword arguments {sorted(kwargs)}: with an "
-                            "input_signature, arguments are bound by position to its TensorSpecs.")
-    if len(args) != len(signature):
-        raise TypeError(
-            f"{fn_name}() takes {len(signature)} positional argument(s) as given by its "
-            f"input_signature {list(signature)}, but {len(args)} were given. Pass one value per "
-            "TensorSpec, or change the input_signature.")
+    """Binds arguments to ``input_signature`` by TensorFlow's rules; returns them as Tensors.
+    Raises TensorFlow's TypeError ("Binding inputs to tf.function failed due to ...") when an
+    argument is missing or extra, or does not convert to its TensorSpec."""
+    names = list(params[:len(signature)])
+    names += [f"arg_{i}" for i in range(len(names), len(signature))]
+    sig = inspect.Signature([inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names])
+    sig_text = "(" + ", ".join(f"{n}: {_type_str(s)}" for n, s in zip(names, signature)) + ")"
+
+    def fail(reason):
+        return TypeError(f"Binding inputs to tf.function failed due to `{reason}`. Received args: {args} "
+                         f"and kwargs: {kwargs} for signature: {sig_text}.")
+
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError as e:
+        raise fail(e) from None
     out = []
-    for i, (spec, a) in enumerate(zip(signature, args)):
+    for name, spec in zip(names, signature):
+        a = bound.arguments[name]
         spec_leaves, spec_tree = jax.tree_util.tree_flatten(spec, is_leaf=_is_leaf)
         try:
             arg_leaves = spec_tree.flatten_up_to(a)
         except (ValueError, TypeError):
-            raise ValueError(f"{fn_name}(): argument {i} has structure {type(a).__name__} that does not "
-                             f"match its input_signature entry {spec!r}.") from None
+            raise fail(f"Can not cast {a!r} to {type(spec).__name__} type.") from None
         conv = []
         for s, x in zip(spec_leaves, arg_leaves):
             if isinstance(x, _variable.Variable):
+                if x.dtype != s.dtype:
+                    raise fail(f"Incompatible type conversion requested to type {s.dtype.name} for "
+                               f"`tf.Variable of type {x.dtype.name}. (Variable: {x!r})")
                 x = Tensor(_engine.read_raw(x))
-            if not isinstance(x, _TensorBase):
+            elif not isinstance(x, _TensorBase):
                 try:
+                    check_python_kinds(x, s.dtype)
                     x = Tensor(to_array(x, s.dtype))
-                except (TypeError, ValueError):
-                    raise TypeError(f"{fn_name}(): argument {i} ({x!r}) cannot be converted to a tensor of "
-                                    f"{s!r}.") from None
-            if x.dtype != s.dtype:
-                raise TypeError(
-                    f"{fn_name}(): argument {i} has dtype {x.dtype.name}, but its input_signature says "
-                    f"{s!r}. Cast it first: tf.cast(x, tf.{s.dtype.name}).")
-            if s.shape is not None and not s.shape.is_compatible_with(x.shape):
-                raise TypeError(
-                    f"{fn_name}(): argument {i} has shape {tuple(x.shape)}, incompatible with its "
-                    f"input_signature {s!r}. Reshape it, or use None for dimensions that vary.")
+                except (TypeError, ValueError) as e:
+                    raise fail(e) from None
+            if x.dtype != s.dtype or (s.shape is not None and not s.shape.is_compatible_with(x.shape)):
+                raise fail(f"Can not cast {TensorSpec(x.shape, x.dtype)!r} to {s!r}")
             conv.append(x)
         out.append(jax.tree_util.tree_unflatten(spec_tree, conv))
     return tuple(out), {}

@@ -15,6 +15,7 @@ from .. import errors
 from ..errors import InvalidArgumentError
 from .._core.tensor import (
     HostValue, Tensor, _TensorBase, to_array, is_tracer, from_numpy, _python_default_dtype, string_array,
+    check_python_kinds,
 )
 from .._core.engine import note_barrier
 from .._core.variable import Variable
@@ -468,6 +469,8 @@ def constant(value: Any, dtype: Any = None, shape: Optional[Sequence[int]] = Non
         >>> tf.constant([1, 2])
         <tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 2], dtype=int32)>
     """
+    if dtype is not None:
+        check_python_kinds(value, dtype)
     v = to_array(value, dtype)
     if shape is not None:
         shape = normalize.static_shape(shape)
@@ -495,6 +498,8 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
             return Tensor(to_array(value, dtype_hint))
         except (TypeError, ValueError):
             pass  # a hint only: the value's own dtype (text stays a string tensor)
+    if dtype is not None:
+        check_python_kinds(value, dtype)
     return Tensor(to_array(value, dtype))
 
 
