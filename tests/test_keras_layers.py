@@ -327,10 +327,56 @@ def test_dropout_inference_identity_and_training_scaling():
         y = drop(x, training=True)
     g = tape.gradient(y, x).numpy()
     np.testing.assert_allclose(g, np.where(y.numpy() != 0, 1 / 0.75, 0.0), rtol=1e-6)
+
+
+def test_dropout_masks_and_seeds_are_keras3s():
+    """Keras 3's Dropout owns a SeedGenerator (a seed from Python's random when none is given) and
+    calls TF's stateless_dropout with its next [seed, counter]: masks, a tf.function's masks, and
+    the weights of the layers made after it. Recorded from TF 2.21 (Keras 3)."""
+    tf.keras.utils.set_random_seed(42)
+    d = tf.keras.layers.Dropout(0.5)
+    x = tf.ones([2, 6])
+    assert d(x, training=True).numpy().tolist() == [[2.0, 2.0, 0.0, 2.0, 0.0, 2.0], [2.0, 0.0, 2.0, 2.0, 0.0, 0.0]]
+    assert d(x, training=True).numpy().tolist() == [[2.0, 0.0, 0.0, 2.0, 2.0, 0.0], [2.0, 0.0, 2.0, 0.0, 2.0, 2.0]]
+    e = tf.keras.layers.Dropout(0.25, seed=3, noise_shape=(None, 1))
+    assert e(tf.ones([4, 3]), training=True).numpy().tolist() == [[0.0] * 3] + [[1.3333333730697632] * 3] * 3
+    f = tf.keras.layers.Dropout(0.5)
+
+    @tf.function
+    def step(x):
+        return f(x, training=True)
+    assert step(x).numpy().tolist() == [[2.0, 0.0, 2.0, 2.0, 2.0, 0.0], [2.0, 2.0, 0.0, 0.0, 0.0, 2.0]]
+    assert step(x).numpy().tolist() == [[2.0, 2.0, 2.0, 0.0, 0.0, 2.0], [2.0, 2.0, 0.0, 0.0, 2.0, 2.0]]
+    # the layer's generator, not the global seed, picks the mask
     tf.random.set_seed(1)
-    a = drop(x, training=True).numpy()
+    a = d(x, training=True).numpy()
     tf.random.set_seed(1)
-    np.testing.assert_array_equal(a, drop(x, training=True).numpy())
+    assert not np.array_equal(a, d(x, training=True).numpy())
+    tf.keras.utils.set_random_seed(42)
+    m = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(3), tf.keras.layers.Dropout(0.2),
+                             tf.keras.layers.Dense(2)])
+    np.testing.assert_array_equal(m.layers[-1].kernel.numpy(), np.array(
+        [[0.7511440515518188, -0.05059242248535156], [-0.25792938470840454, -0.6872323155403137],
+         [-0.23139142990112305, 0.7876588106155396]], np.float32))
+    assert tf.keras.layers.Dropout(0.0).get_config()["seed"] is None and len(m.weights) == 4
+
+
+def test_fit_with_dropout_trains_as_keras3():
+    """compile/fit (Adam, from_logits loss, accuracy) of a seeded model with a Dropout, shuffle=False.
+    Recorded from TF 2.21 (Keras 3)."""
+    tf.keras.utils.set_random_seed(42)
+    rng = np.random.RandomState(0)
+    x = rng.rand(256, 28, 28).astype("float32")
+    y = rng.randint(0, 10, 256).astype("uint8")
+    model = tf.keras.Sequential([tf.keras.Input((28, 28)), L.Flatten(), L.Dense(32, activation="relu"),
+                                 L.Dropout(0.2), L.Dense(10)])
+    model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
+    h = model.fit(x, y, epochs=3, shuffle=False, verbose=0, batch_size=32)
+    got = {k: [round(float(v), 5) for v in vs] for k, vs in h.history.items()}
+    assert got == {'accuracy': [0.12109, 0.12891, 0.16797], 'loss': [2.42286, 2.27594, 2.26325]}
+    np.testing.assert_allclose(model.layers[-1].kernel.numpy()[0, :4],
+                               [0.2591693, -0.01745602, -0.08899409, -0.23711766], rtol=1e-5, atol=1e-6)
 
 
 def test_training_flag_propagates_to_nested_layers():

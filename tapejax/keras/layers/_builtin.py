@@ -15,8 +15,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from ... import ops as _ops
+from ..._core import philox as _philox
 from ..._core.indexed_slices import register_sparse_gradient
 from ..._core.tensor import TensorShape
+from ..._core.variable import Variable
 from ...extend import defop
 from .. import activations as _activations
 from .. import initializers as _initializers
@@ -135,10 +137,18 @@ def _ln_fn(x, *params, axis, epsilon, center, scale):
     return y
 
 
-def _dropout_fn(x, key_data, rate, noise_shape):
+def _dropout_fn(x, seed, rate, noise_shape):
+    """TF's ``stateless_dropout`` as Keras 3 calls it: ``seed`` is the SeedGenerator state
+    ``[seed, counter]``, taken modulo ``int32.max - 1``; the mask is ``stateless_random_uniform
+    >= rate`` (Philox), the kept values ``x * float(1 / (1 - rate))``."""
     shape = tuple(x.shape[i] if d is None else d for i, d in enumerate(noise_shape)) if noise_shape else x.shape
-    keep = jax.random.bernoulli(jax.random.wrap_key_data(key_data), 1.0 - rate, shape)
-    return jnp.where(keep, x / (1.0 - rate), jnp.zeros((), x.dtype))
+    seed = jnp.mod(seed, np.iinfo(np.int32).max - 1).astype(jnp.int32)
+    key, counter = _philox.key_counter_from_seed(seed[0], seed[1])
+    # float64 uniforms need JAX's 64-bit mode (off in tapejax): the mask is drawn in float32.
+    u_dtype = np.float32 if x.dtype == np.float64 else x.dtype
+    u = _philox.uniform(key, counter, shape, u_dtype)
+    scale = jnp.asarray(1.0 / (1.0 - rate), x.dtype)
+    return jnp.where(u >= jnp.asarray(rate, u_dtype), x * scale, jnp.zeros((), x.dtype))
 
 
 def _embedding_fn(table, ids):
@@ -747,11 +757,28 @@ class Reshape(Layer):
         return {**super().get_config(), "target_shape": self.target_shape}
 
 
+_NEXT_SEED = np.array([0, 1], np.int64)
+
+
+def _seed_generator_state(seed):
+    """Keras 3's ``SeedGenerator(seed)`` state: a non-trainable ``[seed, 0]`` variable, the seed
+    drawn from Python's ``random`` when not given (as an unseeded initializer draws its own).
+
+    It is not one of the layer's weights (Keras lists it in ``layer.variables`` only)."""
+    if seed is None:
+        seed = _pyrandom.randint(1, int(1e9))
+    elif not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"Argument `seed` must be an integer. Received: seed={seed}")
+    return Variable(np.array([seed, 0], np.int64), trainable=False, name="seed_generator_state")
+
+
 class Dropout(Layer):
     """Zeroes inputs with probability ``rate`` when ``training=True``, scaling the rest by ``1/(1-rate)``.
 
-    At inference (``training`` False or not given) it is the identity. The mask's
-    key comes from ``tf.random``'s global generator.
+    At inference (``training`` False or not given) it is the identity. As in Keras 3, the layer
+    owns a seed generator made with it (``seed``, or one drawn from Python's ``random``, so
+    ``tf.keras.utils.set_random_seed`` gives TensorFlow's masks and the next layers' weights);
+    each training call takes the next ``[seed, counter]`` pair for TF's ``stateless_dropout``.
 
     Example:
         >>> import tapejax as tf
@@ -771,12 +798,16 @@ class Dropout(Layer):
         self.rate = rate
         self.noise_shape = None if noise_shape is None else tuple(noise_shape)
         self.seed = seed
+        if rate > 0:
+            self._k_seed_state = _seed_generator_state(seed)
 
     def call(self, inputs, training=None):
         if not training or self.rate == 0:
             return inputs
-        key = jax.random.key_data(random.get_global_generator().make_key())
-        return _dropout(inputs, key, rate=self.rate, noise_shape=self.noise_shape)
+        state = self._k_seed_state
+        seed = state.read_value()
+        state.assign_add(_NEXT_SEED)
+        return _dropout(inputs, seed, rate=self.rate, noise_shape=self.noise_shape)
 
     def get_config(self):
         return {**super().get_config(), "rate": self.rate, "noise_shape": self.noise_shape, "seed": self.seed}
