@@ -122,3 +122,87 @@ def test_python_values_keep_their_kind_on_conversion():
     assert _error(lambda: tf.convert_to_tensor(1j, tf.float32)) == "TypeError: Cannot convert 1j to EagerTensor of dtype float"
     assert repr(tf.constant(True, tf.int32)) == "<tf.Tensor: shape=(), dtype=int32, numpy=1>"
     assert repr(tf.constant(1.5, tf.complex64)) == "<tf.Tensor: shape=(), dtype=complex64, numpy=(1.5+0j)>"
+
+
+# -- errors raised while a tf.function traces: "in user code:" ------------------
+
+_USER_CODE = '''
+def helper(x):
+  return x.nope
+
+@tf.function
+def g(x):
+  y = x + 1
+  return helper(y)
+
+@tf.function
+def h(x):
+  if x > 0:
+    raise ValueError("positive")
+  return x
+
+@tf.function
+def f(x):
+  v = tf.Variable(1.0)
+  return v
+
+class MyErr(Exception):
+  def __init__(self, a, b):
+    super().__init__(a + b)
+
+@tf.function
+def m(x):
+  raise MyErr("a", "b")
+'''
+
+
+def test_errors_while_tracing_say_in_user_code_as_tensorflow():
+    # guide function.ipynb cells 54 and 56; the strings were recorded from TF 2.21 running
+    # the same source under the same file name.
+    import linecache
+    linecache.cache["<cell>"] = (len(_USER_CODE), None, _USER_CODE.splitlines(True), "<cell>")
+    ns = {"tf": tf}
+    exec(compile(_USER_CODE, "<cell>", "exec"), ns)  # noqa: S102
+    got = [_error(lambda c=c: eval(c, ns)) for c in  # noqa: S307
+           ["g(tf.constant(1.0))", "h(tf.constant(1.0))", "f(1.0)", "m(tf.constant(1.0))"]]
+    assert got == [
+        'AttributeError: in user code:\n\n    File "<cell>", line 8, in g  *\n        return helper(y)\n    File '
+        '"<cell>", line 3, in helper  *\n        return x.nope\n\n    AttributeError: \'SymbolicTensor\' object '
+        'has no attribute \'nope\'\n',
+        'ValueError: in user code:\n\n    File "<cell>", line 13, in h  *\n        raise ValueError("positive")'
+        '\n\n    ValueError: positive\n',
+        'ValueError: in user code:\n\n    File "<cell>", line 18, in f  *\n        v = tf.Variable(1.0)\n\n    '
+        'ValueError: tf.function only supports singleton tf.Variables created on the first call. Make sure the '
+        'tf.Variable is only created once or created outside tf.function. See '
+        'https://www.tensorflow.org/guide/function#creating_tfvariables for more information.\n',
+        'StagingError: in user code:\n\n    File "<cell>", line 27, in m  *\n        raise MyErr("a", "b")\n\n'
+        '    MyErr: ab\n',
+    ]
+
+
+def test_optimizer_slots_on_a_second_trace_are_not_singletons():
+    # guide function.ipynb cell 56: a first call created the Adam slots, so a second optimizer's
+    # slots created by a later trace raise TensorFlow's singleton error (recorded from TF 2.21).
+    opt1 = tf.keras.optimizers.Adam(learning_rate=1e-2)
+    opt2 = tf.keras.optimizers.Adam(learning_rate=1e-3)
+
+    @tf.function
+    def train_step(w, x, y, optimizer):
+        with tf.GradientTape() as tape:
+            L = tf.reduce_sum(tf.square(w * x - y))
+        gradients = tape.gradient(L, [w])
+        optimizer.apply_gradients(zip(gradients, [w]))
+
+    w = tf.Variable(2.)
+    train_step(w, tf.constant([-1.]), tf.constant([2.]), opt1)
+    msg = _error(lambda: train_step(w, tf.constant([-1.]), tf.constant([2.]), opt2))
+    assert msg.startswith("ValueError: in user code:\n\n    File ")
+    assert "in train_step  *\n        optimizer.apply_gradients(zip(gradients, [w]))\n" in msg
+    assert msg.endswith("\n    ValueError: tf.function only supports singleton tf.Variables created on the first "
+                        "call. Make sure the tf.Variable is only created once or created outside tf.function. See "
+                        "https://www.tensorflow.org/guide/function#creating_tfvariables for more information.\n")
+
+
+def test_a_missing_attribute_names_the_tensor_class():
+    # Recorded from TF 2.21: eager tensors are EagerTensor, traced ones SymbolicTensor.
+    assert _error(lambda: tf.constant(1.0).nope) == "AttributeError: 'EagerTensor' object has no attribute 'nope'"

@@ -71,7 +71,7 @@ class Scope:
     """
 
     __slots__ = ("values", "captured", "written", "created", "checks", "parent", "strict", "tracing",
-                 "_kept", "may_fail")
+                 "_kept", "may_fail", "forbid_creation")
 
     def __init__(self, given=(), strict=False, tracing=False):
         self.values = {v._id: x for v, x in given}
@@ -84,6 +84,7 @@ class Scope:
         self.tracing = tracing
         self._kept = {}         # id -> (Variable, value): generator advances that outlive a drop
         self.parent = None
+        self.forbid_creation = None   # a message: creating a Variable here raises ValueError(message)
 
     def __enter__(self):
         self.parent = _local.scope
@@ -140,6 +141,9 @@ class Scope:
             store(v, x)
 
     def _on_create(self, v):
+        if self.forbid_creation:
+            # Raised where the Variable is created, so the error points at the user's line.
+            raise ValueError(self.forbid_creation)
         self.created.append(v)
         for i, w in self.written.items():
             x = self.values[i]

@@ -447,6 +447,16 @@ class Tensor(_TensorBase):
     # ``_slot`` the value's place in it and ``_v`` its abstract value (jax.ShapeDtypeStruct).
     __slots__ = ("_v", "_id", "_lazy", "_slot", "__weakref__")
 
+    def __getattr__(self, name):
+        # Only reached for a missing attribute. Inside a traced function a tensor is a
+        # TensorFlow SymbolicTensor, and TensorFlow's message names that class.
+        try:
+            symbolic = is_tracer(object.__getattribute__(self, "_v"))
+        except AttributeError:
+            symbolic = False
+        kind = "SymbolicTensor" if symbolic else type(self).__name__
+        raise AttributeError(f"'{kind}' object has no attribute '{name}'")
+
     def __format__(self, spec):
         """As TF's eager tensors: formatted as the NumPy value (``f"{tf.size(x)}"`` is ``12``)."""
         if is_tracer(self._value):

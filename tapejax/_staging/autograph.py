@@ -33,6 +33,7 @@ import itertools
 import os
 import sysconfig
 import textwrap
+import traceback
 import threading
 import types
 import warnings
@@ -40,9 +41,11 @@ import weakref
 
 import jax
 import jax.numpy as jnp
+import jaxlib
 import numpy as np
 
 from . import control_flow as _control_flow
+from .. import errors as _errors
 from .._core import logs as _logs, state as _state
 from .._core.tensor import Tensor, _TensorBase, to_array, is_tracer
 from ..ops import logical_not
@@ -486,8 +489,11 @@ class _Expressions(ast.NodeTransformer):
                           values=[k.value for k in node.keywords])
         else:
             kw = ast.Constant(None)
-        return ast.copy_location(ast.Call(func=_expr("ag__.converted_call"), args=[f, args, kw], keywords=[]),
-                                 node)
+        func = _expr("ag__.converted_call")
+        for n in [*ast.walk(func), args, kw]:
+            # Python 3.11 reports a method call at its attribute's line: the user's line here.
+            ast.copy_location(n, node)
+        return ast.copy_location(ast.Call(func=func, args=[f, args, kw], keywords=[]), node)
 
     def visit_BoolOp(self, node):
         self.generic_visit(node)
@@ -693,6 +699,7 @@ class _Unsupported(Exception):
 _converted = weakref.WeakKeyDictionary()     # function -> converted function (itself when not converted)
 _factories = {}                              # code object -> (factory code, source)
 _generated = set()                           # code objects of converted code (never converted again)
+_owners = {}                                 # converted code object -> the converted function it is in
 _warned = set()
 _lock = threading.RLock()
 
@@ -845,6 +852,9 @@ def _convert(fn):
         module, node = _transform(fn)
         code = compile(module, fn.__code__.co_filename, "exec")
         _generated.update(_nested_codes(code))
+        for c in _nested_codes(code):
+            if c.co_name.startswith("tf__"):
+                _owners.update((n, c) for n in _nested_codes(c))
         entry = _factories[fn.__code__] = (code, ast.unparse(node))
         if _verbosity[0] >= 3:
             _logs.info("AutoGraph converted %s:\n%s", fn.__qualname__, entry[1])
@@ -1376,3 +1386,83 @@ def set_verbosity(level, alsologtostdout=False):
 def trace(*args):
     """Prints its arguments at trace time (``tf.autograph.trace``)."""
     print(*args)
+
+
+# ---------------------------------------------------------------------------
+# Errors raised while tracing converted code ("in user code:")
+# ---------------------------------------------------------------------------
+
+class StagingError(Exception):
+    """Raised during the staging (i.e. Python execution) of converted code: what an error of a
+    type that cannot be rebuilt from a message becomes, with TensorFlow's "in user code:" text."""
+
+
+# TensorFlow rebuilds these (exactly these types) from the new message; others become a StagingError.
+_STRING_CONSTRUCTOR_ERRORS = (AssertionError, AttributeError, NameError, NotImplementedError, RuntimeError,
+                              StopIteration, TypeError, UnboundLocalError, ValueError, StagingError)
+_JAX_DIRS = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in (jax, jaxlib))
+_TAPEJAX_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def _converted_name(code):
+    """The user's name of a converted function a frame runs in (``tf__f.<locals>.if_body`` -> ``f``)."""
+    for part in getattr(code, "co_qualname", code.co_name).split("."):
+        if part.startswith("tf__"):
+            name = part[4:]
+            return "<lambda>" if name == "lambda" else name
+    return code.co_name
+
+
+def _hidden(filename):
+    # TensorFlow leaves its own frames out; tapejax and JAX stand in for TensorFlow here.
+    path = os.path.abspath(filename)
+    return path.startswith(_TAPEJAX_DIR) or path.startswith(_JAX_DIRS)
+
+
+def user_code_error(error):
+    """``error``, raised while a ``tf.function`` traced converted code, rewritten as TensorFlow
+    rewrites it: the same type (or StagingError) whose message starts ``in user code:`` and lists
+    the user's frames (converted ones marked ``*``, the first frame a converted call entered
+    marked ``**``), then the original ``Type: message``. None when no converted code ran."""
+    frames = []   # [filename, lineno, name, line, marker, converted function or None]
+    entered = False
+    for fs, (frame, _) in zip(traceback.extract_tb(error.__traceback__), traceback.walk_tb(error.__traceback__)):
+        code = frame.f_code
+        if code in _generated:
+            owner = _owners.get(code, code)
+            if frames and frames[-1][5] is owner:
+                frames.pop()   # TensorFlow keeps one frame per converted call: its innermost line
+            frames.append([fs.filename, fs.lineno, _converted_name(code), fs.line, "  *", owner])
+            entered = False
+            continue
+        if not frames:
+            continue   # the tf.function machinery before the user's code
+        if fs.filename == __file__ and code.co_name == "converted_call":
+            entered = True
+            continue
+        if not _hidden(fs.filename):
+            frames.append([fs.filename, fs.lineno, fs.name, fs.line, "  **" if entered else "", None])
+        entered = False
+    if not frames:
+        return None
+    lines = ["in user code:", ""]
+    for filename, lineno, name, line, marker, _ in frames:
+        lines.append(f'    File "{filename}", line {lineno}, in {name}{marker}')
+        lines.append("        " + (line.strip() if line else "<source unavailable>"))
+    lines.append("")
+    lines.extend("    " + m for m in f"{type(error).__name__}: {error}".split("\n"))
+    lines.append("")
+    message = "\n".join(lines)
+    kind = type(error)
+    if kind.__module__.startswith(("tapejax.", "jax.", "jax")) and not issubclass(kind, _errors.OpError):
+        # tapejax's and JAX's own refinements (TensorFlow has none): the builtin they refine.
+        kind = next((k for k in kind.__mro__ if k in _STRING_CONSTRUCTOR_ERRORS), kind)
+    if kind in _STRING_CONSTRUCTOR_ERRORS or kind.__init__ is Exception.__init__:
+        new = kind(message)
+    elif isinstance(error, _errors.OpError):
+        new = kind(getattr(error, "node_def", None), getattr(error, "op", None), message)
+    else:
+        new = StagingError(message)
+    new.__suppress_context__ = True
+    new._tapejax_in_user_code = True
+    return new.with_traceback(error.__traceback__)

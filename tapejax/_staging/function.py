@@ -531,6 +531,7 @@ class ConcreteFunction:
         self._checks = ()
         self._calls_back = False   # the program calls the host (tf.print, asserts, py_function, host ops)
         self._may_fail = False     # one of those callbacks may raise (state.note_may_fail)
+        self._no_creation = False  # creating a Variable while traced raises (TensorFlow's singleton rule)
         self._op = None
         self._key = None
         self._specs = None
@@ -550,6 +551,8 @@ class ConcreteFunction:
         Returns (outputs, scope); the Variables themselves are never changed.
         """
         scope = _state.Scope(zip(state, state_vals), tracing=True)
+        if self._no_creation and tape is None:
+            scope.forbid_creation = _NOT_SINGLETON
         graph = self._function._graph_tape and tape is None
         recording = tape if tape is not None else _GraphTape() if graph else contextlib.nullcontext()
         host = contextlib.nullcontext()
@@ -1197,6 +1200,7 @@ class Function:
         self._variables = {}       # id -> Variable: every Variable a trace of this function captured
         self._assigned = set()     # ids of the Variables some trace assigned (their buffers are donated)
         self._trace_count = 0
+        self._created_variables = False   # the first call created Variables
         self._detector = None      # TensorFlow's frequent-tracing detector of the Python function
         self._constants = False   # trace with constants evaluated eagerly (ConcreteFunction._trace)
         self._graph_tape = False  # the body calls tf.gradients: traces record every op
@@ -1318,9 +1322,23 @@ class Function:
             return conc._call(vals, tensors, var_args)
         return self._trace_call(vals, tensors, var_args, leaves, tree, key)
 
-    def _trace_call(self, vals, tensors, var_args, leaves, tree, key, shapes=None, call=True):
+    def _trace_call(self, *args, **kwargs):
         """Runs a call no known trace serves by its own key (``call=False``: returns its trace).
-        ``shapes``, when given, are the tensor arguments' shapes with None dimensions."""
+        ``shapes``, when given, are the tensor arguments' shapes with None dimensions.
+
+        An error the user's converted code raised while traced is raised as TensorFlow's
+        AutoGraph raises it: ``in user code:`` and the user's frames, then the error."""
+        try:
+            return self._trace_call_impl(*args, **kwargs)
+        except Exception as e:
+            if _state.tracing() or getattr(e, "_tapejax_in_user_code", False):
+                raise
+            new = _autograph.user_code_error(e)
+            if new is None:
+                raise
+            raise new from None
+
+    def _trace_call_impl(self, vals, tensors, var_args, leaves, tree, key, shapes=None, call=True):
         if shapes is None:
             gkey, shapes = self._generalize(key)
         else:
@@ -1466,6 +1484,9 @@ class Function:
         for _ in range(_MAX_TRACES):
             conc = ConcreteFunction(self, leaves, tree, var_args, self._variables.values(), self._assigned,
                                     shapes)
+            # As TensorFlow: once a first call has created Variables, every later trace (this
+            # call's retrace included) runs where creating one raises, at the user's line.
+            conc._no_creation = created_any or (not first and self._created_variables)
             try:
                 scope = conc._trace(vals)
             except _NeedsGraphTape:
@@ -1492,6 +1513,7 @@ class Function:
             raise ValueError(_NOT_SINGLETON)
         conc._finish()
         conc._key = key
+        self._created_variables = self._created_variables or created_any
         self._cache.put(key, conc)
         # TensorFlow traces a first call that creates Variables twice (creating, then using them).
         self._trace_count += 2 if created_any else 1
