@@ -206,3 +206,42 @@ def test_optimizer_slots_on_a_second_trace_are_not_singletons():
 def test_a_missing_attribute_names_the_tensor_class():
     # Recorded from TF 2.21: eager tensors are EagerTensor, traced ones SymbolicTensor.
     assert _error(lambda: tf.constant(1.0).nope) == "AttributeError: 'EagerTensor' object has no attribute 'nope'"
+
+
+def test_a_leaked_tensor_used_in_another_trace_is_out_of_scope():
+    # guide function.ipynb cell 40; TF 2.21's message (recorded) goes on with where the tensor was
+    # defined, a TensorFlow graph stack tapejax does not have: the first paragraph is compared.
+    @tf.function
+    def leaky_function(a):
+        global _leaked
+        _leaked = a + 1
+        return _leaked
+
+    assert leaky_function(tf.constant(1)).numpy() == 2
+    assert _error(lambda: _leaked.numpy()) == "AttributeError: 'SymbolicTensor' object has no attribute 'numpy'"
+
+    @tf.function
+    def captures_leaked_tensor(b):
+        b += _leaked
+        return b
+
+    msg = _error(lambda: captures_leaked_tensor(tf.constant(2)))
+    assert msg.split("\n\n")[0] == (
+        "TypeError: <tf.Tensor 'add:0' shape=() dtype=int32> is out of scope and cannot be used here. Use return "
+        "values, explicit Python locals or TensorFlow collections to access it.\nPlease see "
+        "https://www.tensorflow.org/guide/function#all_outputs_of_a_tffunction_must_be_return_values for more "
+        "information.")
+
+
+def test_a_function_closing_over_an_enclosing_jax_trace_is_not_a_leak():
+    import jax
+
+    def outer(w):
+        t = tf.constant(w)
+
+        @tf.function
+        def f(x):
+            return x * t
+        return f(tf.constant(2.0))._value
+
+    assert float(jax.jit(outer)(3.0)) == 6.0

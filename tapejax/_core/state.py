@@ -29,6 +29,7 @@ class _Local(threading.local):
         self.tracing = 0       # > 0 while a tf.function body (or an export) is traced
         self.placement = None  # tf.distribute: value -> (sharding, placed value) for new Variables
         self.names = {}        # tensor id -> TensorFlow-style name, for the latest trace
+        self.previous_names = {}   # the trace's before it (a tensor leaked from it is named in errors)
         self.name_counts = {}
         self.known = {}        # tensor id -> its value known while tracing (see known_value)
         self.recorders = []    # active GradientTapes / ForwardAccumulators, innermost last
@@ -90,6 +91,7 @@ class Scope:
         self.parent = _local.scope
         _local.scope = self
         if self.tracing and not _local.tracing:   # a new trace: names start again
+            _local.previous_names = _local.names
             _local.names, _local.name_counts, _local.known = {}, {}, {}
         _local.tracing += self.tracing
         return self
@@ -404,8 +406,8 @@ def known_value(tensor):
 
 
 def traced_name(tensor):
-    """The name of a tensor of the latest trace, or None."""
-    return _local.names.get(tensor._id)
+    """The name of a tensor of the latest trace (or of the one before), or None."""
+    return _local.names.get(tensor._id) or _local.previous_names.get(tensor._id)
 
 
 def tracing():

@@ -31,6 +31,7 @@ import types
 import functools
 import inspect
 import operator
+import gc
 import threading
 import weakref
 
@@ -632,6 +633,12 @@ class ConcreteFunction:
                 raise
             self._function._constants = True
             self._traced = self._jitted.trace(*args)
+        # A tracer of an earlier trace (a leaked tensor) is closed over as a constant: JAX 0.10
+        # hoists it into Traced._consts (no public spelling), older versions keep it in the jaxpr.
+        leaked = [c for c in [*getattr(self._traced, "_consts", ()), *self._traced.jaxpr.consts]
+                  if isinstance(c, jax.core.Tracer) and not _live(c)]
+        if leaked:
+            raise _out_of_scope(leaked[0])
         scope, self._scope = self._scope, None
         self._checks = tuple(scope.checks)
         self._calls_back = _engine.uses(self._traced.jaxpr.jaxpr, _CALLBACKS)
@@ -1016,6 +1023,34 @@ class FunctionType:
 
     def __repr__(self):
         return self._concrete.pretty_printed_signature()
+
+
+def _live(tracer):
+    """Whether ``tracer`` belongs to a trace running now (an enclosing jax transformation the
+    function is called under may close over its values), rather than to a finished one."""
+    try:
+        from jax._src import core as _jcore   # the active trace: no public spelling
+        t = _jcore.trace_ctx.trace
+    except (ImportError, AttributeError):
+        return True
+    while t is not None:
+        if tracer._trace is t:
+            return True
+        t = getattr(t, "parent_trace", None)
+    return False
+
+
+def _out_of_scope(tracer):
+    """TensorFlow's TypeError for a tensor of an earlier trace used in this one (it leaked out
+    of its function through a global or an attribute; JAX made it a constant of this trace)."""
+    # Only on this error path: the Tensor that holds the tracer, for its name.
+    leaked = next((r for r in gc.get_referrers(tracer) if isinstance(r, Tensor)), None)
+    what = repr(leaked) if leaked is not None else "A tensor of an earlier trace"
+    return TypeError(
+        f"{what} is out of scope and cannot be used here. Use return values, explicit Python locals or "
+        "TensorFlow collections to access it.\nPlease see "
+        "https://www.tensorflow.org/guide/function#all_outputs_of_a_tffunction_must_be_return_values for "
+        "more information.")
 
 
 def _signature_shapes(signature):
