@@ -526,9 +526,41 @@ def _op_key_counter(op, dtype, seed, reserve):
     cache = (op, str(dtype), seed, seed2)
     start = _Seeds.kernels.get(cache, seed2 << 64)
     _Seeds.kernels[cache] = start + reserve
+    return _kernel_key_counter(seed, start)
+
+
+def _kernel_key_counter(seed, start):
+    """A Philox kernel's key (from ``seed``) and counter (the 128-bit ``start``)."""
     (c0, c1), (c2, c3) = _philox.split_u64(start), _philox.split_u64(start >> 64)
     k0, k1 = _philox.split_u64(seed)
     return (tuple(jnp.uint32(k) for k in (k0, k1)), tuple(jnp.uint32(c) for c in (c0, c1, c2, c3)))
+
+
+def _shuffle_permutation(kc, n):
+    """TF's RandomShuffle: Fisher-Yates with one 32-bit word per step, ``word % (n - i)``."""
+    w = np.asarray(_philox.words(*kc, (n - 1,))).astype(np.int64)
+    perm = np.arange(n)
+    for i in range(n - 1):
+        j = i + int(w[i] % (n - i))
+        perm[i], perm[j] = perm[j], perm[i]
+    return perm
+
+
+def _first_op_in_new_graph_shuffle(n):
+    """The permutation of ``range(n)`` that TF's ``tf.random.shuffle`` gives as the first random
+    op of a new graph (a ``tf.data`` map function), or None without a global seed.
+
+    In a graph TF takes op seeds from a per-graph counter (0 for the first op), not from the
+    eager sequence, and the kernel is new: so the permutation depends on the global seed alone
+    and is the same each time the graph is made. Keras 3's ``fit`` shuffles array inputs this
+    way (``ArrayDataAdapter``: ``tf.random.shuffle(tf.range(n))`` in a ``Dataset.map``), the
+    same order every epoch once ``tf.random.set_seed`` is called. Eager state is left alone.
+    """
+    if _Seeds.global_seed is None or n <= 1:
+        return None
+    seeds = (_Seeds.global_seed % _MAXINT32, 0)
+    seed, seed2 = (0, _MAXINT32) if seeds == (0, 0) else seeds
+    return _shuffle_permutation(_kernel_key_counter(seed, seed2 << 64), n)
 
 
 def _stateful(op, kind, shape, dtype, seed, minval=None, maxval=None):
@@ -606,13 +638,7 @@ def shuffle(value, seed=None, name=None):
     kc = _op_key_counter("RandomShuffle", x.dtype, seed, (n - 1 + 3) // 4)
     if kc is None:
         return Tensor(jax.random.permutation(get_global_generator().make_key(), x, axis=0))
-    # TF's RandomShuffle: Fisher-Yates with one 32-bit word per step, ``word % (n - i)``.
-    w = np.asarray(_philox.words(*kc, (n - 1,))).astype(np.int64)
-    perm = np.arange(n)
-    for i in range(n - 1):
-        j = i + int(w[i] % (n - i))
-        perm[i], perm[j] = perm[j], perm[i]
-    return Tensor(jnp.take(x, jnp.asarray(perm), axis=0))
+    return Tensor(jnp.take(x, jnp.asarray(_shuffle_permutation(kc, n)), axis=0))
 
 
 def categorical(logits, num_samples, dtype=None, seed=None, name=None):

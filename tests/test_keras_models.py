@@ -437,3 +437,49 @@ def test_logs_are_sorted_as_keras_3_hands_them_over():
     np.testing.assert_allclose(m.evaluate(x, y, verbose=0), [1.1889104843139648, 0.25, 0.25, 0.625, 2.337329864501953],
                                rtol=1e-5)
     assert list(m.train_on_batch(x, y, return_dict=True)) == keys
+
+
+def test_fit_shuffles_array_inputs_in_keras3s_order_when_seeded():
+    """Keras 3 shuffles array inputs with tf.random.shuffle(tf.range(n)) inside a tf.data map
+    function: with a global seed that is the first random op of a new graph (op seed 0), so
+    every epoch and every fit gets the same order, whatever ran before. Recorded from TF 2.21."""
+    seen = []
+
+    class Rec(tf.keras.layers.Layer):
+        def call(self, x, training=None):
+            if training:
+                seen.extend(np.asarray(x)[:, 0].astype(int).tolist())
+            return x
+
+    tf.keras.utils.set_random_seed(42)
+    x = np.arange(10, dtype="float32")[:, None]
+    model = tf.keras.Sequential([tf.keras.Input((1,)), Rec(), tf.keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse", run_eagerly=True)
+    tf.random.uniform([3])
+    model.fit(x, np.zeros((10, 1), "float32"), epochs=2, batch_size=5, verbose=0)
+    model.fit(x, np.zeros((10, 1), "float32"), epochs=1, batch_size=5, verbose=0)
+    assert seen == [3, 8, 7, 5, 2, 0, 1, 6, 9, 4] * 3
+    seen.clear()
+    tf.random.set_seed(7)
+    model.fit(np.arange(100, dtype="float32")[:, None], np.zeros((100, 1), "float32"), batch_size=32, verbose=0)
+    assert seen[:6] == [37, 95, 54, 13, 31, 16]
+    seen.clear()
+    tf.random.set_seed(0)   # TF's seeds (0, 0) become (0, 2**31 - 1)
+    model.fit(x, np.zeros((10, 1), "float32"), batch_size=10, verbose=0)
+    assert seen == [2, 0, 5, 8, 7, 1, 9, 6, 3, 4]
+
+
+def test_seeded_fit_with_shuffle_matches_tf():
+    """compile/fit with shuffle=True after set_random_seed(42). Recorded from TF 2.21 (Keras 3)."""
+    tf.keras.utils.set_random_seed(42)
+    rng = np.random.RandomState(0)
+    x = rng.rand(256, 28, 28).astype("float32")
+    y = rng.randint(0, 10, 256).astype("uint8")
+    model = tf.keras.Sequential([tf.keras.Input((28, 28)), tf.keras.layers.Flatten(),
+                                 tf.keras.layers.Dense(32, activation="relu"), tf.keras.layers.Dropout(0.2),
+                                 tf.keras.layers.Dense(10)])
+    model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
+    h = model.fit(x, y, epochs=3, verbose=0, batch_size=32)
+    got = {k: [round(float(v), 5) for v in vs] for k, vs in h.history.items()}
+    assert got == {'accuracy': [0.12109, 0.11328, 0.19531], 'loss': [2.36745, 2.28322, 2.24027]}

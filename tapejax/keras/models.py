@@ -859,8 +859,12 @@ class _Batches:
             self.n_batches = count
             return
         if self.shuffle:
-            seed = np.asarray(jax.random.key_data(random.get_global_generator().make_key())).ravel()
-            order = np.random.default_rng(seed).permutation(self.n)
+            # With a global seed, Keras 3's order (TF's shuffle in a tf.data function: the same
+            # every epoch); without one, a fresh order from the global Generator each epoch.
+            order = random._first_op_in_new_graph_shuffle(self.n)
+            if order is None:
+                seed = np.asarray(jax.random.key_data(random.get_global_generator().make_key())).ravel()
+                order = np.random.default_rng(seed).permutation(self.n)
         else:
             order = None
         for i in range(self.n_batches):
