@@ -245,3 +245,47 @@ def test_a_function_closing_over_an_enclosing_jax_trace_is_not_a_leak():
         return f(tf.constant(2.0))._value
 
     assert float(jax.jit(outer)(3.0)) == 6.0
+
+
+def test_concrete_function_given_another_dtype_names_its_graph_function():
+    # guide function.ipynb cell 20; TF 2.21 (recorded): "cannot compute __inference_double_202 as
+    # input #0(zero-based) was expected to be a string tensor but is a int32 tensor
+    # [Op:__inference_double_202]" (the number is TensorFlow's process-wide function count).
+    import re
+
+    @tf.function
+    def double(a):
+        return a + a
+
+    double_strings = double.get_concrete_function(tf.TensorSpec(shape=None, dtype=tf.string))
+    with pytest.raises(tf.errors.InvalidArgumentError) as e:
+        double_strings(tf.constant(1))
+    assert re.fullmatch(r"cannot compute (__inference_double_\d+) as input #0\(zero-based\) was expected to be a "
+                        r"string tensor but is a int32 tensor \[Op:\1\]", str(e.value))
+
+
+def test_inference_fn_calls_the_trace_with_flat_tensors():
+    # guide function.ipynb cell 24; recorded from TF 2.21.
+    @tf.function
+    def double(a):
+        return a + a
+
+    atomic_fn = double.get_concrete_function(tf.TensorSpec(shape=None, dtype=tf.string)).inference_fn
+    assert repr(atomic_fn(tf.constant("a"))) == "<tf.Tensor: shape=(), dtype=string, numpy=b'aa'>"
+    assert type(atomic_fn).__name__ == "AtomicFunction"
+    assert atomic_fn.name.startswith(b"__inference_double_")
+    v = tf.Variable(2.0)
+    g = tf.function(lambda x: x * v).get_concrete_function(tf.TensorSpec([], tf.float32))
+    assert _error(lambda: g.inference_fn(tf.constant(1.0))) == (
+        "ValueError: The FunctionType defines captured inputs. Use call_with_captures instead.")
+
+
+def test_eager_gather_out_of_range_reads_as_tensorflows_kernel_error():
+    # intro_to_graphs.ipynb cell 21 and variations; recorded from TF 2.21.
+    kernel = "{{function_node __wrapped__GatherV2_device_/job:localhost/replica:0/task:0/device:CPU:0}} "
+    assert _error(lambda: tf.gather(tf.constant([0.0]), [1])) == (
+        "InvalidArgumentError: " + kernel + "indices[0] = 1 is not in [0, 1) [Op:GatherV2]")
+    assert _error(lambda: tf.gather(tf.constant([[1, 2]]), [3], axis=1)) == (
+        "InvalidArgumentError: " + kernel + "indices[0] = 3 is not in [0, 2) [Op:GatherV2]")
+    assert _error(lambda: tf.gather(tf.constant([0.0]), [[0], [-1]])) == (
+        "InvalidArgumentError: " + kernel + "indices[1,0] = -1 is not in [0, 1) [Op:GatherV2]")

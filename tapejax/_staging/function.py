@@ -30,6 +30,7 @@ import contextlib
 import types
 import functools
 import inspect
+import itertools
 import operator
 import gc
 import threading
@@ -481,6 +482,9 @@ class _Polymorphic:
         return compiled(arg_vals, don_vals, keep_vals)
 
 
+_concrete_ids = itertools.count(1)
+
+
 class ConcreteFunction:
     """One trace of a :func:`function`: a compiled program for one input signature.
 
@@ -533,6 +537,7 @@ class ConcreteFunction:
         self._calls_back = False   # the program calls the host (tf.print, asserts, py_function, host ops)
         self._may_fail = False     # one of those callbacks may raise (state.note_may_fail)
         self._no_creation = False  # creating a Variable while traced raises (TensorFlow's singleton rule)
+        self._uid = next(_concrete_ids)
         self._op = None
         self._key = None
         self._specs = None
@@ -799,10 +804,11 @@ class ConcreteFunction:
             vals, tensors, var_args, leaves, tree, key = _split_args(args, kwargs)
             for i, ((_, dt, _), (_, want, _)) in enumerate(zip(key[1], self._key[1])):
                 if dt != want:
+                    # TensorFlow names the call by its function's graph (a process-wide number).
+                    op = f"__inference_{f.__name__}_{self._uid}"
                     raise errors.InvalidArgumentError(
-                        None, None, f"cannot compute {f.__name__} as input #{i}(zero-based) was expected "
-                        f"to be a {_dtypes.c_name(want)} tensor but is a "
-                        f"{_dtypes.c_name(dt)} tensor. Cast it first: tf.cast(x, tf.{_dtypes.as_dtype(want).name}).")
+                        None, None, f"cannot compute {op} as input #{i}(zero-based) was expected "
+                        f"to be a {_dtypes.c_name(want)} tensor but is a {_dtypes.c_name(dt)} tensor [Op:{op}]")
             if self._exact is not None and key != self._exact or not self._serves(key):
                 # Other shapes than this trace's (an unknown rank, a size 0): the function traces them.
                 return f(*args, **kwargs)
@@ -942,6 +948,20 @@ class ConcreteFunction:
         return "\n".join(lines)
 
     @property
+    def inference_fn(self):
+        """The trace as one callable taking its tensor arguments, flat (TensorFlow's
+        ``AtomicFunction``, named ``__inference_<function>_<n>``).
+
+        Example:
+            >>> import tapejax as tf
+            >>> double = tf.function(lambda a: a + a)
+            >>> atomic = double.get_concrete_function(tf.TensorSpec([], tf.string)).inference_fn
+            >>> atomic(tf.constant("a"))
+            <tf.Tensor: shape=(), dtype=string, numpy=b'aa'>
+        """
+        return AtomicFunction(self)
+
+    @property
     def graph(self):
         raise NotImplementedError("tapejax compiles with jax.jit and has no tf.Graph. Use "
                                   "jax.make_jaxpr or concrete_function.lower() (not yet) to inspect it.")
@@ -1005,6 +1025,26 @@ class ConcreteFunction:
         # None (unconnected) stays None: the engine then gives a source only reached this way None.
         # An IndexedSlices gradient becomes dense here.
         return tuple(None if g is None else to_array(g) for g in grads)
+
+
+class AtomicFunction:
+    """A traced function called with its flat tensor arguments (``ConcreteFunction.inference_fn``)."""
+
+    def __init__(self, concrete):
+        self._concrete = concrete
+
+    @property
+    def name(self):
+        return f"__inference_{self._concrete._function.__name__}_{self._concrete._uid}".encode()
+
+    @property
+    def function_type(self):
+        return self._concrete.function_type
+
+    def __call__(self, *args):
+        if self._concrete.captured:
+            raise ValueError("The FunctionType defines captured inputs. Use call_with_captures instead.")
+        return self._concrete(*args)
 
 
 class FunctionType:

@@ -250,7 +250,9 @@ def _check_gather_bounds(params, indices, axis):
     bad = np.flatnonzero((i.reshape(-1) < 0) | (i.reshape(-1) >= n))
     if bad.size:
         k = int(bad[0])
-        raise errors.InvalidArgumentError(None, None, f"indices[{k}] = {int(i.reshape(-1)[k])} is not in [0, {n})")
+        where = "" if i.ndim == 0 else "[" + ",".join(map(str, np.unravel_index(k, i.shape))) + "]"
+        raise errors.InvalidArgumentError(None, None, _kernel_message(
+            "GatherV2", f"indices{where} = {int(i.reshape(-1)[k])} is not in [0, {n})"))
 
 
 @export("gather_nd")
