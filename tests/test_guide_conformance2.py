@@ -289,3 +289,41 @@ def test_eager_gather_out_of_range_reads_as_tensorflows_kernel_error():
         "InvalidArgumentError: " + kernel + "indices[0] = 3 is not in [0, 2) [Op:GatherV2]")
     assert _error(lambda: tf.gather(tf.constant([0.0]), [[0], [-1]])) == (
         "InvalidArgumentError: " + kernel + "indices[1,0] = -1 is not in [0, 1) [Op:GatherV2]")
+
+
+# -- keras.saving.register_keras_serializable (intro_to_modules.ipynb cells 31, 36-38) ----
+
+def test_register_keras_serializable_names_as_keras(tmp_path):
+    # Names and error recorded from TF 2.21 (Keras 3).
+    @tf.keras.saving.register_keras_serializable()
+    class A(tf.keras.Model):
+        def __init__(self, units=2, **kw):
+            super().__init__(**kw)
+            self.units = units
+            self.d = tf.keras.layers.Dense(units)
+
+        def call(self, x):
+            return self.d(x)
+
+    @tf.keras.saving.register_keras_serializable(package="P", name="B")
+    class Bq(tf.keras.layers.Layer):
+        pass
+
+    assert tf.keras.saving.get_registered_name(A) == "Custom>A"
+    assert tf.keras.saving.get_registered_object("Custom>A") is A
+    assert tf.keras.saving.get_registered_name(Bq) == "P>B"
+    assert tf.keras.saving.get_registered_name(tf.keras.layers.Dense) == "Dense"
+
+    class NoConfig:
+        pass
+
+    assert _error(lambda: tf.keras.saving.register_keras_serializable()(NoConfig)) == (
+        "ValueError: Cannot register a class that does not have a get_config() method.")
+
+    # A registered subclassed model comes back as itself, with its weights.
+    a = A()
+    y = a(tf.ones([1, 4]))
+    a.save(str(tmp_path / "a.keras"))
+    b = tf.keras.models.load_model(str(tmp_path / "a.keras"))
+    assert type(b) is A
+    assert float(tf.reduce_max(tf.abs(b(tf.ones([1, 4])) - y))) < 1e-6

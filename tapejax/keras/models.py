@@ -195,7 +195,10 @@ class Model(Layer):
         if self.built:
             return
         if type(self).build is Model.build:
-            # A subclassed model's sub-layers build themselves during the first call.
+            # A subclassed model's sub-layers build themselves during the first call; its
+            # shape is what load_model builds a saved copy with (Keras 3's build config).
+            if isinstance(input_shape, TensorShape) and getattr(self, "_k_build_shape", None) is None:
+                self._k_build_shape = input_shape
             self.built = True
             return
         super()._k_maybe_build(input_shape)

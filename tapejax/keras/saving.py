@@ -18,12 +18,74 @@ from ..checkpoint.writer import swap_into_place as _swap_into_place, write as _w
 from .. import saved_model as _saved_model
 from . import layers as _layers, optimizers as _optimizers
 
-__all__ = ["save_model", "load_model", "save_weights", "load_weights"]
+__all__ = ["save_model", "load_model", "save_weights", "load_weights", "register_keras_serializable",
+           "get_registered_name", "get_registered_object"]
 
 _KERAS_FILE = "keras_model.json"
 # The class load_model rebuilds a saved configuration of layers as: tapejax.keras.models, which
 # builds on this module for Model.save, sets "Sequential".
 _MODEL_CLASSES = {}
+_REGISTERED = {}   # "package>name" -> class (register_keras_serializable)
+
+
+def register_keras_serializable(package="Custom", name=None):
+    """Registers a class under ``"package>name"`` so that ``load_model`` can rebuild saved
+    instances of it (Keras 3's ``keras.saving.register_keras_serializable``).
+
+    Args:
+        package: the namespace of the name (``"Custom"``).
+        name: the name in it; the class's name by default.
+
+    Returns:
+        A decorator that registers the class and returns it unchanged.
+
+    Raises:
+        ValueError: the class has no ``get_config`` method.
+
+    Example:
+        >>> import tapejax as tf
+        >>> @tf.keras.saving.register_keras_serializable(package="Demo")
+        ... class Twice(tf.keras.layers.Layer):
+        ...     def call(self, x):
+        ...         return 2 * x
+        >>> tf.keras.saving.get_registered_name(Twice)
+        'Demo>Twice'
+    """
+    def decorator(arg):
+        registered = f"{package}>{name or arg.__name__}"
+        if isinstance(arg, type) and not hasattr(arg, "get_config"):
+            raise ValueError("Cannot register a class that does not have a get_config() method.")
+        _REGISTERED[registered] = arg
+        return arg
+    return decorator
+
+
+def get_registered_name(obj):
+    """The name ``obj`` is registered under (``"package>name"``), else its ``__name__``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.saving.get_registered_name(tf.keras.layers.Dense)
+        'Dense'
+    """
+    for registered, cls in _REGISTERED.items():
+        if cls is obj:
+            return registered
+    return obj.__name__
+
+
+def get_registered_object(name, custom_objects=None, module_objects=None):
+    """The class registered (or passed in ``custom_objects`` / ``module_objects``) as ``name``, or None.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.saving.get_registered_object("Nope>Missing") is None
+        True
+    """
+    for table in (custom_objects, _REGISTERED, module_objects):
+        if table and name in table:
+            return table[name]
+    return None
 
 
 def save_weights(model, filepath, overwrite=True, max_shard_size=None, **kwargs):
@@ -113,7 +175,8 @@ def save_model(model, filepath, overwrite=True, zipped=None, include_optimizer=T
             _saved_model.save(model, tmp)
         else:
             os.makedirs(tmp)
-        config = model.get_config() if "layers" in (_safe_config(model) or {}) else None
+        own = _safe_config(model)
+        config = model.get_config() if "layers" in (own or {}) else None
         variables = _Graph(model).variables
         if not include_optimizer:
             variables = {p: v for p, v in variables.items() if not p.startswith("_k_optimizer/")}
@@ -122,6 +185,10 @@ def save_model(model, filepath, overwrite=True, zipped=None, include_optimizer=T
         meta = {"format": "tapejax-keras", "version": 1, "class_name": type(model).__name__,
                 "config": config, "build_shape": None if build_shape is None else list(build_shape),
                 "compile": _keras_compile_config(model, include_optimizer), "saved_model": exported}
+        if config is None and get_registered_name(type(model)) in _REGISTERED:
+            # A registered subclassed model: rebuilt by load_model from its own configuration.
+            meta["registered_name"] = get_registered_name(type(model))
+            meta["model_config"] = json.loads(json.dumps(own)) if own is not None else {}
         with open(os.path.join(tmp, _KERAS_FILE), "w") as fh:
             json.dump(meta, fh)
         _swap_into_place(tmp, filepath)
@@ -178,6 +245,12 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True, **kw
                                    and isinstance(config.get("name"), (str, type(None)))):
         raise damaged("'config' must be an object with a list of 'layers'")
     if not config or "layers" not in config:
+        registered = meta.get("registered_name")
+        cls = get_registered_object(registered, custom_objects) if isinstance(registered, str) else None
+        if cls is None and isinstance(meta.get("class_name"), str):
+            cls = (custom_objects or {}).get(meta["class_name"])
+        if isinstance(cls, type) and issubclass(cls, _layers.Layer):
+            return _load_registered(cls, meta, filepath, damaged)
         if meta.get("saved_model") is True:
             return _saved_model.load(filepath)
         raise ValueError(f"The model at {filepath!r} ({str(meta.get('class_name'))[:80]}) has no configuration "
@@ -218,5 +291,26 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True, **kw
                           metrics=comp.get("metrics") or None)
     except Exception as e:  # noqa: BLE001 -- a configuration whose parts do not fit together
         raise damaged(f"the model cannot be built from it ({type(e).__name__}: {str(e)[:200]})") from None
+    _Checkpoint(root=model).read(os.path.join(filepath, "weights")).expect_partial()
+    return model
+
+
+def _load_registered(cls, meta, filepath, damaged):
+    """A registered (or ``custom_objects``) subclassed model: ``cls.from_config``, built on its
+    saved input shape, then its weights read."""
+    model_config = meta.get("model_config")
+    if not isinstance(model_config, dict):
+        raise damaged("'model_config' must be an object")
+    build_shape = meta.get("build_shape")
+    if build_shape is not None and not (isinstance(build_shape, list) and len(build_shape) <= 16 and all(
+            d is None or (type(d) is int and 0 <= d < 2 ** 31) for d in build_shape)):
+        raise damaged("'build_shape' must list sizes (non-negative integers or null)")
+    try:
+        model = cls.from_config(dict(model_config))
+        if build_shape is not None:
+            model.build(tuple(build_shape))
+    except Exception as e:  # noqa: BLE001 -- whatever the class's constructor or call rejects
+        raise damaged(f"{cls.__name__} cannot be made from its configuration ({type(e).__name__}: "
+                      f"{str(e)[:200]})") from None
     _Checkpoint(root=model).read(os.path.join(filepath, "weights")).expect_partial()
     return model
