@@ -23,9 +23,18 @@ import numpy as np
 from ..checkpoint import DataLossError as _DataLossError
 from .. import summary as summary
 from ._progbar import Progbar
+from ._repr import KerasObjectRepr as _KerasObjectRepr
 
 
-class Callback:
+_KERAS_MODULES = {name: "keras.src.callbacks." + module for name, module in {
+    "Callback": "callback", "CallbackList": "callback_list", "History": "history",
+    "ProgbarLogger": "progbar_logger", "EarlyStopping": "early_stopping", "ModelCheckpoint": "model_checkpoint",
+    "BackupAndRestore": "backup_and_restore", "CSVLogger": "csv_logger", "LambdaCallback": "lambda_callback",
+    "LearningRateScheduler": "learning_rate_scheduler", "ReduceLROnPlateau": "reduce_lr_on_plateau",
+    "TensorBoard": "tensorboard", "TerminateOnNaN": "terminate_on_nan"}.items()}
+
+
+class Callback(_KerasObjectRepr):
     """Base class: override the ``on_*`` methods you need. ``self.model`` is the model being
     trained and ``self.params`` holds ``epochs``, ``steps`` and ``verbose``.
 
@@ -46,6 +55,8 @@ class Callback:
         >>> c.batches
         6
     """
+
+    _keras_modules = _KERAS_MODULES
 
     def __init__(self):
         self.model = None

@@ -12,7 +12,7 @@ Example:
     >>> tf.keras.initializers.Constant(2.0)(shape=(2,)).numpy().tolist()
     [2.0, 2.0]
     >>> tf.keras.initializers.get('glorot_uniform')
-    <tapejax.keras.initializers.GlorotUniform object ...>
+    <keras.src.initializers.random_initializers.GlorotUniform object ...>
 """
 import math
 import random as _pyrandom
@@ -25,6 +25,7 @@ import numpy as np
 from .._core import dtypes as _dtypes
 from .. import random as random
 from .._core.tensor import Tensor, to_array
+from ._repr import KerasObjectRepr as _KerasObjectRepr
 
 
 def _key(seed):
@@ -42,7 +43,15 @@ def _dtype(dtype):
     return _dtypes.np_dtype(dtype) if dtype is not None else np.dtype(np.float32)
 
 
-class Initializer:
+_KERAS_MODULES = {
+    **{name: "keras.src.initializers.constant_initializers" for name in ("Constant", "Zeros", "Ones")},
+    **{name: "keras.src.initializers.random_initializers" for name in (
+        "RandomNormal", "RandomUniform", "TruncatedNormal", "VarianceScaling", "GlorotNormal", "GlorotUniform",
+        "HeNormal", "HeUniform", "LecunNormal", "LecunUniform", "Orthogonal")},
+    "Initializer": "keras.src.initializers.initializer"}
+
+
+class Initializer(_KerasObjectRepr):
     """Base class: subclasses implement ``__call__(shape, dtype=None)``.
 
     Example:
@@ -53,6 +62,8 @@ class Initializer:
         >>> Twos()((2,)).numpy().tolist()
         [2.0, 2.0]
     """
+
+    _keras_modules = _KERAS_MODULES
 
     def __call__(self, shape, dtype=None, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} must implement __call__(self, shape, dtype=None).")

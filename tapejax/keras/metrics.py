@@ -281,7 +281,7 @@ class Metric(_AutoTrackable):
         return cls(**config)
 
     def __repr__(self):
-        return f"<tapejax.keras.metrics.{type(self).__name__} name={self.name!r}>"
+        return f"<{type(self).__name__} name={self.name}>"   # Keras 3's form
 
 
 def _takes_shape(fn):
@@ -718,7 +718,7 @@ def get(identifier):
     Example:
         >>> from tapejax.keras import metrics
         >>> metrics.get("acc")
-        <tapejax.keras.metrics.Accuracy name='acc'>
+        <Accuracy name=acc>
     """
     if isinstance(identifier, Metric):
         return identifier

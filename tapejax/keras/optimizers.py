@@ -29,6 +29,7 @@ import numpy as np
 import optax
 
 from .._core.engine import read_raw
+from ._repr import KerasObjectRepr as _KerasObjectRepr
 from .._core.state import init_scope, read_for_update
 from .._core.tensor import Tensor, _TensorBase, to_array, is_tracer
 from ._variables import owned_variable
@@ -233,7 +234,11 @@ def _takes_no_args(fn):
         return False
 
 
-class Optimizer:
+_KERAS_MODULES = {name: f"keras.src.optimizers.{name.lower()}" for name in (
+    "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "Lion", "Nadam", "Optimizer", "RMSprop", "SGD")}
+
+
+class Optimizer(_KerasObjectRepr):
     """An optimizer made of any ``optax.GradientTransformation``.
 
     With ``learning_rate=None`` the transformation's updates are added to the
@@ -262,6 +267,8 @@ class Optimizer:
         >>> float(w)
         0.0
     """
+
+    _keras_modules = _KERAS_MODULES
 
     _default_name = "optimizer"
 
@@ -513,8 +520,6 @@ class Optimizer:
     def from_config(cls, config):
         return cls(**config)
 
-    def __repr__(self):
-        return f"<tapejax.keras.optimizers.{type(self).__name__} name={self.name!r}>"
 
 
 def Optax(transform, learning_rate=None, **kwargs):
@@ -523,8 +528,8 @@ def Optax(transform, learning_rate=None, **kwargs):
     Example:
         >>> import optax
         >>> from tapejax.keras import optimizers
-        >>> optimizers.Optax(optax.adamw(1e-3))
-        <tapejax.keras.optimizers.Optimizer name='optimizer'>
+        >>> optimizers.Optax(optax.adamw(1e-3))  # doctest: +ELLIPSIS
+        <keras.src.optimizers.optimizer.Optimizer object at 0x...>
     """
     return Optimizer(transform, learning_rate, **kwargs)
 

@@ -8,10 +8,13 @@ Example:
     0.6
 """
 from .. import ops as _ops
+from ._repr import KerasObjectRepr as _KerasObjectRepr
 
 
-class Regularizer:
+class Regularizer(_KerasObjectRepr):
     """Base class: ``regularizer(weight) -> scalar penalty``."""
+
+    _keras_modules = {name: "keras.src.regularizers.regularizers" for name in ("Regularizer", "L1", "L2", "L1L2")}
 
     def __call__(self, x):
         return _ops.constant(0.0)
