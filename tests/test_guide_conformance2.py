@@ -327,3 +327,20 @@ def test_register_keras_serializable_names_as_keras(tmp_path):
     b = tf.keras.models.load_model(str(tmp_path / "a.keras"))
     assert type(b) is A
     assert float(tf.reduce_max(tf.abs(b(tf.ones([1, 4])) - y))) < 1e-6
+
+
+def test_unbounded_recursion_while_tracing_is_a_staging_error_per_call():
+    # guide function.ipynb cell 42. TF 2.21 (recorded): StagingError, "in user code:", one
+    # "in recursive_fn  *" frame per recursive call (TF shows the `if` line, tapejax the call's),
+    # ending with the RecursionError.
+    @tf.function
+    def recursive_fn(n):
+        if n > 0:
+            return recursive_fn(n - 1)
+        else:
+            return 1
+
+    msg = _error(lambda: recursive_fn(tf.constant(5)))
+    assert msg.startswith("StagingError: in user code:\n\n")
+    assert msg.count("in recursive_fn  *") > 10
+    assert "\n\n    RecursionError: maximum recursion depth exceeded" in msg

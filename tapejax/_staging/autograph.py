@@ -1425,23 +1425,25 @@ def user_code_error(error):
     the user's frames (converted ones marked ``*``, the first frame a converted call entered
     marked ``**``), then the original ``Type: message``. None when no converted code ran."""
     frames = []   # [filename, lineno, name, line, marker, converted function or None]
-    entered = False
+    entered = False    # the frame before this one was a converted call (TensorFlow marks it **)
+    new_call = False   # a converted call was entered since the last frame kept
     for fs, (frame, _) in zip(traceback.extract_tb(error.__traceback__), traceback.walk_tb(error.__traceback__)):
         code = frame.f_code
         if code in _generated:
             owner = _owners.get(code, code)
-            if frames and frames[-1][5] is owner:
+            if frames and frames[-1][5] is owner and not new_call:
                 frames.pop()   # TensorFlow keeps one frame per converted call: its innermost line
             frames.append([fs.filename, fs.lineno, _converted_name(code), fs.line, "  *", owner])
-            entered = False
+            entered = new_call = False
             continue
         if not frames:
             continue   # the tf.function machinery before the user's code
         if fs.filename == __file__ and code.co_name == "converted_call":
-            entered = True
+            entered = new_call = True
             continue
         if not _hidden(fs.filename):
             frames.append([fs.filename, fs.lineno, fs.name, fs.line, "  **" if entered else "", None])
+            new_call = False
         entered = False
     if not frames:
         return None
