@@ -543,8 +543,8 @@ def test_a_cached_plan_is_the_plan_of_the_tape(seed):
     for _ in range(6):
         xs = [tf.constant(rng.normal(size=3).astype(np.float32)) for _ in range(3)]
         tape, pool = _random_tape(rng, xs, 8)
-        targets = [pool[rng.integers(3, len(pool))]]
-        sources = [pool[k] for k in sorted(set(rng.integers(0, len(pool), size=2).tolist()))]
+        targets = [pool[k] for k in rng.integers(3, len(pool), size=rng.integers(1, 3))]
+        sources = [pool[k] for k in sorted(set(rng.integers(0, len(pool), size=rng.integers(1, 4)).tolist()))]
         tids = [tape._id_of(t) for t in targets]
         sids = [tape._id_of(s) for s in sources]
         fresh = _backward._plan(tape._nodes, tids, sids)
@@ -553,6 +553,25 @@ def test_a_cached_plan_is_the_plan_of_the_tape(seed):
             assert [id(n) for n in p.nodes] == [id(n) for n in fresh.nodes]
             assert (p.specs, p.target_slots, p.source_slots, p.n_slots, p.layout) == (
                 fresh.specs, fresh.target_slots, fresh.source_slots, fresh.n_slots, fresh.layout)
+
+
+def test_same_values_split_otherwise_between_targets_and_sources():
+    """``gradient([c, b], x)`` and ``gradient(c, [b, x])`` on one tape name the same values in
+    the same order: the plan's key must still tell them apart (how many are targets)."""
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        a = tf.sin(x)
+        b = a * 2.0
+        c = b * b
+    cos = np.cos(x.numpy())
+    b_np = 2 * np.sin(x.numpy())
+    for _ in range(2):      # the second time from the cached plans
+        g = tape.gradient([c, b], x)
+        np.testing.assert_allclose(g.numpy(), (2 * b_np + 1) * 2 * cos, rtol=1e-6)
+        gb, gx = tape.gradient(c, [b, x])
+        np.testing.assert_allclose(gb.numpy(), 2 * b_np, rtol=1e-6)
+        np.testing.assert_allclose(gx.numpy(), 2 * b_np * 2 * cos, rtol=1e-6)
 
 
 def test_same_ops_other_wiring_other_gradient():

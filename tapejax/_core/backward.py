@@ -14,6 +14,8 @@ compiles nothing: the whole pass is traced and computed by NumPy (``new_shapes``
 compiled when it comes back.
 """
 import collections
+import itertools
+import operator
 import threading
 from typing import Any, NamedTuple
 
@@ -115,7 +117,7 @@ class _Plan:
         """This plan for the nodes of a tape of the same structure (``_structure``); for
         ``nodes=None``, the plan without nodes that is cached (it holds no tensors)."""
         p = _Plan()
-        p.nodes = None if nodes is None else [nodes[k] for k in self.indices]
+        p.nodes = None if nodes is None else list(map(nodes.__getitem__, self.indices))
         for name in ("specs", "target_slots", "source_slots", "n_slots", "fingerprint", "custom", "layout",
                      "indices"):
             setattr(p, name, getattr(self, name))
@@ -210,29 +212,26 @@ def plan(nodes, target_ids, source_ids):
 def _structure(nodes, target_ids, source_ids):
     """What a plan depends on, exactly: each node's Signature (op, static arguments, abstract
     inputs: they fix the number of inputs and outputs) and the wiring, with the value ids
-    renumbered by first appearance (``None``, a value without an id, stays apart). None
-    when a node has a Python backward (its plan is this tape's own)."""
-    number = {None: -1}
-    num = number.setdefault
-    key = []
-    for n in nodes:
-        sig = n.sig
-        if sig is None:
-            if n.custom is not None:
-                return None
-            sig = n.sig = signature(n.op, (n.static, tuple([abstract_key(t) for t in n.ins])))
-        key.append(sig)
-        for i in n.in_ids:
-            key.append(num(i, len(number)))
-        for i in n.out_ids:
-            key.append(num(i, len(number)))
-    key.append(-2)
-    for i in target_ids:
-        key.append(num(i, len(number)))
-    key.append(-2)
-    for i in source_ids:
-        key.append(num(i, len(number)))
-    return tuple(key)
+    renumbered by first appearance (``None``, a value without an id, numbered like the rest).
+    None when a node has a Python backward (its plan is this tape's own). Runs on every
+    ``gradient`` call over the whole tape: written with C-level loops (map, chain, dict)."""
+    sigs = list(map(_SIG, nodes))
+    if None in sigs:
+        for k, n in enumerate(nodes):
+            if sigs[k] is None:
+                if n.custom is not None:
+                    return None
+                sigs[k] = n.sig = signature(n.op, (n.static, tuple([abstract_key(t) for t in n.ins])))
+    ids = list(itertools.chain(_chain(map(_IN_IDS, nodes)), _chain(map(_OUT_IDS, nodes)), target_ids, source_ids))
+    number = dict(zip(dict.fromkeys(ids), itertools.count()))
+    return tuple(sigs), len(target_ids), tuple(map(number.__getitem__, ids))
+
+
+_SIG = operator.attrgetter("sig")
+_IN_IDS = operator.attrgetter("in_ids")
+_OUT_IDS = operator.attrgetter("out_ids")
+_ARGS = operator.attrgetter("args")
+_chain = itertools.chain.from_iterable
 
 
 def _plan(nodes, target_ids, source_ids):
@@ -432,7 +431,8 @@ def run_backward(p, targets, seeds, mode="grad", vmap_info=None):
         if how is _WHOLE:
             _BACKWARD_CACHE.put(key, op)     # a pass run on the host is cached only if it compiled
     before = None if how is None else resident_bytes()
-    flat = [t for n in p.nodes for t in n.args] + given
+    flat = list(_chain(map(_ARGS, p.nodes)))
+    flat += given
     out = apply(op, flat, {})
     if how is _ON_HOST and op._jfn._cache_size():
         _BACKWARD_CACHE.put(key, op)

@@ -93,7 +93,9 @@ class Op:
             for nm, v in zip(names, args[n:]):
                 kwargs[nm] = v
             args = args[:n]
-        return apply(self, args, kwargs)
+        if defer is not None and (result := defer(self, args, kwargs)) is not NotImplemented:
+            return result
+        return _run(self, args, kwargs)
 
     def __repr__(self):
         return f"<tapejax op {self.name}>"
@@ -239,9 +241,15 @@ defer = None
 
 
 def apply(op, args, static):
-    """Runs ``op`` on ``args``: unwrap, compute, wrap, and record on watching tapes."""
+    """Runs ``op`` on ``args``: unwrap, compute, wrap, and record on watching tapes (lazily:
+    records it in the pending program, see ``defer``)."""
     if defer is not None and (result := defer(op, args, static)) is not NotImplemented:
         return result
+    return _run(op, args, static)
+
+
+def _run(op, args, static):
+    """``apply`` now."""
     recorders = state.recorders
     ins = []
     vals = []

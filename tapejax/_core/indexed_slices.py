@@ -11,6 +11,7 @@ tape is asked for the gradients of the gathers' *outputs* instead (exactly the
 ``values``), and the indices are the ones the gathers were given. Ops opt in with
 :func:`register_sparse_gradient` (the op table registers ``gather``).
 """
+import operator
 import types
 
 import jax
@@ -156,8 +157,13 @@ def gradient_with_indexed_slices(tape, targets, srcs, seeds):
     return grads
 
 
+_OP = operator.attrgetter("op")
+
+
 def _sparse_sources(nodes, targets, srcs):
     """{source id: [gather nodes]} for the float sources only registered gathers read (as params)."""
+    if _SPARSE_OPS.keys().isdisjoint(map(_OP, nodes)):
+        return {}                  # no registered gather on the tape (a C-level scan)
     src_ids = {s._id for s in srcs if is_float_dtype(s._value.dtype)}
     candidates = set()
     for n in nodes:

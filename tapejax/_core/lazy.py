@@ -40,7 +40,7 @@ from jax._src.lax.lax import _convert_element_type   # weak_type=True has no pub
 
 from . import engine as _engine, host_eval, new_shapes, state as _state
 from .cache import CompileCache, abstract_key, data_bytes, resident_bytes
-from .tensor import Tensor, _TensorBase, _contains_tensor
+from .tensor import Tensor, _TensorBase, _contains_tensor, _ids
 
 _ARRAY = _state.ARRAY
 _SCALARS = (float, int, bool)
@@ -370,18 +370,48 @@ _DEFAULT_DEVICE = _jax_config.default_device   # jax.config.jax_default_device, 
 
 def defer(op, args, static):
     """``engine.apply`` while lazy execution is on: records ``op`` in the pending program.
-    Written for speed: it runs for every eager op."""
-    if _state._local.tracing:
-        return NotImplemented      # traced: values are tracers
-    if _DEFAULT_DEVICE.value is not None:
-        return NotImplemented      # inside tf.device: placed now, where the scope says
+    Written for speed: it runs for every eager op (the common arguments -- Tensors, pending
+    or concrete, and Python numbers -- are read inline; ``_read_args`` takes the rest)."""
+    if _state._local.tracing or _DEFAULT_DEVICE.value is not None:
+        return NotImplemented      # traced: values are tracers; inside tf.device: placed now
     program = _local.program
     if program is None or program.done:
         program = _current()
-    read = _read_args(program, args)
-    if read is None:
-        return NotImplemented
-    ins, slots, keys, in_ids = read
+    ins = args
+    slots = []
+    keys = []
+    ids = []
+    numbers_only = True
+    for a in args:
+        ta = type(a)
+        if ta is Tensor:
+            numbers_only = False
+            if a._lazy is program:
+                slots.append(a._slot)
+                keys.append(a._v)
+                ids.append(a._id)
+                continue
+            if a._lazy is None:
+                v = a._v
+                if type(v) is _ARRAY:
+                    slots.append(None)
+                    keys.append(v.aval)
+                    ids.append(a._id)
+                    continue
+        elif ta is float or (ta is int and -2 ** 31 <= a < 2 ** 31):
+            slots.append(None)
+            keys.append(ta)
+            ids.append(None)
+            continue
+        read = _read_args(program, args)     # anything else: the general reading
+        if read is None:
+            return NotImplemented
+        ins, slots, keys, ids = read
+        numbers_only = False
+        break
+    if numbers_only and args:
+        return NotImplemented    # only Python numbers: ``apply`` gives them TF's dtypes (int32, float32)
+    keys = tuple(keys)
     if static:
         static = {k: _engine.freeze(v) for k, v in static.items()}
         items = tuple(sorted(static.items()))
@@ -398,33 +428,65 @@ def defer(op, args, static):
     out, sig, apart, float_out = known
     if out is None:
         return NotImplemented
-    with program.lock:
+    lock = program.lock
+    lock.acquire()
+    try:
         if program.done:                           # run meanwhile by another thread
             return NotImplemented
-        for k in range(len(slots)):
-            if slots[k] is None:
-                a = ins[k]
-                slots[k] = program._input(a._v if type(a) is Tensor else a)
+        if None in slots:                          # inputs: arrays and Python numbers
+            input_of = program._input_of
+            for k in range(len(slots)):
+                if slots[k] is None:
+                    a = ins[k]
+                    a = a._v if type(a) is Tensor else a
+                    s = input_of.get(id(a))
+                    slots[k] = program._input(a) if s is None else s
         tensors = program.tensors
-        if type(out) is _ShapedArray:              # one output
-            result = Tensor(out)
+        if type(out) is _ShapedArray:              # one output: made here, without a call
+            result = _new(Tensor)
+            result._v = out
             result._lazy = program
+            result._id = rid = next(_ids)
             result._slot = out_slots = len(tensors)
             tensors.append(result)
-            outs = (result,)
-            out_ids = (result._id if float_out else None,)
         else:
             result, outs, out_slots = _outputs(program, out)
-            out_ids = None
         program.ops.append((op, items, tuple(slots), out_slots, apart))
         full = len(program.ops) >= config.max_pending_ops
+    finally:
+        lock.release()
     recorders = _engine.state.recorders
     if recorders:
-        keep = op.vjp is not None and type(result) is Tensor
-        _engine._record(recorders, op, items, ins, outs, None, result if keep else None, sig, in_ids, out_ids)
+        if type(out) is _ShapedArray:              # engine._record, inline
+            ids = tuple(ids)
+            node = None
+            for r in recorders:
+                watched = r._watched
+                if watched.isdisjoint(ids):
+                    continue
+                if node is None:
+                    node = _new(_Node)
+                    node.op = op
+                    node.static = items
+                    node.ins = ins
+                    # an op with a hand-written rule keeps its output for the backward pass
+                    node.args = ins if op.vjp is None else (*ins, result)
+                    node.in_ids = ids
+                    node.out_ids = (rid if float_out else None,)
+                    node.custom = None
+                    node.sig = sig
+                r._nodes.append(node)
+                if float_out:
+                    watched.add(rid)
+        else:
+            _engine._record(recorders, op, items, ins, outs, None, None, sig, tuple(ids))
     if full:
         program.run()
     return result
+
+
+_new = object.__new__
+_Node = _engine.Node
 
 
 def _read_args(program, args):
