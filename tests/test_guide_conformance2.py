@@ -344,3 +344,27 @@ def test_unbounded_recursion_while_tracing_is_a_staging_error_per_call():
     assert msg.startswith("StagingError: in user code:\n\n")
     assert msg.count("in recursive_fn  *") > 10
     assert "\n\n    RecursionError: maximum recursion depth exceeded" in msg
+
+
+def test_concrete_function_binding_errors_name_the_flat_signature_too():
+    # guide function.ipynb cell 22 and variations; recorded from TF 2.21.
+    @tf.function
+    def pow(a, b):
+        return a ** b
+
+    square = pow.get_concrete_function(a=tf.TensorSpec(None, tf.float32), b=2)
+    msg = _error(lambda: square(tf.constant(10.0), b=3))
+    assert msg.startswith("TypeError: Binding inputs to tf.function failed due to `Can not cast 3 to Literal[2]`. "
+                          "Received args: (<tf.Tensor: shape=(), dtype=float32, numpy=10.0>,) and kwargs: {'b': 3} "
+                          "for signature: (a: TensorSpec(shape=<unknown>, dtype=tf.float32, name=None), b: Literal[2]) "
+                          "-> TensorSpec(shape=")
+    tails = [_error(c).split("\n")[-1] for c in [
+        lambda: square(tf.constant(10.0), b=3), lambda: square(tf.constant(10.0), 2, 5), lambda: square(),
+        lambda: square(a=1.0, c=2), lambda: square(1.0, 3)]]
+    assert tails == [
+        "Fallback to flat signature also failed due to: pow(a) got unexpected keyword arguments: b.",
+        "Fallback to flat signature also failed due to: pow(a) takes 1 positional arguments, got 3.",
+        "Fallback to flat signature also failed due to: pow(a) missing required arguments: a.",
+        "Fallback to flat signature also failed due to: pow(a) got unexpected keyword arguments: c.",
+        "Fallback to flat signature also failed due to: pow(a) takes 1 positional arguments, got 2.",
+    ]

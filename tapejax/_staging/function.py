@@ -836,7 +836,8 @@ class ConcreteFunction:
 
         def fail(reason):
             return TypeError(f"Binding inputs to tf.function failed due to `{reason}`. Received args: "
-                             f"{args} and kwargs: {kwargs} for signature: {self._signature_str()}.")
+                             f"{args} and kwargs: {kwargs} for signature: {self._signature_str()}.\n"
+                             f"Fallback to flat signature also failed due to: {self._flat_error(args, kwargs)}")
 
         try:
             traced = sig.bind(*traced_args, **traced_kwargs)
@@ -875,6 +876,34 @@ class ConcreteFunction:
         names = list(sig.parameters)
         return (tuple(call.arguments[names[i]] for i in range(len(traced_args))),
                 {k: call.arguments[k] for k in traced_kwargs})
+
+    def _flat_error(self, args, kwargs):
+        """Why the call does not fit the trace's flat signature (its tensor arguments, by the
+        names TensorFlow gives them), in TensorFlow's words."""
+        names = []
+        for name, _, a in self._parameters():
+            leaves = [x for x in jax.tree_util.tree_leaves(a, is_leaf=lambda x: _is_leaf(x) or x is _VarSlot)
+                      if isinstance(x, TensorSpec) or x is _VarSlot]
+            names += [name] if len(leaves) == 1 else [f"{name}_{i}" for i in range(len(leaves))]
+        summary = f"{self._function.__name__}({', '.join(names)})"
+        if len(args) > len(names):
+            return f"{summary} takes {len(names)} positional arguments, got {len(args)}."
+        kwargs = dict(kwargs)
+        given = list(args)
+        for name in names[len(given):]:
+            if name not in kwargs:
+                missing = sorted(set(names) - set(names[:len(args)]) - set(kwargs))
+                return f"{summary} missing required arguments: {', '.join(missing)}."
+            given.append(kwargs.pop(name))
+        if kwargs:
+            for k in kwargs:
+                if k in names[:len(args)]:
+                    return f"{summary} got two values for '{k}'."
+            return f"{summary} got unexpected keyword arguments: {', '.join(sorted(kwargs))}."
+        for i, a in enumerate(given):
+            if not isinstance(a, _TensorBase):
+                return f"{summary}: expected argument #{i}(zero-based) to be a Tensor; got {type(a).__name__} ({a})."
+        return f"{summary} does not take these arguments."
 
     def _serves(self, key):
         """Whether this trace's program runs a call with this key (sizes its unknown dimensions
