@@ -89,6 +89,12 @@ MISSING = {
            ["parse_single_example", "parse_example", "FixedLenFeature", "VarLenFeature",
             "FixedLenSequenceFeature", "parse_sequence_example", "parse_single_sequence_example"]},
     },
+    "tapejax.summary": {
+        name: f"tf.summary.{name} (TensorFlow graph traces for TensorBoard's graph dashboard) " + _NOT_PROVIDED
+              + ": there is no tf.Graph; profile with jax.profiler.trace(log_dir) (TensorBoard's profile tab "
+              "reads it) and inspect a compiled step with jax.make_jaxpr."
+        for name in ("trace_on", "trace_export", "trace_off")
+    },
     "tapejax.data": {
         "Iterator": "tf.data.Iterator " + _NOT_PROVIDED + " as a class: iter(dataset) gives an iterator.",
         "service": "tf.data.service " + _NOT_PROVIDED + ".",

@@ -320,3 +320,7 @@ def _png(im):
     out.write(chunk(b"IDAT", zlib.compress(raw)))
     out.write(chunk(b"IEND", b""))
     return out.getvalue()
+
+
+from ._missing import module_getattr as _module_getattr  # noqa: E402
+__getattr__ = _module_getattr(__name__)

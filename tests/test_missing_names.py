@@ -16,6 +16,7 @@ COMMON = [
     ("tapejax", "audio", "soundfile"), ("tapejax", "feature_column", "NumPy"),
     ("tapejax", "queue", "tf.data.Dataset"), ("tapejax", "signal", "jnp.fft"),
     ("tapejax", "profiler", "jax.profiler"), ("tapejax", "control_dependencies", "program order"),
+    ("tapejax.summary", "trace_on", "jax.profiler"),  # intro_to_modules.ipynb cell 16
     ("tapejax", "get_variable", "tf.Variable"), ("tapejax", "global_variables_initializer", "initialized"),
     ("tapejax.keras", "preprocessing", "tf.data.Dataset"), ("tapejax.keras", "applications", "flax"),
     ("tapejax.keras.datasets", "cifar10", "get_file"), ("tapejax.io", "parse_single_example", "from_generator"),
