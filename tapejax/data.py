@@ -36,7 +36,9 @@ import collections
 import concurrent.futures
 import copy
 import csv
+import functools
 import glob
+import inspect
 import io
 import itertools
 import os
@@ -403,6 +405,12 @@ def _window_cardinality(card, size, shift, stride, drop_remainder):
 def _list_dataset(items):
     """A finite Dataset of the given elements (structures of arrays)."""
     return Dataset(lambda: iter(items), len(items), lambda: _spec_of(items[0]))
+
+
+def _variant(dataset):
+    """A dataset TF hands over as a tensor (a window's element): it prints as ``_VariantDataset``."""
+    dataset._REPR = "_VariantDataset"
+    return dataset
 
 
 def _slices_dataset(leaf, rows):
@@ -869,7 +877,9 @@ class Dataset:
                 tree = _flatten(chunk[0])[1]
                 pv = _flatten(padding_values)[0] if padding_values is not None else [None] * len(leaves[0])
                 yield tree.unflatten([pad_stack([l[i] for l in leaves], pv[i]) for i in range(len(leaves[0]))])
-        return self._derive(make, _batched_cardinality(self._card, bs, drop_remainder))
+        lead = bs if drop_remainder else None
+        return self._derive(make, _batched_cardinality(self._card, bs, drop_remainder),
+                            lambda: _map(lambda s: TensorSpec((lead,) + tuple(s.shape), s.dtype), self.element_spec))
 
     def unbatch(self, name=None):
         """Splits each element along its first dimension (the inverse of ``batch``)."""
@@ -1102,13 +1112,13 @@ class Dataset:
 
             def make():
                 for rows in _windows(idx(), size, shift, stride, drop):
-                    yield tree.unflatten([_slices_dataset(l, rows) for l in leaves])
+                    yield tree.unflatten([_variant(_slices_dataset(l, rows)) for l in leaves])
         else:
             def make():
                 for elems in _windows(self._elements(), size, shift, stride, drop):
                     tree = _flatten(elems[0])[1]
                     columns = zip(*[_flatten(e)[0] for e in elems])
-                    yield tree.unflatten([_list_dataset(list(c)) for c in columns])
+                    yield tree.unflatten([_variant(_list_dataset(list(c))) for c in columns])
         return self._derive(make, card, lambda: _map(_DatasetSpec, self.element_spec))
 
     def scan(self, initial_state, scan_func, name=None):
@@ -1555,6 +1565,48 @@ class Dataset:
         out = self._derive(self._make, self._card, self._spec_fn, self._index)
         out._options = self._options.merge(options)
         return out
+
+
+# The class TF prints for the dataset each transformation returns (``<_MapDataset element_spec=...>``);
+# a second name where ``num_parallel_calls`` picks TF's parallel kernel.
+_TF_DATASET_CLASSES = {
+    "from_tensor_slices": "_TensorSliceDataset", "from_tensors": "_TensorDataset", "range": "_RangeDataset",
+    "from_generator": "_FlatMapDataset", "zip": "_ZipDataset", "concatenate": "_ConcatenateDataset",
+    "sample_from_datasets": "_DirectedInterleaveDataset", "choose_from_datasets": "_DirectedInterleaveDataset",
+    "map": ("_MapDataset", "_ParallelMapDataset"), "batch": ("_BatchDataset", "_ParallelBatchDataset"),
+    "interleave": ("_InterleaveDataset", "_ParallelInterleaveDataset"), "padded_batch": "_PaddedBatchDataset",
+    "unbatch": "_UnbatchDataset", "rebatch": "_RebatchDataset", "shuffle": "_ShuffleDataset",
+    "flat_map": "_FlatMapDataset", "window": "_WindowDataset", "scan": "_ScanDataset",
+    "take_while": "_TakeWhileDataset", "unique": "_UniqueDataset", "filter": "_FilterDataset",
+    "repeat": "_RepeatDataset", "take": "_TakeDataset", "skip": "_SkipDataset", "shard": "_ShardDataset",
+    "enumerate": "_ZipDataset", "prefetch": "_PrefetchDataset", "cache": "CacheDataset",
+    "with_options": "_OptionsDataset",
+}
+
+
+def _printed_as(method, names):
+    """``method`` whose result prints as TF's class for it (the result's ``_REPR``)."""
+    name, parallel = names if isinstance(names, tuple) else (names, None)
+    signature = inspect.signature(method) if parallel else None
+
+    @functools.wraps(method)
+    def transformation(*args, **kwargs):
+        out = method(*args, **kwargs)
+        if isinstance(out, Dataset):
+            if any(out is a for a in args):     # a no-op (take(-1)) is still a new dataset in TF
+                out = copy.copy(out)
+            parallel_calls = signature.bind(*args, **kwargs).arguments.get("num_parallel_calls") if parallel else None
+            out._REPR = parallel if parallel_calls is not None else name
+        return out
+    return transformation
+
+
+for _method, _names in _TF_DATASET_CLASSES.items():
+    _attr = Dataset.__dict__[_method]
+    if isinstance(_attr, staticmethod):
+        setattr(Dataset, _method, staticmethod(_printed_as(_attr.__func__, _names)))
+    else:
+        setattr(Dataset, _method, _printed_as(_attr, _names))
 
 
 class _Iterator:

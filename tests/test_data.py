@@ -206,10 +206,10 @@ def test_window_reproduces_tf_docstring_examples():
         [0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 5], [4, 5, 6]]
     assert windows(Dataset.range(7).window(3, shift=1, stride=2, drop_remainder=True)) == [
         [0, 2, 4], [1, 3, 5], [2, 4, 6]]
-    # Each window is a Dataset, printed as TF prints it.
+    # Each window is a Dataset, printed as TF 2.21 prints it (recorded).
     w = next(iter(Dataset.range(7).window(3)))
     assert isinstance(w, Dataset)
-    assert repr(w) == "<Dataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>"
+    assert repr(w) == "<_VariantDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>"
     assert len(w) == 3
 
 
@@ -491,3 +491,51 @@ def test_choose_from_datasets_errors():
         Dataset.choose_from_datasets([Dataset.range(2)], Dataset.from_tensor_slices([0.0, 1.0]))
     with pytest.raises(ValueError, match="index 2.*valid indices 0..1"):
         values(Dataset.choose_from_datasets([Dataset.range(2), Dataset.range(2)], Dataset.from_tensor_slices([0, 2])))
+
+
+
+def test_datasets_print_tfs_class_names():
+    """Each transformation's result prints as the class TF 2.21 gives it (``_MapDataset``,
+    ``_ParallelMapDataset`` with num_parallel_calls, ...), with TF's element_spec.
+    Recorded from TF 2.21."""
+    r = tf.data.Dataset.range(6)
+    cases = [r, r.map(lambda x: x * 2), r.map(lambda x: x, num_parallel_calls=tf.data.AUTOTUNE), r.batch(2), r.batch(2, drop_remainder=True),
+         r.batch(2, num_parallel_calls=2), r.shuffle(3).prefetch(1), r.filter(lambda x: x > 2), r.take(-1), r.skip(1).repeat(2),
+         r.cache(), r.batch(2).unbatch(), r.enumerate(), r.padded_batch(2), tf.data.Dataset.from_tensor_slices([1, 2]),
+         tf.data.Dataset.from_tensors([1, 2]), tf.data.Dataset.zip((r, r)), r.concatenate(r), r.window(2), r.shard(2, 0),
+         r.interleave(lambda x: tf.data.Dataset.from_tensors(x), cycle_length=2), r.with_options(tf.data.Options()),
+         tf.data.Dataset.sample_from_datasets([r, r], seed=1), r.unique(), r.take_while(lambda x: x < 3),
+         r.scan(0, lambda s, x: (s, x)), r.flat_map(lambda x: tf.data.Dataset.from_tensors(x)), r.batch(4).rebatch(2)]
+    assert [repr(c) for c in cases] == TF21_DATASET_REPRS
+
+
+TF21_DATASET_REPRS = [
+    '<_RangeDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>',
+    '<_MapDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>',
+    '<_ParallelMapDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>',
+    '<_BatchDataset element_spec=TensorSpec(shape=(None,), dtype=tf.int64, name=None)>',
+    '<_BatchDataset element_spec=TensorSpec(shape=(2,), dtype=tf.int64, name=None)>',
+    '<_ParallelBatchDataset element_spec=TensorSpec(shape=(None,), dtype=tf.int64, name=None)>',
+    '<_PrefetchDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>',
+    '<_FilterDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>',
+    '<_TakeDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>',
+    '<_RepeatDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>',
+    '<CacheDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>',
+    '<_UnbatchDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>',
+    '<_ZipDataset element_spec=(TensorSpec(shape=(), dtype=tf.int64, name=None), TensorSpec(shape=(), dtype=tf.int64, name=None))>',
+    '<_PaddedBatchDataset element_spec=TensorSpec(shape=(None,), dtype=tf.int64, name=None)>',
+    '<_TensorSliceDataset element_spec=TensorSpec(shape=(), dtype=tf.int32, name=None)>',
+    '<_TensorDataset element_spec=TensorSpec(shape=(2,), dtype=tf.int32, name=None)>',
+    '<_ZipDataset element_spec=(TensorSpec(shape=(), dtype=tf.int64, name=None), TensorSpec(shape=(), dtype=tf.int64, name=None))>',
+    '<_ConcatenateDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>',
+    '<_WindowDataset element_spec=DatasetSpec(TensorSpec(shape=(), dtype=tf.int64, name=None), TensorShape([]))>',
+    '<_ShardDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>',
+    '<_InterleaveDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>',
+    '<_OptionsDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>',
+    '<_DirectedInterleaveDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>',
+    '<_UniqueDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>',
+    '<_TakeWhileDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>',
+    '<_ScanDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>',
+    '<_FlatMapDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>',
+    '<_RebatchDataset element_spec=TensorSpec(shape=(None,), dtype=tf.int64, name=None)>',
+]

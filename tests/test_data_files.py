@@ -159,7 +159,7 @@ def test_list_files_sorts_then_shuffles_by_default():
     txt = [data("lines_a.txt").encode(), data("lines_b.txt").encode()]
     fixed = Dataset.list_files(data("*.txt"), shuffle=False)
     assert rows(fixed) == txt and int(fixed.cardinality()) == 2
-    assert repr(fixed) == f"<Dataset element_spec={STRING_SPEC}>"
+    assert repr(fixed) == f"<_TensorSliceDataset element_spec={STRING_SPEC}>"   # recorded from TF 2.21
     # Several patterns: one sorted list, as TF's MatchingFiles.
     assert rows(Dataset.list_files([data("lines_b*.txt"), data("lines_a*")], shuffle=False)) == txt
     everything = sorted(f.encode() for f in (data(n) for n in os.listdir(DATA)) if "lines" in f)
