@@ -60,3 +60,38 @@ def test_fit_returns_a_history_shown_as_keras3s_in_ipython():
     p = Printer()
     history._repr_pretty_(p, False)
     assert re.sub(r"0x[0-9a-f]+", "0x..", p.out) == "<keras.src.callbacks.history.History at 0x..>"
+
+
+class MyLoss(tf.keras.losses.Loss):
+    def call(self, y_true, y_pred):
+        return y_pred
+
+
+def test_loss_reprs_are_keras3s():
+    """Keras 3's built-in losses are LossFunctionWrappers of their function and arguments; a Loss
+    subclass has Python's default repr. Recorded from TF 2.21 (script: <__main__.MyLoss ...>)."""
+    L = tf.keras.losses
+    objs = [L.SparseCategoricalCrossentropy(from_logits=True), L.MeanSquaredError(),
+            L.BinaryCrossentropy(label_smoothing=0.1), L.CategoricalCrossentropy(), L.Huber(), L.CosineSimilarity(axis=1),
+            L.MeanAbsoluteError(), L.KLDivergence(), L.LogCosh(), L.Poisson(), L.Hinge(), L.SquaredHinge(),
+            L.MeanSquaredLogarithmicError(), L.MeanAbsolutePercentageError(), MyLoss(),
+            L.get("sparse_categorical_crossentropy")]
+    want = [
+        "<LossFunctionWrapper(<function sparse_categorical_crossentropy at 0x..>, kwargs={'from_logits': True, 'ignore_class': None, 'axis': -1})>",
+        '<LossFunctionWrapper(<function mean_squared_error at 0x..>, kwargs={})>',
+        "<LossFunctionWrapper(<function binary_crossentropy at 0x..>, kwargs={'from_logits': False, 'label_smoothing': 0.1, 'axis': -1})>",
+        "<LossFunctionWrapper(<function categorical_crossentropy at 0x..>, kwargs={'from_logits': False, 'label_smoothing': 0.0, 'axis': -1})>",
+        "<LossFunctionWrapper(<function huber at 0x..>, kwargs={'delta': 1.0})>",
+        "<LossFunctionWrapper(<function cosine_similarity at 0x..>, kwargs={'axis': 1})>",
+        '<LossFunctionWrapper(<function mean_absolute_error at 0x..>, kwargs={})>',
+        '<LossFunctionWrapper(<function kl_divergence at 0x..>, kwargs={})>',
+        '<LossFunctionWrapper(<function log_cosh at 0x..>, kwargs={})>',
+        '<LossFunctionWrapper(<function poisson at 0x..>, kwargs={})>',
+        '<LossFunctionWrapper(<function hinge at 0x..>, kwargs={})>',
+        '<LossFunctionWrapper(<function squared_hinge at 0x..>, kwargs={})>',
+        '<LossFunctionWrapper(<function mean_squared_logarithmic_error at 0x..>, kwargs={})>',
+        '<LossFunctionWrapper(<function mean_absolute_percentage_error at 0x..>, kwargs={})>',
+        '<test_keras_reprs.MyLoss object at 0x..>',
+        '<function sparse_categorical_crossentropy at 0x..>',
+    ]
+    assert [_r(o) for o in objs] == want

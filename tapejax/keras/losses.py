@@ -20,6 +20,7 @@ import optax
 
 from .._core.tensor import Tensor, _TensorBase, to_array
 from ..extend import defop
+from ._repr import KerasObjectRepr as _KerasObjectRepr
 
 EPSILON = 1e-7  # Keras's backend.epsilon()
 
@@ -354,7 +355,7 @@ _BAD_REDUCTION = ("Invalid value for argument `reduction`: {!r}. Use one of 'sum
                   "(the default), 'sum' or 'none' (per-sample losses).")
 
 
-class Loss:
+class Loss(_KerasObjectRepr):
     """Base class of losses: ``loss(y_true, y_pred, sample_weight=None)``.
 
     Subclass it and define ``call(self, y_true, y_pred)`` returning per-sample
@@ -404,8 +405,18 @@ class Loss:
     def from_config(cls, config):
         return cls(**config)
 
+    _keras_modules = {"Loss": "keras.src.losses.loss"}
+
     def __repr__(self):
-        return f"<tapejax.keras.losses.{type(self).__name__} name={self.name!r}>"
+        if self._fn is None:       # a Loss subclass: Python's default repr, as Keras 3
+            return super().__repr__()
+        # Keras 3's built-in losses are LossFunctionWrappers of their function and arguments.
+        return f"<LossFunctionWrapper({_FUNCTIONS[self._fn]!r}, kwargs={self._config})>"
+
+    def _repr_pretty_(self, printer, cycle):
+        if self._fn is None:
+            return super()._repr_pretty_(printer, cycle)
+        printer.text(repr(self))
 
 
 def _tensor(x):
@@ -432,6 +443,12 @@ class LossFunctionWrapper(Loss):
 
     def call(self, y_true, y_pred):
         return self.fn(_tensor(y_true), _tensor(y_pred), **self._kwargs)
+
+    def __repr__(self):
+        return f"<LossFunctionWrapper({self.fn!r}, kwargs={self._kwargs})>"
+
+    def _repr_pretty_(self, printer, cycle):
+        printer.text(repr(self))
 
 
 def _loss_class(cls_name, fn, defaults, doc, default_name=None):
