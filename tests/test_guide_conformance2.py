@@ -368,3 +368,54 @@ def test_concrete_function_binding_errors_name_the_flat_signature_too():
         "Fallback to flat signature also failed due to: pow(a) got unexpected keyword arguments: c.",
         "Fallback to flat signature also failed due to: pow(a) takes 1 positional arguments, got 2.",
     ]
+
+
+# -- Keras 3: an error in a layer's call names the layer and the arguments it received --------
+
+def test_layer_call_errors_carry_the_call_arguments_as_keras_3():
+    # intro_to_modules.ipynb cell 30 and variations; recorded from TF 2.21 (Keras 3). TF's kernel
+    # on this CPU is oneDNN's (`__MklMatMul`); tapejax names TensorFlow's MatMul kernel.
+    class FlexibleDense(tf.keras.layers.Layer):
+        def __init__(self, out_features, **kwargs):
+            super().__init__(**kwargs)
+            self.out_features = out_features
+
+        def build(self, input_shape):
+            self.w = self.add_weight(shape=(input_shape[-1], self.out_features))
+
+        def call(self, inputs, training=None, scale=1.0):
+            return tf.matmul(inputs, self.w) * scale
+
+    fd = FlexibleDense(3)
+    fd(tf.ones([1, 3]))
+    assert _error(lambda: fd(tf.constant([[2.0, 2.0, 2.0, 2.0]]), scale=2.0)) == (
+        "InvalidArgumentError: Exception encountered when calling FlexibleDense.call().\n\n\x1b[1m"
+        "{{function_node __wrapped__MatMul_device_/job:localhost/replica:0/task:0/device:CPU:0}} Matrix "
+        "size-incompatible: In[0]: [1,4], In[1]: [3,3] [Op:MatMul] name: \x1b[0m\n\nArguments received by "
+        "FlexibleDense.call():\n  \u2022 inputs=tf.Tensor(shape=(1, 4), dtype=float32)\n  \u2022 training=None\n"
+        "  \u2022 scale=2.0")
+
+    class Bad(tf.keras.layers.Layer):
+        def call(self, x):
+            raise ValueError("boom")
+
+    class Outer(tf.keras.layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.inner = Bad()
+
+        def call(self, x):
+            return self.inner(x)
+
+    bad = ("ValueError: Exception encountered when calling Bad.call().\n\n\x1b[1mboom\x1b[0m\n\nArguments "
+           "received by Bad.call():\n  \u2022 x=tf.Tensor(shape=(2,), dtype=float32)")
+    assert _error(lambda: Bad()(tf.ones([2]))) == bad
+    assert _error(lambda: Outer()(tf.ones([2]))) == bad   # only the innermost call's
+
+    class KeyE(tf.keras.layers.Layer):
+        def call(self, x):
+            return {}["k"]
+
+    assert _error(lambda: KeyE()(tf.ones([2]))) == (
+        "KeyError: 'Exception encountered when calling KeyE.call().\\n\\n\\x1b[1mk\\x1b[0m\\n\\nArguments "
+        "received by KeyE.call():\\n  \u2022 x=tf.Tensor(shape=(2,), dtype=float32)'")

@@ -15,6 +15,7 @@ import jax
 import numpy as np
 
 from ..._core import dtypes as _dtypes
+from ... import errors as _errors
 from ..._core.state import pause_recording
 from ..._core.module import Module
 from ..._core.state import Scope, init_scope
@@ -97,6 +98,50 @@ def _dedup(items):
 
 
 _accepts_cache = {}
+
+
+# Exceptions Keras 3 rebuilds from a message when it adds the call's arguments to it (others,
+# which may carry state of their own, pass through unchanged).
+_REBUILT_ERRORS = (ValueError, TypeError, KeyError, IndexError, AttributeError, RuntimeError,
+                   NotImplementedError, AssertionError, ZeroDivisionError, ArithmeticError)
+
+
+def _with_call_arguments(layer, error, args, kwargs):
+    """``error`` raised by ``layer.call`` as Keras 3 re-raises it: the same class, its message
+    framed by ``Exception encountered when calling <Class>.call().`` and the arguments the call
+    received (tensors as ``tf.Tensor(shape=..., dtype=...)``); only the innermost layer's call."""
+    if getattr(error, "_keras_call_info_injected", False):
+        return error
+    is_op_error = isinstance(error, _errors.OpError)
+    if not (is_op_error or type(error) in _REBUILT_ERRORS):
+        return error
+    try:
+        sig = inspect.signature(layer.call)
+        bound = sig.bind(*args, **kwargs)
+    except (TypeError, ValueError):
+        return error
+
+    def shown(v):
+        if isinstance(v, _TensorBase):
+            return f"tf.Tensor(shape={v.shape}, dtype={v.dtype.name})"
+        return repr(v)
+
+    def value(p):
+        if p.name not in bound.arguments:
+            return p.default
+        return jax.tree_util.tree_map(shown, bound.arguments[p.name], is_leaf=lambda x: isinstance(x, _TensorBase))
+
+    lines = [f"  \u2022 {p.name}={value(p)}" for p in sig.parameters.values()]
+    if not lines:
+        return error
+    message = error.message if is_op_error else (error.args[0] if error.args else "")
+    name = f"{type(layer).__name__}.call()"
+    message = (f"Exception encountered when calling {name}.\n\n\x1b[1m{message}\x1b[0m\n\n"
+               f"Arguments received by {name}:\n" + "\n".join(lines))
+    new = type(error)(error.node_def if hasattr(error, "node_def") else None, getattr(error, "op", None),
+                      message) if is_op_error else type(error)(message)
+    new._keras_call_info_injected = True
+    return new.with_traceback(error.__traceback__)
 
 
 def _accepts(fn, name):
@@ -667,6 +712,8 @@ class Layer(Module):
         try:
             with self._k_scope(), _autocast(self, args) as args:
                 out = self.call(*args, **kwargs)
+        except Exception as e:
+            raise _with_call_arguments(self, e, args, kwargs) from None
         finally:
             _ctx.training.pop()
         # Raw shapes are kept (cheap); summary() and output_shape hide the batch size. A model
