@@ -370,14 +370,105 @@ _DEFAULT_DEVICE = _jax_config.default_device   # jax.config.jax_default_device, 
 
 def defer(op, args, static):
     """``engine.apply`` while lazy execution is on: records ``op`` in the pending program.
-    Written for speed: it runs for every eager op (the common arguments -- Tensors, pending
-    or concrete, and Python numbers -- are read inline; ``_read_args`` takes the rest)."""
+    Written for speed: it runs for every eager op (its Tensor and tape Node are made inline)."""
     if _state._local.tracing or _DEFAULT_DEVICE.value is not None:
         return NotImplemented      # traced: values are tracers; inside tf.device: placed now
     program = _local.program
     if program is None or program.done:
         program = _current()
-    ins = args
+    read = _read(program, args)
+    if read is None:
+        return NotImplemented
+    ins, slots, keys, ids = read
+    if static:
+        static = {k: _engine.freeze(v) for k, v in static.items()}
+        items = tuple(sorted(static.items()))
+    else:
+        items = ()
+    skey = (items, keys)
+    seen = op.lazy_shapes
+    try:
+        known = None if seen is None else seen.get(skey)
+    except TypeError:              # an unhashable static argument: the op explains it
+        return NotImplemented
+    if known is None:
+        known = _infer(op, static, skey, keys)
+    out, sig, apart, float_out = known
+    if out is None:
+        return NotImplemented
+    lock = program.lock
+    lock.acquire()
+    try:
+        if program.done:                           # run meanwhile by another thread
+            return NotImplemented
+        if None in slots:                          # inputs: arrays and Python numbers
+            _input_slots(program, slots, ins)
+        tensors = program.tensors
+        if type(out) is _ShapedArray:              # one output: made here, without a call
+            result = _new(Tensor)
+            result._v = out
+            result._lazy = program
+            result._id = rid = next(_ids)
+            result._slot = out_slots = len(tensors)
+            tensors.append(result)
+        else:
+            result, outs, out_slots = _outputs(program, out)
+        program.ops.append((op, items, tuple(slots), out_slots, apart))
+        full = len(program.ops) >= config.max_pending_ops
+    finally:
+        lock.release()
+    recorders = _engine.state.recorders
+    if recorders:
+        if type(out) is _ShapedArray:
+            _record(recorders, op, items, ins, tuple(ids), result, rid if float_out else None, sig)
+        else:
+            _engine._record(recorders, op, items, ins, outs, None, None, sig, tuple(ids))
+    if full:
+        program.run()
+    return result
+
+
+_new = object.__new__
+_Node = _engine.Node
+
+
+def _input_slots(program, slots, ins):
+    """Fills in the slots of the inputs among ``ins`` (arrays, Python numbers)."""
+    input_of = program._input_of
+    for k in range(len(slots)):
+        if slots[k] is None:
+            a = ins[k]
+            a = a._v if type(a) is Tensor else a
+            s = input_of.get(id(a))
+            slots[k] = program._input(a) if s is None else s
+
+
+def _record(recorders, op, items, ins, ids, result, out_id, sig):
+    """``engine._record`` of an op with one output, written for speed."""
+    node = None
+    for r in recorders:
+        watched = r._watched
+        if watched.isdisjoint(ids):
+            continue
+        if node is None:
+            node = _new(_Node)
+            node.op = op
+            node.static = items
+            node.ins = ins
+            # an op with a hand-written rule keeps its output for the backward pass
+            node.args = ins if op.vjp is None else (*ins, result)
+            node.in_ids = ids
+            node.out_ids = (out_id,)
+            node.custom = None
+            node.sig = sig
+        r._nodes.append(node)
+        if out_id is not None:
+            watched.add(out_id)
+
+
+def _read(program, args):
+    """``_read_args``, with the common arguments -- Tensors, pending or concrete, and Python
+    numbers -- read inline."""
     slots = []
     keys = []
     ids = []
@@ -403,90 +494,10 @@ def defer(op, args, static):
             keys.append(ta)
             ids.append(None)
             continue
-        read = _read_args(program, args)     # anything else: the general reading
-        if read is None:
-            return NotImplemented
-        ins, slots, keys, ids = read
-        numbers_only = False
-        break
+        return _read_args(program, args)     # anything else: the general reading
     if numbers_only and args:
-        return NotImplemented    # only Python numbers: ``apply`` gives them TF's dtypes (int32, float32)
-    keys = tuple(keys)
-    if static:
-        static = {k: _engine.freeze(v) for k, v in static.items()}
-        items = tuple(sorted(static.items()))
-    else:
-        items = ()
-    skey = (items, keys)
-    seen = op.lazy_shapes
-    try:
-        known = None if seen is None else seen.get(skey)
-    except TypeError:              # an unhashable static argument: the op explains it
-        return NotImplemented
-    if known is None:
-        known = _infer(op, static, skey, keys)
-    out, sig, apart, float_out = known
-    if out is None:
-        return NotImplemented
-    lock = program.lock
-    lock.acquire()
-    try:
-        if program.done:                           # run meanwhile by another thread
-            return NotImplemented
-        if None in slots:                          # inputs: arrays and Python numbers
-            input_of = program._input_of
-            for k in range(len(slots)):
-                if slots[k] is None:
-                    a = ins[k]
-                    a = a._v if type(a) is Tensor else a
-                    s = input_of.get(id(a))
-                    slots[k] = program._input(a) if s is None else s
-        tensors = program.tensors
-        if type(out) is _ShapedArray:              # one output: made here, without a call
-            result = _new(Tensor)
-            result._v = out
-            result._lazy = program
-            result._id = rid = next(_ids)
-            result._slot = out_slots = len(tensors)
-            tensors.append(result)
-        else:
-            result, outs, out_slots = _outputs(program, out)
-        program.ops.append((op, items, tuple(slots), out_slots, apart))
-        full = len(program.ops) >= config.max_pending_ops
-    finally:
-        lock.release()
-    recorders = _engine.state.recorders
-    if recorders:
-        if type(out) is _ShapedArray:              # engine._record, inline
-            ids = tuple(ids)
-            node = None
-            for r in recorders:
-                watched = r._watched
-                if watched.isdisjoint(ids):
-                    continue
-                if node is None:
-                    node = _new(_Node)
-                    node.op = op
-                    node.static = items
-                    node.ins = ins
-                    # an op with a hand-written rule keeps its output for the backward pass
-                    node.args = ins if op.vjp is None else (*ins, result)
-                    node.in_ids = ids
-                    node.out_ids = (rid if float_out else None,)
-                    node.custom = None
-                    node.sig = sig
-                r._nodes.append(node)
-                if float_out:
-                    watched.add(rid)
-        else:
-            _engine._record(recorders, op, items, ins, outs, None, None, sig, tuple(ids))
-    if full:
-        program.run()
-    return result
-
-
-_new = object.__new__
-_Node = _engine.Node
+        return None      # only Python numbers: ``apply`` gives them TF's dtypes (int32, float32)
+    return args, slots, tuple(keys), ids
 
 
 def _read_args(program, args):
