@@ -70,6 +70,24 @@ def _is_leaf(x):
     return not isinstance(x, (tuple, dict))
 
 
+def _padded_sizes(shape, spec):
+    """A component's ``padded_shapes`` entry as a list of sizes, None where the batch decides."""
+    if isinstance(shape, TensorShape):
+        shape = shape.as_list() if shape.rank is not None else [None] * len(spec.shape)
+    elif isinstance(shape, (_TensorBase, np.ndarray, jax.Array)):
+        shape = np.asarray(shape._value if isinstance(shape, _TensorBase) else shape).tolist()
+    sizes = [None if d is None or int(d) < 0 else int(d) for d in shape]
+    if len(sizes) != len(spec.shape):
+        raise ValueError(f"The padded shape {shape} is not compatible with the shape {tuple(spec.shape)} "
+                         "of the corresponding input component: give one size per dimension (None or -1 "
+                         "to pad to the largest in the batch).")
+    return sizes
+
+
+def _default_padding(dtype):
+    return b"" if dtype.kind in "SUO" else 0
+
+
 def _flatten(s):
     return jax.tree_util.tree_flatten(s, is_leaf=_is_leaf)
 
@@ -860,26 +878,53 @@ class Dataset:
                                                      self.element_spec))
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None):
-        """Batches elements of different shapes, padding each component to the largest in the batch."""
-        bs = int(batch_size)
+        """Batches elements of different shapes, padding each component to ``padded_shapes``.
 
-        def pad_stack(arrs, value):
+        ``padded_shapes`` is a shape per component (a ``TensorShape``, a list of sizes, a 1-D
+        tensor; for a dataset of one tensor, that shape itself): a known size pads to it, an
+        unknown one (``None`` or -1) to the largest in the batch; without it, every dimension is
+        padded to the largest in the batch. ``padding_values``: a scalar per component (0 and
+        ``b''`` by default). An element larger than its padded shape raises TensorFlow's
+        ``DataLossError`` when its batch is made.
+
+        Example:
+            >>> import tapejax as tf
+            >>> ds = tf.data.Dataset.range(1, 4).map(lambda x: tf.fill([x], x))
+            >>> [b.numpy().tolist() for b in ds.padded_batch(2, padded_shapes=[4])]
+            [[[1, 0, 0, 0], [2, 2, 0, 0]], [[3, 3, 3, 0]]]
+        """
+        bs = int(batch_size)
+        specs, spec_tree = _flatten(self.element_spec)
+        if padded_shapes is None:
+            sizes = [[None] * len(s.shape) for s in specs]
+        else:
+            sizes = [_padded_sizes(p, s) for p, s in zip(spec_tree.flatten_up_to(padded_shapes), specs)]
+
+        def pad_stack(arrs, value, target):
             arrs = [np.asarray(a) for a in arrs]
-            shape = np.max([a.shape for a in arrs], axis=0) if arrs[0].ndim else ()
-            out = np.full((len(arrs),) + tuple(shape), 0 if value is None else value, dtype=arrs[0].dtype)
+            shape = [max(a.shape[d] for a in arrs) if t is None else t for d, t in enumerate(target)]
+            if any(a.shape[d] > shape[d] for a in arrs for d in range(len(shape))):
+                raise errors.DataLossError(None, None, "Attempted to pad to a smaller size than the input element.")
+            out = np.full((len(arrs),) + tuple(shape), _default_padding(arrs[0].dtype) if value is None else value,
+                          dtype=arrs[0].dtype)
             for i, a in enumerate(arrs):
                 out[(i,) + tuple(slice(0, d) for d in a.shape)] = a
             return out
 
         def make():
+            pv = [None] * len(specs) if padding_values is None else [
+                np.asarray(v._value if isinstance(v, _TensorBase) else v)
+                for v in spec_tree.flatten_up_to(padding_values)]
             for chunk in _chunks(self._elements(), bs, drop_remainder):
                 leaves = [_flatten(e)[0] for e in chunk]
-                tree = _flatten(chunk[0])[1]
-                pv = _flatten(padding_values)[0] if padding_values is not None else [None] * len(leaves[0])
-                yield tree.unflatten([pad_stack([l[i] for l in leaves], pv[i]) for i in range(len(leaves[0]))])
+                yield spec_tree.unflatten([pad_stack([l[i] for l in leaves], pv[i], sizes[i])
+                                           for i in range(len(specs))])
         lead = bs if drop_remainder else None
         return self._derive(make, _batched_cardinality(self._card, bs, drop_remainder),
-                            lambda: _map(lambda s: TensorSpec((lead,) + tuple(s.shape), s.dtype), self.element_spec))
+                            lambda: spec_tree.unflatten([
+                                TensorSpec((lead,) + tuple(s.shape[d] if t is None and padded_shapes is None else t
+                                                           for d, t in enumerate(size)), s.dtype)
+                                for s, size in zip(specs, sizes)]))
 
     def unbatch(self, name=None):
         """Splits each element along its first dimension (the inverse of ``batch``)."""

@@ -539,3 +539,33 @@ TF21_DATASET_REPRS = [
     '<_FlatMapDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>',
     '<_RebatchDataset element_spec=TensorSpec(shape=(None,), dtype=tf.int64, name=None)>',
 ]
+
+
+def test_padded_batch_pads_to_padded_shapes():
+    """``padded_shapes`` fixes the padded sizes (None / -1: the batch's largest), per component,
+    with ``padding_values`` per component; too small a padded shape is TF's DataLossError. The
+    expected values and specs were recorded from TensorFlow 2.21."""
+    ds = tf.data.Dataset.range(1, 5).map(lambda x: tf.fill([x], x))
+    b = ds.padded_batch(2, padded_shapes=[6])
+    assert repr(b.element_spec) == "TensorSpec(shape=(None, 6), dtype=tf.int64, name=None)"
+    assert [e.numpy().tolist() for e in b] == [[[1, 0, 0, 0, 0, 0], [2, 2, 0, 0, 0, 0]],
+                                              [[3, 3, 3, 0, 0, 0], [4, 4, 4, 4, 0, 0]]]
+    b = ds.padded_batch(2, padded_shapes=[None], padding_values=tf.constant(-1, tf.int64))
+    assert repr(b.element_spec) == "TensorSpec(shape=(None, None), dtype=tf.int64, name=None)"
+    assert [e.numpy().tolist() for e in b] == [[[1, -1], [2, 2]], [[3, 3, 3, -1], [4, 4, 4, 4]]]
+    b = ds.padded_batch(2, padded_shapes=tf.TensorShape([5]))
+    assert [e.numpy().tolist() for e in b] == [[[1, 0, 0, 0, 0], [2, 2, 0, 0, 0]], [[3, 3, 3, 0, 0], [4, 4, 4, 4, 0]]]
+
+    pairs = tf.data.Dataset.range(1, 4).map(lambda x: (tf.fill([x], x), tf.fill([x, 2], tf.cast(x, tf.float32))))
+    b = pairs.padded_batch(2, padded_shapes=([4], [None, 3]), padding_values=(tf.constant(-1, tf.int64), 0.5))
+    assert repr(b.element_spec) == ("(TensorSpec(shape=(None, 4), dtype=tf.int64, name=None), "
+                                    "TensorSpec(shape=(None, None, 3), dtype=tf.float32, name=None))")
+    got = [(a.numpy().tolist(), c.numpy().tolist()) for a, c in b]
+    assert got == [([[1, -1, -1, -1], [2, 2, -1, -1]],
+                    [[[1.0, 1.0, 0.5], [0.5, 0.5, 0.5]], [[2.0, 2.0, 0.5], [2.0, 2.0, 0.5]]]),
+                   ([[3, 3, 3, -1]], [[[3.0, 3.0, 0.5], [3.0, 3.0, 0.5], [3.0, 3.0, 0.5]]])]
+
+    it = iter(ds.padded_batch(2, padded_shapes=[3]))
+    assert next(it).numpy().tolist() == [[1, 0, 0], [2, 2, 0]]
+    with pytest.raises(tf.errors.DataLossError, match="Attempted to pad to a smaller size than the input element"):
+        next(it)
