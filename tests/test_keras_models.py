@@ -483,3 +483,35 @@ def test_seeded_fit_with_shuffle_matches_tf():
     h = model.fit(x, y, epochs=3, verbose=0, batch_size=32)
     got = {k: [round(float(v), 5) for v in vs] for k, vs in h.history.items()}
     assert got == {'accuracy': [0.12109, 0.11328, 0.19531], 'loss': [2.36745, 2.28322, 2.24027]}
+
+
+def test_fit_without_trainable_weights_trains_nothing_and_warns():
+    """As Keras 3 (recorded from TF 2.21): a model without trainable weights fits (the loss is
+    computed, nothing is updated, the optimizer takes no step) with a UserWarning."""
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Lambda(lambda x: x * 2)])
+    model.compile(loss="mse", optimizer="sgd")
+    with pytest.warns(UserWarning, match="The model does not have any trainable weights."):
+        h = model.fit(np.ones((4, 3), np.float32), np.ones((4, 3), np.float32), epochs=2, verbose=0, batch_size=2)
+    assert h.history == {"loss": [1.0, 1.0]}
+    assert int(model.optimizer.iterations.numpy()) == 0
+
+
+def test_a_layer_is_called_as_often_as_keras_calls_it():
+    """A layer's ``call`` (and its Python side effects) runs as often as in Keras 3 (counts
+    recorded from TF 2.21): once when a Sequential with an Input is built (one symbolic call),
+    once when ``predict`` traces its step, once per eager call."""
+    calls = []
+
+    class Twice(tf.keras.layers.Layer):
+        def call(self, x, training=None):
+            calls.append(training)
+            return x * 2
+
+    model = tf.keras.Sequential([tf.keras.Input((3,)), Twice()])
+    assert len(calls) == 1
+    calls.clear()
+    model.predict(np.ones((2, 3), np.float32), verbose=0)
+    assert calls == [False]
+    calls.clear()
+    model(np.ones((2, 3), np.float32))
+    assert calls == [None]

@@ -5,6 +5,7 @@ loop (``GradientTape`` + ``optimizer.apply_gradients``); the step is compiled
 with ``tapejax.function`` when it exists, unless ``compile(run_eagerly=True)``.
 """
 import itertools
+import warnings
 
 import jax
 import numpy as np
@@ -420,8 +421,11 @@ class Model(Layer):
             # A LossScaleOptimizer differentiates the scaled loss (and unscales the gradients).
             scaled = self.optimizer.scale_loss(loss) if hasattr(self.optimizer, "scale_loss") else loss
         variables = self.trainable_variables
-        grads = tape.gradient(scaled, variables)
-        self.optimizer.apply_gradients(zip(grads, variables))
+        if variables:
+            grads = tape.gradient(scaled, variables)
+            self.optimizer.apply_gradients(zip(grads, variables))
+        else:   # as Keras 3: a model without trainable weights trains nothing, and says so
+            warnings.warn("The model does not have any trainable weights.")
         return self._k_update_metrics(loss, y, y_pred, sample_weight)
 
     def test_step(self, data):
@@ -612,7 +616,7 @@ class Model(Layer):
         for i, batch in enumerate(data.epoch(steps)):
             callbacks.call("on_predict_batch_begin", i, {})
             if step is None:
-                if not self.built or self._k_metric_objs is None:
+                if not self.built:
                     with _NoTape():
                         self(_unpack(batch)[0], training=False)
                 step = self._k_step("predict_step")
