@@ -306,33 +306,20 @@ class _autocast:
 
 
 def _infer_output(fn, specs):
-    """Output specs of ``fn([tensors])`` for input ``specs`` by ``jax.eval_shape`` (nothing
-    computed): ``fn`` traced once, as Keras calls a layer once on symbolic inputs, with each
-    unknown dimension a symbolic one (an output dimension that is not a number is unknown).
-    Where ``fn`` cannot take symbolic dimensions, it is traced at two sets of stand-in sizes and
-    the dimensions that differ are unknown."""
-    def run(arrays):
-        # In a scope of its own, then dropped: state the call assigns (a flax module's
-        # batch_stats, a generator's advance) is traced here and must not leak out.
-        with pause_recording(), Scope():
-            out = fn([Tensor(a) for a in arrays])
-        return jax.tree_util.tree_map(to_array, out, is_leaf=_is_tensor_leaf)
-
-    try:
-        names = iter(f"d{k}" for k in range(sum(d is None for sp in specs for d in sp.shape)))
-        arrays = [jax.ShapeDtypeStruct(jax.export.symbolic_shape(
-            ", ".join(next(names) if d is None else str(d) for d in sp.shape)) if sp.shape else (),
-            _dtypes.np_dtype(sp.dtype)) for sp in specs]
-        out = jax.eval_shape(run, arrays)
-        return jax.tree_util.tree_map(
-            lambda x: _Spec(tuple(d if isinstance(d, int) else None for d in x.shape), x.dtype), out)
-    except Exception:   # an op that needs the sizes (a Python branch on one, a NumPy shape)
-        pass
+    """Output specs of ``fn([tensors])`` for input ``specs`` by ``jax.eval_shape`` (nothing computed)."""
     results = []
     for batch, other in _STAND_INS:
         arrays = [jax.ShapeDtypeStruct(
             tuple((batch if i == 0 else other) if d is None else d for i, d in enumerate(sp.shape)),
             _dtypes.np_dtype(sp.dtype)) for sp in specs]
+
+        def run(arrays):
+            # In a scope of its own, then dropped: state the call assigns (a flax module's
+            # batch_stats, a generator's advance) is traced here and must not leak out.
+            with pause_recording(), Scope():
+                out = fn([Tensor(a) for a in arrays])
+            return jax.tree_util.tree_map(to_array, out, is_leaf=_is_tensor_leaf)
+
         results.append(jax.eval_shape(run, arrays))
     return jax.tree_util.tree_map(
         lambda x, y: _Spec(tuple(p if p == q else None for p, q in zip(x.shape, y.shape)), x.dtype),
