@@ -450,13 +450,18 @@ dispatchers = [_host_apply]
 
 def _out_of_scope(ins):
     """TensorFlow's error for a tensor of a finished tf.function trace used later."""
-    leaked = next((t for t in ins if isinstance(t, _TensorBase) and isinstance(t._value, jax.core.Tracer)),
-                  "A tensor")
+    leaked = next((t for t in ins if isinstance(t, _TensorBase) and isinstance(t._value, jax.core.Tracer)), None)
+    return out_of_scope_error(repr(leaked) if leaked is not None else "A tensor")
+
+
+def out_of_scope_error(what):
+    """TensorFlow's TypeError for ``what``, a tensor of a finished trace used outside it (it
+    leaked through a list, a global or an attribute); recorded from TF 2.21."""
     return TypeError(
-        f"{leaked!r} is out of scope and cannot be used here. Use return values, explicit Python "
-        "locals or TensorFlow collections to access it. (A tensor computed inside a tf.function "
-        "was kept, e.g. appended to a list, and used after the function returned: return it "
-        "instead.)")
+        f"{what} is out of scope and cannot be used here. Use return values, explicit Python locals or "
+        "TensorFlow collections to access it.\nPlease see "
+        "https://www.tensorflow.org/guide/function#all_outputs_of_a_tffunction_must_be_return_values for "
+        "more information.")
 
 
 def _record(recorders, op, static, ins, outs, custom=None, ans=None, sig=None, in_ids=None, out_ids=None):

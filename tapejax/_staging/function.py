@@ -1114,12 +1114,7 @@ def _out_of_scope(tracer):
     of its function through a global or an attribute; JAX made it a constant of this trace)."""
     # Only on this error path: the Tensor that holds the tracer, for its name.
     leaked = next((r for r in gc.get_referrers(tracer) if isinstance(r, Tensor)), None)
-    what = repr(leaked) if leaked is not None else "A tensor of an earlier trace"
-    return TypeError(
-        f"{what} is out of scope and cannot be used here. Use return values, explicit Python locals or "
-        "TensorFlow collections to access it.\nPlease see "
-        "https://www.tensorflow.org/guide/function#all_outputs_of_a_tffunction_must_be_return_values for "
-        "more information.")
+    return _engine.out_of_scope_error(repr(leaked) if leaked is not None else "A tensor of an earlier trace")
 
 
 def _signature_shapes(signature):
