@@ -598,6 +598,7 @@ def _pooled(items, work, workers, deterministic):
     """
     pool = concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="tf.data.map")
     pending = collections.deque()
+    finished = queue.SimpleQueue()  # futures in the order they completed
     items = iter(items)
     live = True
     try:
@@ -608,13 +609,14 @@ def _pooled(items, work, workers, deterministic):
                     live = False
                 else:
                     pending.append(pool.submit(_collect, work, item))
+                    if not deterministic:
+                        pending[-1].add_done_callback(finished.put)
             if not pending:
                 return
             if deterministic:
                 done = pending.popleft()
-            else:
-                done = next(iter(concurrent.futures.wait(
-                    pending, return_when=concurrent.futures.FIRST_COMPLETED)[0]))
+            else:  # (wait(FIRST_COMPLETED)'s set of done futures has no order: when the
+                done = finished.get()  # consumer falls behind, an early task could jump ahead)
                 pending.remove(done)
             out, error = done.result()
             yield from out
