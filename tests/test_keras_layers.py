@@ -781,6 +781,28 @@ def test_add_weight_takes_keras3_arguments():
         layer.add_weight((2,), "ones", "float32", True)
 
 
+def test_input_layer_takes_keras3_arguments_and_warns_on_input_shape():
+    """Keras 3's InputLayer: ``shape`` first, ``input_shape=`` warns once from Keras's own line
+    (cvae tutorial: ``InputLayer(input_shape=(28, 28, 1))``). Recorded from TF 2.21 with
+    warnings.simplefilter("always")."""
+    import warnings
+    L = tf.keras.layers
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        layers = [L.InputLayer(input_shape=(3,)), L.InputLayer((3,)), L.InputLayer(shape=(3,), batch_size=4),
+                  L.InputLayer(batch_input_shape=(2, 3)), L.InputLayer(input_shape=(3,), batch_size=5)]
+    assert [(x.category.__name__, str(x.message)) for x in w] == [
+        ("UserWarning", "Argument `input_shape` is deprecated. Use `shape` instead.")] * 2
+    assert len({(x.filename, x.lineno) for x in w}) == 1   # one location: printed once per process
+    assert [layer.batch_shape for layer in layers] == [(None, 3), (None, 3), (4, 3), (2, 3), (5, 3)]
+    with pytest.raises(ValueError, match="^You cannot pass both `shape` and `batch_shape` at the same time.$"):
+        L.InputLayer(shape=(3,), batch_shape=(1, 3))
+    with pytest.raises(ValueError, match="^You must pass a `shape` argument.$"):
+        L.InputLayer()
+    model = tf.keras.Sequential([L.InputLayer(shape=(3,)), L.Dense(2)])
+    assert model.built and model.output_shape == (None, 2)
+
+
 def test_input_shape_argument_warns_as_keras3():
     """Keras 3 warns (UserWarning) on ``input_shape``/``input_dim`` given to a layer, not on
     ``InputLayer``/``Input``. Recorded from TF 2.21 (Keras 3) with warnings.simplefilter("always")

@@ -217,7 +217,9 @@ class KerasTensor:
 
     def __init__(self, shape, dtype="float32", node=None, name=None):
         self.shape = TensorShape(shape)
-        self.dtype = _dtypes.as_dtype(dtype)
+        # Keras 3: a KerasTensor's dtype is a string ('float32'), not a DType (x.dtype.name raises
+        # AttributeError, as the mixed-precision guide shows under TF 2.21).
+        self.dtype = _dtypes.as_dtype(dtype).name
         self._k_node = node          # the _Node that produced it, None for an Input
         self.name = unique_name("keras_tensor") if name is None else name
 
@@ -239,7 +241,7 @@ class KerasTensor:
 
     def __repr__(self):
         shape = tuple(self.shape.as_list()) if self.shape.rank is not None else None
-        return (f"<KerasTensor shape={shape}, dtype={self.dtype.name}, sparse=False, ragged=False, "
+        return (f"<KerasTensor shape={shape}, dtype={self.dtype}, sparse=False, ragged=False, "
                 f"name={self.name}>")
 
 
@@ -752,7 +754,8 @@ class Layer(Module):
             for i, t in zip(sym_pos, tensors):
                 concrete[i] = t
             call_args = jax.tree_util.tree_unflatten(tree, concrete)
-            with self._k_scope():
+            # As the eager call: a mixed policy's layer outputs its compute dtype (float16).
+            with self._k_scope(), _autocast(self, tuple(call_args)) as call_args:
                 _ctx.training.append(False)
                 try:
                     return self.call(*call_args, **call_kwargs)
@@ -871,20 +874,36 @@ def _regularizer(reg):
 class InputLayer(Layer):
     """The entry of a model: declares the input shape (``Sequential([InputLayer((4,)), ...])``).
 
+    Keras 3's signature: ``shape`` is the first argument; ``input_shape=`` (Keras 2) still works
+    and warns ``Argument `input_shape` is deprecated. Use `shape` instead.``, as Keras 3 does.
+
     Example:
         >>> import tapejax as tf
-        >>> model = tf.keras.Sequential([tf.keras.layers.InputLayer(input_shape=(4,)),
+        >>> model = tf.keras.Sequential([tf.keras.layers.InputLayer(shape=(4,)),
         ...                              tf.keras.layers.Dense(2)])
         >>> model.built
         True
+        >>> tf.keras.layers.InputLayer((3,), batch_size=8).batch_shape
+        (8, 3)
     """
 
-    def __init__(self, input_shape=None, batch_size=None, dtype=None, input_tensor=None, sparse=None,
-                 name=None, ragged=None, type_spec=None, batch_input_shape=None, shape=None, **kwargs):
-        if input_shape is None and shape is not None:
-            input_shape = shape
-        if batch_input_shape is None and input_shape is not None:
-            batch_input_shape = (batch_size,) + tuple(input_shape)
+    def __init__(self, shape=None, batch_size=None, dtype=None, sparse=None, batch_shape=None,
+                 input_tensor=None, optional=False, name=None, **kwargs):
+        if "input_shape" in kwargs:
+            # Keras 3 warns from one line of its own (no stacklevel): once per process.
+            warnings.warn("Argument `input_shape` is deprecated. Use `shape` instead.")
+            shape = kwargs.pop("input_shape")
+        if "batch_input_shape" in kwargs:
+            batch_shape = kwargs.pop("batch_input_shape")
+        kwargs.pop("ragged", None), kwargs.pop("type_spec", None)
+        if shape is not None and batch_shape is not None:
+            raise ValueError("You cannot pass both `shape` and `batch_shape` at the same time.")
+        if shape is not None:
+            batch_shape = (batch_size,) + ((shape,) if isinstance(shape, int) else tuple(shape))
+        elif batch_shape is None and input_tensor is None:
+            raise ValueError("You must pass a `shape` argument.")
+        batch_input_shape = None if batch_shape is None else tuple(batch_shape)
+        self.batch_shape = batch_input_shape
         tensor_name = name   # Keras 3: an unnamed Input's tensor is keras_tensor_<n>
         if name is None:
             name = unique_name("input_layer")
