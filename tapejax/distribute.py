@@ -88,8 +88,9 @@ import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from . import errors, math as tfmath
-from ._core import devices as _devices, state as _vstate
+from ._core import devices as _devices, logs as _logs, state as _vstate
 from ._core.tensor import Tensor, _TensorBase, is_tracer, to_array
+from ._staging.function import Function
 from .data import _spec_of, _to_array, _to_tensors
 
 __all__ = [
@@ -447,6 +448,7 @@ class Strategy:
             <tf.Tensor: shape=(2,), dtype=float32, numpy=array([2., 4.], dtype=float32)>
         """
         kwargs = kwargs or {}
+        self._warn_eager_run(fn)
         with self.scope():
             if self._runs_per_replica(args, kwargs):
                 return self._run_per_replica(fn, args, kwargs)
@@ -455,6 +457,21 @@ class Strategy:
                 return fn(*args, **kwargs)
             finally:
                 _state.replica.pop()
+
+    # TensorFlow's class name in its eager-run warning, for the strategies that warn (those
+    # running ``mirrored_run.call_for_each_replica``); None: no warning.
+    _EAGER_RUN_NAME = None
+
+    def _warn_eager_run(self, fn):
+        """TensorFlow's warning for an eager ``run`` of a Python function (not a tf.function),
+        logged the first 5 times in a process (``logging.log_first_n`` in ``mirrored_run``)."""
+        if self._EAGER_RUN_NAME is None or _vstate.tracing() or isinstance(fn, Function):
+            return
+        with _EAGER_RUN_LOCK:
+            _EAGER_RUN_WARNINGS[0] += 1
+            if _EAGER_RUN_WARNINGS[0] > 5:
+                return
+        _logs.warning(_EAGER_RUN_WARNING.format(strategy=self._EAGER_RUN_NAME))
 
     def _runs_per_replica(self, args, kwargs):
         if (self.num_replicas_in_sync == 1 or jax.process_count() > 1 or _vstate.tracing()
@@ -730,6 +747,14 @@ def _device(d):
     return found
 
 
+_EAGER_RUN_WARNING = (
+    "Using {strategy} eagerly has significant overhead currently. We will be working on improving "
+    "this in the future, but for now please wrap `call_for_each_replica` or `experimental_run` or "
+    "`run` inside a tf.function to get the best performance.")
+_EAGER_RUN_WARNINGS = [0]
+_EAGER_RUN_LOCK = threading.Lock()
+
+
 class MirroredStrategy(Strategy):
     """Synchronous data parallelism on the devices of one host (``tf.distribute.MirroredStrategy``).
 
@@ -762,6 +787,8 @@ class MirroredStrategy(Strategy):
                 raise ValueError(_DUPLICATE_DEVICE.format(device=d))
             seen.add(id(d))
         super().__init__(devs)
+
+    _EAGER_RUN_NAME = "MirroredStrategy"
 
 
 class OneDeviceStrategy(Strategy):
@@ -916,6 +943,8 @@ class MultiWorkerMirroredStrategy(Strategy):
         >>> strategy.num_replicas_in_sync == len(jax.devices())
         True
     """
+
+    _EAGER_RUN_NAME = "CollectiveAllReduceStrategy"   # TF's class behind this name
 
     def __init__(self, cluster_resolver=None, communication_options=None):
         _initialize_cluster(cluster_resolver)
