@@ -11,8 +11,10 @@ Three seeding schemes, each as in TensorFlow:
   ``get_seed`` (global seed from ``set_seed``, op seeds from a ``random.Random``
   seeded with it, ``87654321`` when only the op seed is given) and TF's eager
   kernel cache (an op called again with the same seeds continues its stream).
-  Without any seed, and inside ``tapejax.function``, these draw from the global
-  Generator instead (so compiled steps advance); those values are not TF's.
+  Inside ``tapejax.function`` each op is a graph op, as in TF: its own state starts at
+  its seeds (an op given no seed takes the graph's op seeds 0, 1, ...) and advances
+  with every call. Without any seed they draw from the global Generator instead
+  (TF's numbers then come from the system's entropy).
 
 Float results equal TensorFlow 2.21's on CPU: uniform floats and integers bit
 for bit; normals to 2 ulp (XLA's ``log``/``sin``/``cos`` are not glibc's; about
@@ -33,6 +35,7 @@ import math
 import os
 import random as _pyrandom
 import threading
+import weakref
 
 import jax
 import jax.numpy as jnp
@@ -447,7 +450,7 @@ def get_global_generator():
     """The global :class:`Generator` (seeded by ``set_seed``; used by unseeded ops)."""
     if _global[0] is None:
         with _state.init_scope():   # its state Variable is eager even when first asked for in a trace
-            _global[0] = Generator.from_seed(0)
+            _global[0] = Generator.from_seed(_Seeds.generator_seed)
     return _global[0]
 
 
@@ -464,6 +467,8 @@ class _Seeds:
     global_seed = None
     rng = None
     kernels = {}     # (op, dtype, seed, seed2) -> the counter that op's next call starts at
+    generator_seed = 0   # the global Generator's seed when it is first made (the last set_seed)
+    graph_ops = weakref.WeakSet()   # the states of random ops of traced functions (their Generators)
 
 
 def set_seed(seed):
@@ -487,9 +492,17 @@ def set_seed(seed):
         _Seeds.global_seed, _Seeds.rng = None, None
     else:
         seed = int(np.asarray(to_array(seed) if isinstance(seed, _TensorBase) else seed))
-        _Seeds.global_seed, _Seeds.rng = seed, _pyrandom.Random(seed)
-        get_global_generator().reset_from_seed(seed)
+        _Seeds.global_seed, _Seeds.rng, _Seeds.generator_seed = seed, _pyrandom.Random(seed), seed
+        # Not made here if not made yet: its state Variable would start JAX's backends, and
+        # TF's set_seed leaves devices alone (virtual devices can still be configured after it).
+        if _global[0] is not None:
+            _global[0].reset_from_seed(seed)
     _Seeds.kernels = {}
+    # TF's set_seed also starts the kernels of traced functions' random ops again (at the seeds
+    # they were traced with: those stay).
+    for g in list(_Seeds.graph_ops):
+        key, seed2 = g._start
+        g.reset_from_key_counter(key, [0, seed2])
 
 
 def get_seed(op_seed):
@@ -563,8 +576,41 @@ def _first_op_in_new_graph_shuffle(n):
     return _shuffle_permutation(_kernel_key_counter(seed, seed2 << 64), n)
 
 
+def _graph_op_generator(op, dtype, seed):
+    """The state of a seeded random op of a function being traced, as a Generator; or None.
+
+    In a graph each op has its own kernel: its counter starts at its seeds (``seed2 << 64``,
+    key ``seed``) when the concrete function is made, and moves on by ``256 * n`` each time it
+    runs, so the same op in two traced functions, or twice in one, draws the same numbers.
+    An op given no seed, under ``set_seed``, gets the graph's next op seed (0, 1, ... in the
+    order the trace meets them: TF's ``get_seed`` in a graph); with no global seed either it
+    draws from the global Generator (TF's numbers then come from the system's entropy).
+    """
+    if not _state.tracing():
+        return None
+    if seed is None:
+        if _Seeds.global_seed is None:
+            return None
+        seed = _state.graph_op_seed()
+        if seed is None:
+            return None
+    seed, seed2 = get_seed(seed)
+
+    def make():
+        with _state.init_scope():   # eager state, as the global Generator's
+            g = Generator.from_key_counter(seed, [0, seed2], _PHILOX)
+        g._strategy = None   # one kernel per replica, all from the op's seeds (no replica streams)
+        g._start = (seed, seed2)
+        _Seeds.graph_ops.add(g)
+        return g
+    return _state.random_op_state((op, str(dtype), seed, seed2), make)
+
+
 def _stateful(op, kind, shape, dtype, seed, minval=None, maxval=None):
     shape = _shape(shape)
+    g = _graph_op_generator(op, _dtypes.np_dtype(dtype), seed)
+    if g is not None:
+        return g._draw(kind, shape, dtype, minval, maxval)
     kc = _op_key_counter(op, _dtypes.np_dtype(dtype), seed, 256 * math.prod(shape))
     if kc is None:
         return get_global_generator()._draw(kind, shape, dtype, minval, maxval)

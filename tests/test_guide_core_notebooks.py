@@ -31,6 +31,22 @@ def _run_fresh(code):
     return run.stdout
 
 
+@pytest.mark.parametrize("seed_call", ["tf.random.set_seed(42)", "tf.keras.utils.set_random_seed(42)"])
+def test_set_seed_before_virtual_devices(seed_call):
+    # random_numbers.ipynb with a seed after the import: TF's set_seed touches no device, so the
+    # CPU can still be split into three logical devices (tapejax raised: backends started).
+    out = _run_fresh(f"""
+import tapejax as tf
+{seed_call}
+physical_devices = tf.config.list_physical_devices("CPU")
+tf.config.experimental.set_virtual_device_configuration(
+    physical_devices[0], [tf.config.experimental.VirtualDeviceConfiguration()] * 3)
+print(len(tf.config.list_logical_devices("CPU")))
+print(tf.random.uniform([2]))
+""")
+    assert out == "3\ntf.Tensor([0.6645621  0.44100678], shape=(2,), dtype=float32)\n"
+
+
 def test_mirrored_strategy_eager_run_warns_the_first_five_times(caplog, monkeypatch):
     monkeypatch.setattr(_distribute, "_EAGER_RUN_WARNINGS", [0])
     strategy = tf.distribute.MirroredStrategy(["cpu:0"])
@@ -52,3 +68,61 @@ def test_mirrored_strategy_eager_run_warns_the_first_five_times(caplog, monkeypa
     assert warnings_during(lambda: tf.distribute.get_strategy().run(lambda: tf.constant(1.0))) == []
     counts = [len(warnings_during(lambda: strategy.run(lambda: tf.constant(1.0)))) for _ in range(6)]
     assert counts == [1, 1, 1, 1, 0, 0]
+
+
+def test_seeded_random_ops_in_a_function_are_graph_ops():
+    # mlp_core.ipynb builds its layers inside a tf.function: in a graph each random op has its
+    # own kernel, starting at its seeds (three xavier_init(seed=22) weights start alike), an
+    # op given no seed gets the graph's op seed 0, 1, ..., and each call moves every op on.
+    tf.random.set_seed(22)
+    vs = []
+
+    @tf.function
+    def f():
+        if not vs:
+            vs.append(tf.Variable(tf.random.uniform([2, 3], seed=22)))
+            vs.append(tf.Variable(tf.random.uniform([3], seed=22)))
+            vs.append(tf.Variable(tf.random.uniform([2], seed=5)))
+            vs.append(tf.Variable(tf.random.uniform([2])))
+        return vs[0] + 1.0
+
+    f()
+    # Bit patterns of the float32 values TensorFlow made (uniform draws are bit-identical).
+    assert [v.numpy().ravel().view(np.uint32).tolist() for v in vs] == [
+        [1034823264, 1058608990, 1064322788, 1050628896, 1057907952, 1064006920],
+        [1034823264, 1058608990, 1064322788],
+        [1062749532, 1050409480],
+        [1031109312, 1059032446]]
+    np.testing.assert_array_equal(vs[1].numpy(), np.array([0.08503413, 0.5980128, 0.9385817], np.float32))
+
+    @tf.function
+    def g():
+        return tf.random.uniform([2], seed=22), tf.random.uniform([2], seed=22), tf.random.uniform([2])
+
+    assert [t.numpy().view(np.uint32).tolist() for t in g()] == [
+        [1034823264, 1058608990], [1034823264, 1058608990], [1031109312, 1059032446]]
+    assert [t.numpy().view(np.uint32).tolist() for t in g()] == [
+        [1042224688, 1054078824], [1042224688, 1054078824], [1041175992, 1058866600]]
+    # Eager ops keep their own kernels and op-seed sequence: the graph ops took none of it.
+    assert tf.random.uniform([2]).numpy().view(np.uint32).tolist() == [1055633080, 1063692296]
+
+
+def test_set_seed_starts_traced_random_ops_again_with_their_traced_seeds():
+    tf.random.set_seed(3)
+
+    @tf.function
+    def f():
+        return tf.random.normal([3])
+
+    @tf.function
+    def g():
+        return tf.random.normal([3], seed=1)
+
+    f_first, g_first = f().numpy(), g().numpy()
+    np.testing.assert_allclose(f_first, [-1.864718, 0.802645, -0.44321716], rtol=1e-6)
+    np.testing.assert_allclose(f().numpy(), [0.00829498, 1.1544195, 1.6332208], rtol=1e-6)
+    np.testing.assert_allclose(g_first, [-0.02353588, -0.7080437, 0.7906703], rtol=1e-6)
+    np.testing.assert_allclose(g().numpy(), [0.5215358, 2.0299118, -0.78256524], rtol=1e-6)
+    tf.random.set_seed(4)   # the kernels start again, with the global seed they were traced with
+    np.testing.assert_array_equal(g().numpy(), g_first)
+    np.testing.assert_array_equal(f().numpy(), f_first)

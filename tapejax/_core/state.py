@@ -35,6 +35,7 @@ class _Local(threading.local):
         self.recorders = []    # active GradientTapes / ForwardAccumulators, innermost last
         self.host_tracing = False  # tracing a program to run on the host (new_shapes)
         self.distribution = (None, None)  # tf.distribute: (strategy in scope, replica id or None)
+        self.random_ops = None     # [random op states of the function traced, next op, next graph op seed]
 
 
 _local = _Local()
@@ -413,6 +414,50 @@ def traced_name(tensor):
 def tracing():
     """Whether a ``tf.function`` body is being traced here (and not inside ``init_scope``)."""
     return _local.tracing > 0
+
+
+class random_ops:
+    """The trace of a function body that runs inside: its seeded random ops (the n-th one met)
+    keep their state in ``nodes[n]``, the list one concrete function keeps, so traces of the
+    same concrete function (discovery traces, the gradient's re-run) find the same states.
+    TensorFlow's graph op has its own kernel, whose counter starts at its seeds and advances
+    per run."""
+
+    def __init__(self, nodes):
+        self._nodes = nodes
+
+    def __enter__(self):
+        self._saved, _local.random_ops = _local.random_ops, [self._nodes, 0, 0]
+        return self
+
+    def __exit__(self, *exc):
+        _local.random_ops = self._saved
+        return False
+
+
+def graph_op_seed():
+    """The op seed of the next random op given none in the body being traced (TF's graph counts
+    them: 0, 1, ...), or None outside a trace."""
+    here = _local.random_ops
+    if here is None or not tracing():
+        return None
+    here[2] += 1
+    return here[2] - 1
+
+
+def random_op_state(key, make):
+    """The state of the next seeded random op of the body being traced (``make()`` the first
+    time, or when the op met at this place is another one: ``key`` tells), or None outside."""
+    here = _local.random_ops
+    if here is None or not tracing():
+        return None
+    nodes, n, _ = here
+    here[1] = n + 1
+    if n == len(nodes):
+        nodes.append(None)
+    if nodes[n] is None or nodes[n][0] != key:
+        nodes[n] = (key, make())
+    return nodes[n][1]
 
 
 class pause_recording:

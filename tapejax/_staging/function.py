@@ -538,6 +538,9 @@ class ConcreteFunction:
         self._may_fail = False     # one of those callbacks may raise (state.note_may_fail)
         self._no_creation = False  # creating a Variable while traced raises (TensorFlow's singleton rule)
         self._uid = next(_concrete_ids)
+        # The states of its seeded random ops (``_state.random_ops``); the Function gives every
+        # trace of one signature the same list.
+        self._random_ops = []
         self._op = None
         self._key = None
         self._specs = None
@@ -567,7 +570,7 @@ class ConcreteFunction:
             for i, t in zip(self._host_args, self._host.arguments):
                 arg_vals.insert(i, t._value)
             host = _host.recording(self._host)
-        with scope, pause_recording(), host:
+        with scope, pause_recording(), host, _state.random_ops(self._random_ops):
             args, kwargs = _rebuild_args(self._leaves, self._tree, arg_vals, state[:self._n_var_args])
             for name, a in [*zip(self._function._params, args), *kwargs.items()]:
                 if type(a) is Tensor:
@@ -1580,12 +1583,15 @@ class Function:
             objs += _function_objects(self)
         for v in _variables_in(objs):
             self._variables.setdefault(v._id, v)
+        # A new signature is a new graph in TensorFlow: its random ops start at their seeds.
+        random_ops = []
         for _ in range(_MAX_TRACES):
             conc = ConcreteFunction(self, leaves, tree, var_args, self._variables.values(), self._assigned,
                                     shapes)
             # As TensorFlow: once a first call has created Variables, every later trace (this
             # call's retrace included) runs where creating one raises, at the user's line.
             conc._no_creation = created_any or (not first and self._created_variables)
+            conc._random_ops = random_ops
             try:
                 scope = conc._trace(vals)
             except _NeedsGraphTape:
