@@ -515,3 +515,142 @@ def test_a_layer_is_called_as_often_as_keras_calls_it():
     calls.clear()
     model(np.ones((2, 3), np.float32))
     assert calls == [None]
+
+
+# ------------------------------------------- Keras 3's array adapter and functional input rank
+
+class _FakeFrame:
+    """The part of pandas.DataFrame Keras 3's array adapter uses (pandas is no test dependency)."""
+    __module__ = "pandas.core.frame"
+
+    def __init__(self, columns):
+        self.columns = columns
+
+    @property
+    def dtypes(self):
+        import types
+        return types.SimpleNamespace(values=np.array([c.dtype for c in self.columns.values()], object))
+
+    def astype(self, dtype):
+        return _FakeFrame({k: v.astype(dtype) for k, v in self.columns.items()})
+
+    def to_numpy(self):
+        return np.stack(list(self.columns.values()), axis=1)
+
+    def __iter__(self):   # a DataFrame iterates over its column names
+        return iter(self.columns)
+
+
+_FakeFrame.__name__ = _FakeFrame.__qualname__ = "DataFrame"
+
+
+class _FakeSeries:
+    __module__ = "pandas.core.series"
+
+    def __init__(self, values):
+        self.values = values
+
+    def to_numpy(self):
+        return self.values
+
+    def __iter__(self):
+        return iter(self.values)
+
+
+_FakeSeries.__name__ = _FakeSeries.__qualname__ = "Series"
+
+
+def _frames():
+    out = [(_FakeFrame, _FakeSeries)]
+    try:
+        import pandas as pd
+        out.append((pd.DataFrame, pd.Series))
+    except ImportError:
+        pass
+    return out
+
+
+@pytest.mark.parametrize("frame,series", _frames())
+def test_fit_evaluate_predict_take_pandas_and_one_rank_short_inputs_as_keras3(frame, series):
+    """The regression tutorial: a DataFrame is its values (float32), a Series one column, and a
+    model whose input is (None, 1) takes (n,) inputs (Keras 3's ``_adjust_input_rank``).
+    Recorded from TF 2.21 (Keras 3) with the same code."""
+    tf.keras.backend.clear_session()
+    tf.keras.utils.set_random_seed(1)
+    cols = {"a": np.arange(6, dtype="float64"), "b": np.arange(6, dtype="float64") * 2, "c": np.arange(6) % 2}
+    df, y = frame(cols), series(np.arange(6, dtype="float64"))
+    m = tf.keras.Sequential([L.Dense(1, input_shape=(1,))])
+    assert m.predict(np.arange(3, dtype="float32"), verbose=0).shape == (3, 1)
+    assert m(np.arange(3, dtype="float32")).shape == (3, 1)                 # (3,) -> (3, 1)
+    assert m(np.ones((3, 1, 1), "float32")).shape == (3, 1)                 # (3, 1, 1) -> (3, 1)
+    with pytest.raises(ValueError, match="Invalid input shape"):
+        m(np.ones((3, 2, 2), "float32"))
+    m2 = tf.keras.Sequential([L.Dense(1)])
+    m2.compile(optimizer="sgd", loss="mae")
+    np.testing.assert_allclose(m2.predict(df, verbose=0).ravel(), [
+        0.0, 0.5069000124931335, -0.5098999738693237, -0.003000000026077032, -1.0197999477386475,
+        -0.5128999948501587], atol=1e-4)
+    h = m2.fit(df, y, epochs=2, verbose=0, validation_split=0.34)
+    np.testing.assert_allclose(h.history["loss"], [1.001, 0.9477], atol=1e-4)
+    np.testing.assert_allclose(h.history["val_loss"], [4.303, 4.0975], atol=1e-4)
+    assert round(m2.evaluate(df, y, verbose=0), 4) == 2.4965
+    m.compile(optimizer="sgd", loss="mae")
+    assert round(m.evaluate(series(cols["a"]), y, verbose=0), 4) == 4.5871
+
+
+def test_sequential_built_by_a_call_keeps_its_batch_size_as_keras3(capsys):
+    """Keras 3 builds a Sequential on an InputLayer of the first call's batch shape: summary and
+    output_shape show that batch size (the regression tutorial's ``(10, 9)``); fit and evaluate
+    build in their tf.function on the dataset's element spec (batch None); predict on its first
+    batch. Recorded from TF 2.21."""
+    tf.keras.backend.clear_session()
+    m3 = tf.keras.Sequential([L.Dense(2), L.Dense(3)])
+    m3(np.ones((10, 4), "float32"))
+    assert m3.output_shape == (10, 3)
+    assert m3(np.ones((7, 4), "float32")).shape == (7, 3)
+    capsys.readouterr()
+    m3.summary()
+    rows = [line for line in capsys.readouterr().out.splitlines() if "(Dense)" in line]
+    assert [r.split("│")[2].strip() for r in rows] == ["(10, 2)", "(10, 3)"]
+    m4 = tf.keras.Sequential([L.Dense(2)])
+    m4.compile("adam", "mse")
+    m4.fit(np.ones((40, 3)), np.ones((40, 2)), verbose=0, batch_size=16)
+    m6 = tf.keras.Sequential([L.Dense(2)])
+    m6.compile("sgd", "mse")
+    m6.predict(np.ones((5, 3)), verbose=0)
+    m7 = tf.keras.Sequential([L.Dense(2)])
+    m7.build((None, 3))
+    for model, shape in [(m4, "(None, 2)"), (m6, "(5, 2)"), (m7, "(None, 2)")]:
+        model.summary()
+        rows = [line for line in capsys.readouterr().out.splitlines() if "(Dense)" in line]
+        assert [r.split("│")[2].strip() for r in rows] == [shape]
+
+
+def test_predict_retracing_warnings_name_and_count_as_keras3():
+    """Keras 3 compiles predict as ``one_step_on_data_distributed`` with reduce_retracing, one
+    code object for every model, so TF's retracing warning names it and counts all models'
+    traces together (the regression tutorial prints it). Recorded from TF 2.21 with this loop."""
+    import logging
+    import re
+    msgs = []
+
+    class Handler(logging.Handler):
+        def emit(self, record):
+            msgs.append(record.getMessage())
+
+    from tapejax._staging import function as _function
+    from tapejax.keras import models as _models
+    # The counts are per process (one detector for the code); start from a fresh one.
+    _function._detectors.pop(_models._keras3_predict_function(None).__code__, None)
+    handler = Handler()
+    tf.get_logger().addHandler(handler)
+    try:
+        for i in range(7):
+            m = tf.keras.Sequential([L.Dense(1)])
+            m.predict(np.ones((3 + i, 2)), verbose=0)
+            m.predict(np.ones((40, 2)), verbose=0)
+    finally:
+        tf.get_logger().removeHandler(handler)
+    name = "<function TensorFlowTrainer.make_predict_function.<locals>.one_step_on_data_distributed at 0x..>"
+    assert [re.sub("0x[0-9a-f]+", "0x..", x).split(" triggered")[0] for x in msgs] == [
+        f"5 out of the last 7 calls to {name}", f"6 out of the last 8 calls to {name}"]

@@ -94,7 +94,9 @@ def print_summary(model, line_length=None, positions=None, print_fn=None, expand
     """Prints Keras 3's summary table of ``model`` (a functional or ``sequential`` model's
     shapes hide the batch size; a functional graph that is not a chain gets 'Connected to')."""
     layers = model.layers
-    batchless = functional or sequential
+    # A functional model shows its graph's shapes (None batch from tf.keras.Input); a Sequential
+    # the shapes it was built with, so the first call's batch size when built by one (Keras 3).
+    batchless = functional
     sequential_like, connections = True, {}
     if functional:
         sequential_like, connections = _graph_connections(model)

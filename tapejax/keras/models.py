@@ -126,7 +126,7 @@ class Model(Layer):
         if len(vals) != len(syms):
             raise ValueError(f"Model '{self.name}' expects {len(syms)} input(s) but received {len(vals)}.")
         for s, v in zip(syms, vals):
-            values[id(s)] = _to_tensors(v)
+            values[id(s)] = _adjust_input_rank(_to_tensors(v), s.shape)
 
         def sub(x):
             return values[id(x)] if isinstance(x, KerasTensor) else x
@@ -473,8 +473,12 @@ class Model(Layer):
         fn = self._k_step_fns.get(kind)
         if fn is None:
             fn = getattr(self, kind)
+            if kind == "predict_step":
+                fn = _keras3_predict_function(self)
             if not self._k_run_eagerly:
-                fn = _tf_function(fn)
+                # Keras 3 compiles predict with reduce_retracing: a second batch shape is traced
+                # once with an unknown batch size (TF's retracing warnings count so).
+                fn = _tf_function(fn, reduce_retracing=kind == "predict_step")
             self._k_step_fns[kind] = fn
         return fn
 
@@ -487,6 +491,10 @@ class Model(Layer):
     def _k_prepare(self, x, y):
         """Builds, and resolves the metrics, on the first batch before any step is compiled."""
         if self._k_metric_objs is None:
+            if not self.built and isinstance(self, Sequential) and isinstance(x, _TensorBase) and x.shape.rank:
+                # Keras 3's fit/evaluate first call the model in their tf.function on the
+                # dataset's element spec: the batch size is unknown where it builds.
+                self._k_maybe_build(TensorShape((None,) + tuple(x.shape)[1:]))
             with _NoTape():
                 y_pred = self(x, training=False)
             self._k_resolve_metrics(y, y_pred)
@@ -514,6 +522,9 @@ class Model(Layer):
             True
         """
         self._k_check_compiled("fit")
+        x, y, sample_weight = _standardize_arrays(x), _standardize_arrays(y), _standardize_arrays(sample_weight)
+        if isinstance(validation_data, (tuple, list)):
+            validation_data = _standardize_arrays(tuple(validation_data))
         if class_weight is not None:
             sample_weight = _class_weight_to_sample_weight(class_weight, x, y, sample_weight)
         verbose = 1 if verbose == "auto" else verbose
@@ -575,6 +586,7 @@ class Model(Layer):
             1.0
         """
         self._k_check_compiled("evaluate")
+        x, y, sample_weight = _standardize_arrays(x), _standardize_arrays(y), _standardize_arrays(sample_weight)
         verbose = 1 if verbose == "auto" else verbose
         for m in self.metrics:
             m.reset_state()
@@ -607,6 +619,7 @@ class Model(Layer):
             (5, 3)
         """
         verbose = 1 if verbose == "auto" else verbose
+        x = _standardize_arrays(x)
         data = _Batches(x, None, None, batch_size, False)
         callbacks = _CallbackList(_with_progbar(callbacks, verbose), self, epochs=1, verbose=verbose,
                                   steps=steps or data.n_batches or None)
@@ -638,6 +651,18 @@ class Model(Layer):
         logs = self._k_step("train_step")((x, y) if sample_weight is None else (x, y, sample_weight))
         logs = self._k_ordered(logs)
         return _sorted(logs) if return_dict else (logs["loss"] if len(logs) == 1 else list(logs.values()))
+
+
+def _keras3_predict_function(model):
+    """The function Keras 3's ``predict`` compiles, under its name: TensorFlow's retracing
+    warning names it (``5 out of the last 11 calls to <function TensorFlowTrainer.
+    make_predict_function.<locals>.one_step_on_data_distributed at 0x...> triggered ...``), and
+    it counts the traces of every model's predict together (one code object), as TF does."""
+    def one_step_on_data_distributed(data):
+        return model.predict_step(data)
+    one_step_on_data_distributed.__qualname__ = \
+        "TensorFlowTrainer.make_predict_function.<locals>.one_step_on_data_distributed"
+    return one_step_on_data_distributed
 
 
 def _sorted(logs):
@@ -760,7 +785,9 @@ class Sequential(Model):
                 try:
                     if isinstance(layer, Layer):
                         out = layer.compute_output_shape(shape)
-                        layer._k_output_shape = _batchless(out)
+                        # Keras 3 builds on an InputLayer of this batch shape: a model built
+                        # by its first call (or predict) shows that call's batch size.
+                        layer._k_output_shape = TensorShape(out) if isinstance(out, tuple) else out
                         layer._k_declared_shape = True
                     else:
                         out = _infer_output(lambda xs, l=layer: l(xs[0]), [_Spec(shape, "float32")]).shape
@@ -770,16 +797,31 @@ class Sequential(Model):
                     shape = None
                     break
                 shape = out
-        self._k_output_shape = None if shape is None else _batchless(shape)
+        self._k_output_shape = None if shape is None else shape
         self._k_declared_shape = shape is not None
         self.built = True
         unique_name("functional")   # Keras 3 builds a functional model inside: it takes a name
 
     def call(self, inputs, training=None, mask=None):
-        x = inputs
+        x = _adjust_input_rank(inputs, self._k_build_shape)
         for layer in self._k_layer_list:
             x = layer(x, training=training) if isinstance(layer, Layer) else layer(x)
         return x
+
+    @property
+    def output_shape(self):
+        """The output shape it was built with: the first call's batch size when a call built it,
+        as Keras 3 (``None`` from a declared input shape or ``fit``).
+
+        Example:
+            >>> import tapejax as tf
+            >>> model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+            >>> _ = model(tf.ones([10, 3]))
+            >>> model.output_shape
+            (10, 2)
+        """
+        shape = Layer.output_shape.fget(self) if self._k_output_shape is None else self._k_output_shape
+        return tuple(shape) if isinstance(shape, TensorShape) else shape
 
     def get_config(self):
         return {"name": self.name, "layers": [{"class_name": type(l).__name__, "config": l.get_config()}
@@ -792,6 +834,55 @@ _saving._MODEL_CLASSES["Sequential"] = Sequential   # what load_model rebuilds a
 # ---------------------------------------------------------------------------
 # Training-loop helpers
 # ---------------------------------------------------------------------------
+
+def _pandas_kind(a):
+    """'DataFrame' / 'Series' for a pandas object (pandas is not imported for this), else None."""
+    kind = type(a).__name__
+    if kind in ("DataFrame", "Series") and type(a).__module__.split(".")[0] == "pandas":
+        return kind
+    return None
+
+
+def _standardize_array(a):
+    """One input of fit/evaluate/predict as Keras 3's array adapter sees it: a pandas DataFrame
+    as its values, a Series as one column (``(n,) -> (n, 1)``), and floats that are not
+    float32 (float64, float16) cast to float32 (a DataFrame: all of it if any column is)."""
+    kind = _pandas_kind(a)
+    if kind == "DataFrame":
+        cast = any(np.dtype(d).kind == "f" and np.dtype(d) != np.float32 for d in a.dtypes.values
+                   if d is not object and isinstance(d, np.dtype))
+        a = a.astype(np.float32).to_numpy() if cast else a.to_numpy()
+    elif kind == "Series":
+        a = np.expand_dims(a.to_numpy(), axis=-1)
+    if isinstance(a, np.ndarray) and a.dtype.kind == "f" and a.dtype != np.float32:
+        a = a.astype(np.float32)
+    return a
+
+
+def _standardize_arrays(x):
+    """:func:`_standardize_array` on every array of ``x`` (a dataset is left alone)."""
+    if x is None or _is_dataset(x) and _pandas_kind(x) is None:
+        return x
+    return jax.tree_util.tree_map(_standardize_array, x, is_leaf=lambda a: _pandas_kind(a) is not None)
+
+
+def _adjust_input_rank(x, ref_shape):
+    """Keras 3's functional input check (``Functional._adjust_input_rank``): an input one rank
+    short of a model input whose last dimension is 1 gets that axis (``(n,) -> (n, 1)``); one
+    rank over with a last dimension of 1 loses it."""
+    if not isinstance(x, _TensorBase) or ref_shape is None:
+        return x
+    ref_shape = tuple(ref_shape)
+    rank, ref_rank = len(x.shape), len(ref_shape)
+    if rank == ref_rank:
+        return x
+    if rank == ref_rank + 1 and x.shape[-1] == 1:
+        return _ops.squeeze(x, axis=-1)
+    if rank == ref_rank - 1 and ref_shape[-1] == 1:
+        return _ops.expand_dims(x, axis=-1)
+    raise ValueError(f"Invalid input shape for input {x}. Expected shape {ref_shape}, but input has "
+                     f"incompatible shape {tuple(x.shape)}")
+
 
 def _unpack(data):
     if isinstance(data, (tuple, list)) and not isinstance(data, TensorShape):
