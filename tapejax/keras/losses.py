@@ -20,6 +20,7 @@ import optax
 
 from .._core.tensor import Tensor, _TensorBase, to_array
 from ..extend import defop
+from ..ops import kinks
 from ._repr import KerasObjectRepr as _KerasObjectRepr
 
 EPSILON = 1e-7  # Keras's backend.epsilon()
@@ -97,7 +98,7 @@ def _pair(y_true, y_pred):
 
 
 def _clip(p):
-    return jnp.clip(p, EPSILON, 1.0 - EPSILON)
+    return kinks.clip(p, EPSILON, 1.0 - EPSILON)
 
 
 def _mse(y_true, y_pred):
@@ -105,15 +106,15 @@ def _mse(y_true, y_pred):
 
 
 def _mae(y_true, y_pred):
-    return jnp.mean(jnp.abs(y_pred - y_true), axis=-1)
+    return jnp.mean(kinks.abs(y_true - y_pred), axis=-1)  # Keras 3 order: -0.0 gradients at 0
 
 
 def _mape(y_true, y_pred):
-    return 100.0 * jnp.mean(jnp.abs((y_true - y_pred) / jnp.maximum(jnp.abs(y_true), EPSILON)), axis=-1)
+    return 100.0 * jnp.mean(kinks.abs((y_true - y_pred) / kinks.maximum(kinks.abs(y_true), EPSILON)), axis=-1)
 
 
 def _msle(y_true, y_pred):
-    f = lambda x: jnp.log(jnp.maximum(x, EPSILON) + 1.0)  # noqa: E731
+    f = lambda x: jnp.log(kinks.maximum(x, EPSILON) + 1.0)  # noqa: E731
     return jnp.mean(jnp.square(f(y_pred) - f(y_true)), axis=-1)
 
 
@@ -167,7 +168,7 @@ def _log_cosh(y_true, y_pred):
 
 
 def _kld(y_true, y_pred):
-    t, p = jnp.clip(y_true, EPSILON, 1.0), jnp.clip(y_pred, EPSILON, 1.0)
+    t, p = kinks.clip(y_true, EPSILON, 1.0), kinks.clip(y_pred, EPSILON, 1.0)
     return jnp.sum(t * jnp.log(t / p), axis=-1)
 
 
@@ -181,11 +182,11 @@ def _hinge_labels(y_true):
 
 
 def _hinge(y_true, y_pred):
-    return jnp.mean(jnp.maximum(1.0 - _hinge_labels(y_true) * y_pred, 0.0), axis=-1)
+    return jnp.mean(kinks.maximum(1.0 - _hinge_labels(y_true) * y_pred, 0.0), axis=-1)
 
 
 def _squared_hinge(y_true, y_pred):
-    return jnp.mean(jnp.square(jnp.maximum(1.0 - _hinge_labels(y_true) * y_pred, 0.0)), axis=-1)
+    return jnp.mean(jnp.square(kinks.maximum(1.0 - _hinge_labels(y_true) * y_pred, 0.0)), axis=-1)
 
 
 def _cosine(y_true, y_pred, axis=-1):

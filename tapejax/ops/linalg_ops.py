@@ -3,7 +3,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..extend import defop
-from . import normalize
+from . import kinks, normalize
 from .namespaces import export
 
 _matmul = defop(lambda a, b, transpose_a=False, transpose_b=False: jnp.matmul(jnp.swapaxes(a, -1, -2) if transpose_a else a, jnp.swapaxes(b, -1, -2) if transpose_b else b), name="matmul", static=("transpose_a", "transpose_b"))
@@ -70,9 +70,9 @@ def _norm_fn(x, ord, axis, keepdims):
     if ord in ("euclidean", 2, 2.0, "fro") and (axis is None or isinstance(axis, int) or ord == "fro"):
         return jnp.sqrt(jnp.sum(x * x, axis=axis, keepdims=keepdims))
     if ord in (1, 1.0) and (axis is None or isinstance(axis, int)):
-        return jnp.sum(jnp.abs(x), axis=axis, keepdims=keepdims)
+        return jnp.sum(kinks.abs(x), axis=axis, keepdims=keepdims)
     if ord == np.inf and (axis is None or isinstance(axis, int)):
-        return jnp.max(jnp.abs(x), axis=axis, keepdims=keepdims)
+        return jnp.max(kinks.abs(x), axis=axis, keepdims=keepdims)
     return jnp.linalg.norm(x, ord=None if ord == "euclidean" else ord, axis=axis, keepdims=keepdims)
 
 

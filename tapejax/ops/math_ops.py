@@ -17,14 +17,37 @@ from .._core.tensor import Tensor, _TensorBase, _python_default_dtype, to_array
 from .._core.basic import identity, negative
 from .._core.indexed_slices import IndexedSlices
 from ..extend import defop
-from . import normalize
+from . import kinks, normalize
 from .namespaces import export
 
 export("identity")(identity)
 export("negative", "math.negative")(negative)
 
 # ---------------------------------------------------------------- elementwise unary
-abs = export("abs", "math.abs")(defop(jnp.abs, name="abs"))  # noqa: A001
+# Where JAX's derivative differs from TensorFlow's at a kink or a singular point, TensorFlow's
+# rule is kept (its math_grad.py): abs, maximum, minimum and clip_by_value in ``kinks``; floor,
+# ceil, round and floordiv have no gradient (None; JAX: zeros); pow's gradient in its exponent
+# is 0 where the base is not positive, xlogy's in x is 0 where x is 0 (JAX: nan). Complex
+# inputs keep JAX's rule.
+
+
+def _pow_vjp(ans, x, y):
+    if jnp.iscomplexobj(x) or jnp.iscomplexobj(y):
+        return lambda g: jax.vjp(jnp.power, x, y)[1](g)
+    log_x = jnp.where(x > 0, jnp.log(jnp.where(x > 0, x, 1)), 0)
+    return lambda g: (g * y * jnp.power(x, y - 1), g * ans * log_x)
+
+
+def _xlogy_vjp(ans, x, y):
+    return lambda g: (g * jax.scipy.special.xlogy((x != 0).astype(x.dtype), y),
+                      g * jnp.where(x == 0, 0, x / jnp.where(x == 0, 1, y)))
+
+
+def _no_gradient(ans, *xs):
+    return lambda g: (None,) * len(xs)
+
+
+abs = export("abs", "math.abs")(defop(kinks.abs, name="abs"))  # noqa: A001
 sign = export("sign", "math.sign")(defop(jnp.sign, name="sign"))
 exp = export("exp", "math.exp")(defop(jnp.exp, name="exp", vjp=lambda ans, x: lambda g: g * ans))
 expm1 = export("math.expm1")(defop(jnp.expm1, name="expm1"))
@@ -34,9 +57,9 @@ sqrt = export("sqrt", "math.sqrt")(defop(jnp.sqrt, name="sqrt"))
 rsqrt = export("math.rsqrt")(defop(jax.lax.rsqrt, name="rsqrt"))
 square = export("square", "math.square")(defop(jnp.square, name="square"))
 reciprocal = export("math.reciprocal")(defop(jnp.reciprocal, name="reciprocal"))
-floor = export("math.floor")(defop(jnp.floor, name="floor"))
-ceil = export("math.ceil")(defop(jnp.ceil, name="ceil"))
-round = export("math.round")(defop(jnp.round, name="round"))  # noqa: A001
+floor = export("math.floor")(defop(jnp.floor, name="floor", vjp=_no_gradient))
+ceil = export("math.ceil")(defop(jnp.ceil, name="ceil", vjp=_no_gradient))
+round = export("math.round")(defop(jnp.round, name="round", vjp=_no_gradient))  # noqa: A001
 sin = export("sin", "math.sin")(defop(jnp.sin, name="sin"))
 cos = export("cos", "math.cos")(defop(jnp.cos, name="cos"))
 tan = export("tan", "math.tan")(defop(jnp.tan, name="tan"))
@@ -74,9 +97,9 @@ subtract = export("subtract", "math.subtract")(defop(jnp.subtract, name="subtrac
 multiply = export("multiply", "math.multiply")(defop(jnp.multiply, name="multiply"))
 divide = truediv = export("divide", "truediv", "math.divide", "math.truediv")(
     defop(lambda x, y: _truediv(x, y), name="truediv"))
-floordiv = export("floordiv", "math.floordiv")(defop(jnp.floor_divide, name="floordiv"))
+floordiv = export("floordiv", "math.floordiv")(defop(jnp.floor_divide, name="floordiv", vjp=_no_gradient))
 floormod = mod = export("math.floormod", "math.mod")(defop(jnp.mod, name="floormod"))
-pow = export("pow", "math.pow")(defop(jnp.power, name="pow"))  # noqa: A001
+pow = export("pow", "math.pow")(defop(jnp.power, name="pow", vjp=_pow_vjp))  # noqa: A001
 atan2 = export("math.atan2")(defop(jnp.arctan2, name="atan2"))
 squared_difference = export("math.squared_difference")(
     defop(lambda x, y: jnp.square(x - y), name="squared_difference"))
@@ -84,7 +107,7 @@ divide_no_nan = export("math.divide_no_nan")(
     defop(lambda x, y: jnp.where(y == 0, 0.0, x / jnp.where(y == 0, 1, y)), name="divide_no_nan"))
 multiply_no_nan = export("math.multiply_no_nan")(
     defop(lambda x, y: jnp.where(y == 0, 0.0, x * y), name="multiply_no_nan"))
-xlogy = export("math.xlogy")(defop(jax.scipy.special.xlogy, name="xlogy"))
+xlogy = export("math.xlogy")(defop(jax.scipy.special.xlogy, name="xlogy", vjp=_xlogy_vjp))
 # TensorFlow sends the whole gradient of a tie to x (x >= y), JAX splits it: keep TF's rule.
 maximum = export("maximum", "math.maximum")(
     defop(jnp.maximum, name="maximum", vjp=lambda ans, x, y: lambda g: (g * (x >= y), g * (x < y))))
@@ -103,8 +126,7 @@ bitwise_and = defop(jnp.bitwise_and, name="bitwise_and")
 bitwise_or = defop(jnp.bitwise_or, name="bitwise_or")
 bitwise_xor = defop(jnp.bitwise_xor, name="bitwise_xor")
 select = defop(jnp.where, name="select")
-clip_by_value = export("clip_by_value")(
-    defop(lambda t, lo, hi: jnp.minimum(jnp.maximum(t, lo), hi), name="clip_by_value"))
+clip_by_value = export("clip_by_value")(defop(kinks.clip, name="clip_by_value"))
 
 for _op in (add, subtract, multiply, truediv, floordiv, floormod, pow, atan2, squared_difference,
             divide_no_nan, multiply_no_nan, xlogy, maximum, minimum, equal, not_equal, less, less_equal,
@@ -270,7 +292,7 @@ def _clip_by_norm_fn(t, clip_norm, axes=None):
     l2sum = jnp.sum(t * t, axis=axes, keepdims=True)
     pred = l2sum > 0
     l2norm = jnp.where(pred, jnp.sqrt(jnp.where(pred, l2sum, 1.0)), l2sum)
-    return t * clip_norm / jnp.maximum(l2norm, clip_norm)
+    return t * clip_norm / kinks.maximum(l2norm, clip_norm)
 
 
 _clip_by_norm = defop(_clip_by_norm_fn, name="clip_by_norm", static=("axes",))

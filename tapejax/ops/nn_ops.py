@@ -15,7 +15,9 @@ from .math_ops import clip_by_norm, reduce_sum
 relu = export("nn.relu")(defop(jax.nn.relu, name="relu"))
 relu6 = export("nn.relu6")(defop(jax.nn.relu6, name="relu6"))
 elu = export("nn.elu")(defop(jax.nn.elu, name="elu"))
-selu = export("nn.selu")(defop(jax.nn.selu, name="selu"))
+# TF's SeluGrad: scale where the output is >= 0 (JAX: scale * alpha at 0), from the output.
+selu = export("nn.selu")(defop(jax.nn.selu, name="selu", vjp=lambda ans, x: lambda g: g * jnp.where(
+    ans < 0, ans + 1.7580993408473768, 1.0507009873554805)))
 silu = swish = export("nn.silu", "nn.swish")(defop(jax.nn.silu, name="silu"))
 gelu = export("nn.gelu")(defop(lambda x, approximate=False: jax.nn.gelu(x, approximate=approximate), name="gelu", static=("approximate",)))
 _leaky_relu = defop(lambda x, alpha=0.2: jnp.where(x > 0, x, x * alpha), name="leaky_relu", static=("alpha",))
@@ -26,7 +28,9 @@ _sparse_xent = defop(lambda labels, logits: -jnp.take_along_axis(jax.nn.log_soft
 # to one: with one class the loss is constant, yet TF's gradient is 1 - label. Keep TF's rule.
 _xent = defop(lambda labels, logits, axis=-1: -jnp.sum(labels * jax.nn.log_softmax(logits, axis=axis), axis=axis), name="softmax_cross_entropy_with_logits", static=("axis",),
               vjp=lambda ans, labels, logits, axis=-1: lambda g: (jnp.expand_dims(g, axis) * -jax.nn.log_softmax(logits, axis=axis), jnp.expand_dims(g, axis) * (jax.nn.softmax(logits, axis=axis) - labels)))
-_sigmoid_xent = defop(lambda labels, logits: jnp.maximum(logits, 0) - logits * labels + jnp.log1p(jnp.exp(-jnp.abs(logits))), name="sigmoid_cross_entropy_with_logits")
+# TensorFlow's formula, whose gradient at logits == 0 is sigmoid(0) - labels (JAX's maximum and
+# abs at 0 gave 0 - labels).
+_sigmoid_xent = defop(lambda labels, logits: jnp.where(logits >= 0, logits, 0) - logits * labels + jnp.log1p(jnp.exp(jnp.where(logits >= 0, -logits, logits))), name="sigmoid_cross_entropy_with_logits")
 l2_loss = export("nn.l2_loss")(defop(lambda x: jnp.sum(x * x) / 2, name="l2_loss"))
 bias_add = export("nn.bias_add")(defop(lambda x, b: x + b, name="bias_add"))
 _conv2d = defop(lambda x, w, strides, padding, dilations: jax.lax.conv_general_dilated(x, w, strides, padding, rhs_dilation=dilations, dimension_numbers=("NHWC", "HWIO", "NHWC")), name="conv2d", static=("strides", "padding", "dilations"))
