@@ -278,28 +278,35 @@ def _is_tensor_leaf(x):
 
 
 class _autocast:
-    """Mixed precision (a policy computing in another dtype than its variables'): the layer's
-    floating inputs and trainable weights are cast to the compute dtype for its call. The weight
-    attributes hold the cast tensors only during the call, so gradients reach the variables."""
+    """Keras 3's autocast: the floating tensors among a layer's arguments (positional and
+    keyword) are cast to its compute dtype, whatever the policy (a float32 layer given float16
+    computes in float32: the mixed-precision guide's float32 softmax; ``autocast=False`` turns
+    it off). Under mixed precision (a policy computing in another dtype than its variables')
+    the trainable weights are cast too; the weight attributes hold the cast tensors only during
+    the call, so gradients reach the variables. Entering gives the ``(args, kwargs)`` to call."""
 
-    def __init__(self, layer, args):
-        self.layer, self.args = layer, args
+    def __init__(self, layer, args, kwargs):
+        self.layer, self.args, self.kwargs = layer, args, kwargs
 
     def __enter__(self):
         layer, policy = self.layer, self.layer._k_policy
         self.swapped = []
-        if policy.compute_dtype == policy.variable_dtype:
-            return self.args
+        if not layer.__dict__.get("_k_autocast", True):
+            return self.args, self.kwargs
         compute = policy.compute_dtype
-        own = {id(v) for v in layer.__dict__.get("_k_trainable", ())}
-        attrs = layer.__dict__
-        for name, value in list(attrs.items()):
-            if id(value) in own and value.dtype.is_floating:
-                self.swapped.append((name, value))
-                attrs[name] = cast(value, compute)
-        floating = lambda t: cast(t, compute) if t.dtype.is_floating else t  # noqa: E731
-        inputs = jax.tree_util.tree_map(floating, self.args[0], is_leaf=_is_tensor_leaf)
-        return (inputs,) + tuple(self.args[1:])
+        if compute != policy.variable_dtype:
+            own = {id(v) for v in layer.__dict__.get("_k_trainable", ())}
+            attrs = layer.__dict__
+            for name, value in list(attrs.items()):
+                if id(value) in own and value.dtype.is_floating:
+                    self.swapped.append((name, value))
+                    attrs[name] = cast(value, compute)
+        target = _dtypes.as_dtype(compute)
+        stray = lambda t: isinstance(t, _TensorBase) and t.dtype.is_floating and t.dtype != target  # noqa: E731
+        tree = (self.args, self.kwargs)
+        if not any(stray(t) for t in jax.tree_util.tree_leaves(tree, is_leaf=_is_tensor_leaf)):
+            return tree
+        return jax.tree_util.tree_map(lambda t: cast(t, target) if stray(t) else t, tree, is_leaf=_is_tensor_leaf)
 
     def __exit__(self, *exc):
         for name, value in self.swapped:
@@ -406,6 +413,7 @@ class Layer(Module):
         self._k_init_state()
         self._k_trainable_flag = bool(trainable)
         self._k_policy = _layer_policy(dtype)
+        self._k_autocast = bool(kwargs.get("autocast", True))
         self._k_dtype = np.dtype(self._k_policy.variable_dtype)
         self.built = False
         if kwargs.get("input_shape") is not None or kwargs.get("input_dim") is not None:
@@ -712,7 +720,7 @@ class Layer(Module):
         self._k_call_losses = []
         _ctx.training.append(training)
         try:
-            with self._k_scope(), _autocast(self, args) as args:
+            with self._k_scope(), _autocast(self, args, kwargs) as (args, kwargs):
                 out = self.call(*args, **kwargs)
         except Exception as e:
             raise _with_call_arguments(self, e, args, kwargs) from None
@@ -755,10 +763,10 @@ class Layer(Module):
                 concrete[i] = t
             call_args = jax.tree_util.tree_unflatten(tree, concrete)
             # As the eager call: a mixed policy's layer outputs its compute dtype (float16).
-            with self._k_scope(), _autocast(self, tuple(call_args)) as call_args:
+            with self._k_scope(), _autocast(self, tuple(call_args), call_kwargs) as (call_args, kw):
                 _ctx.training.append(False)
                 try:
-                    return self.call(*call_args, **call_kwargs)
+                    return self.call(*call_args, **kw)
                 finally:
                     _ctx.training.pop()
 
@@ -784,8 +792,8 @@ class Layer(Module):
 
     def _k_plain_call(self, x):
         kw = {"training": False} if _accepts(self.call, "training") else {}
-        with self._k_scope():
-            return self.call(x, **kw)
+        with self._k_scope(), _autocast(self, (x,), kw) as (args, kw):
+            return self.call(*args, **kw)
 
     def get_config(self):
         """The constructor arguments (Keras's basic config: name, trainable, dtype).
