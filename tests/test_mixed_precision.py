@@ -99,5 +99,14 @@ def test_loss_scale_optimizer_skips_non_finite_steps_and_adapts_the_scale(compil
 def test_scale_loss_and_unscale():
     opt = MP.LossScaleOptimizer(tf.keras.optimizers.Adam(), initial_scale=4.0)
     assert float(opt.scale_loss(tf.constant(2.0))) == 8.0
-    assert float(opt.get_unscaled_gradients([tf.constant(8.0)])[0]) == 2.0
     assert opt.learning_rate is not None and opt in [opt]
+
+
+@pytest.mark.parametrize("name", ["get_scaled_loss", "get_unscaled_gradients"])
+def test_keras2_loss_scaling_methods_are_gone(name):
+    # TF 2.21 (Keras 3), the mixed-precision guide's custom loop:
+    # AttributeError: 'LossScaleOptimizer' object has no attribute 'get_scaled_loss'
+    opt = MP.LossScaleOptimizer(tf.keras.optimizers.RMSprop())
+    with pytest.raises(AttributeError, match=f"^'LossScaleOptimizer' object has no attribute '{name}'"):
+        getattr(opt, name)
+    assert not hasattr(opt, name)

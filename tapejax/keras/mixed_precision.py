@@ -103,6 +103,16 @@ def _layer_policy(dtype):
     return global_policy() if dtype is None else Policy(dtype)
 
 
+# Keras 2's loss-scaling methods, which Keras 3 (TF 2.16+) removed: TF 2.21 raises AttributeError
+# for them (the mixed-precision guide's custom loop does). Keras 3's apply_gradients unscales
+# itself, so a gradient unscaled by hand as well would be divided by the scale twice.
+_KERAS2_ONLY = {
+    "get_scaled_loss": "Keras 3 calls it `scale_loss`: `scaled_loss = optimizer.scale_loss(loss)`.",
+    "get_unscaled_gradients": "Keras 3 has no such step: pass the gradients of the scaled loss to "
+                              "`optimizer.apply_gradients`, which unscales them.",
+}
+
+
 class LossScaleOptimizer(_Optimizer):
     """Wraps an optimizer with dynamic loss scaling, as Keras 3: multiply the loss by
     ``dynamic_scale`` (``scale_loss``) before differentiating; ``apply_gradients`` unscales the
@@ -134,6 +144,8 @@ class LossScaleOptimizer(_Optimizer):
         # learning_rate, iterations, get_config... are the inner optimizer's.
         if name.startswith("__") or name == "inner_optimizer":
             raise AttributeError(name)
+        if name in _KERAS2_ONLY:
+            raise AttributeError(f"'LossScaleOptimizer' object has no attribute '{name}'. {_KERAS2_ONLY[name]}")
         return getattr(self.inner_optimizer, name)
 
     @property
@@ -172,12 +184,6 @@ class LossScaleOptimizer(_Optimizer):
     def scale_loss(self, loss):
         """``loss * dynamic_scale``: differentiate this one."""
         return loss * _ops.cast(self.dynamic_scale, loss.dtype)
-
-    get_scaled_loss = scale_loss
-
-    def get_unscaled_gradients(self, grads):
-        """``grads / dynamic_scale`` (None stays None)."""
-        return [None if g is None else g / _ops.cast(self.dynamic_scale, g.dtype) for g in grads]
 
     def apply_gradients(self, grads_and_vars, name=None, **kwargs):
         """Unscales the gradients and applies them when all are finite; updates the scale.
