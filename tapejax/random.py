@@ -600,6 +600,11 @@ def _graph_op_generator(op, dtype, seed):
         with _state.init_scope():   # eager state, as the global Generator's
             g = Generator.from_key_counter(seed, [0, seed2], _PHILOX)
         g._strategy = None   # one kernel per replica, all from the op's seeds (no replica streams)
+        # A kernel, not a generator whose draws a discarded trace keeps (``Scope.drop``): TF never
+        # runs the trace of a first call that creates Variables (it lifts their initializers out
+        # and runs a second trace, with kernels of its own), so the step's first call draws the
+        # kernel's first numbers.
+        g.state._kind = None
         g._start = (seed, seed2)
         _Seeds.graph_ops.add(g)
         return g

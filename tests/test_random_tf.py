@@ -405,3 +405,36 @@ def test_draw_inside_a_foreign_jax_trace_keeps_the_state_concrete():
     jax.eval_shape(lambda: g.normal([3])._value)
     assert not isinstance(g.state._value, jax.core.Tracer)
     np.testing.assert_array_equal(g.state.numpy()[:2], [1 + 768, 0])
+
+
+def test_first_call_that_creates_variables_draws_the_kernels_first_numbers():
+    """TF runs a second trace of a first call that creates Variables (optimizer slots) and never
+    the creating one, so a random op in a training step starts at its kernel's first numbers;
+    the discarded trace's draw used to be kept (the cvae tutorial's reparameterize was one call
+    ahead). Recorded from TF 2.21 with this code."""
+    tf.keras.utils.set_random_seed(42)
+
+    class M(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.d = tf.keras.layers.Dense(2)
+
+        def rep(self, m):
+            return tf.random.normal(shape=m.shape) * 1.0 + m
+
+    m = M()
+    opt = tf.keras.optimizers.Adam(0.1)
+
+    @tf.function
+    def step(model, x, optimizer):
+        with tf.GradientTape() as tape:
+            z = model.rep(model.d(x))
+            loss = tf.reduce_sum(z ** 2)
+        g = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(g, model.trainable_variables))
+        return z
+
+    got = [step(m, tf.ones([2, 2]), opt).numpy().ravel() for _ in range(3)]
+    np.testing.assert_allclose(got, [[0.23028, 2.01919, 0.37435, 0.32451],
+                                     [0.73143, -0.80859, -0.71288, 2.3313],
+                                     [0.64318, 1.37246, -1.08275, 0.54816]], atol=2e-5)
