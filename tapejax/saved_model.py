@@ -280,7 +280,15 @@ class _Traced:
         stand_ins = [jax.ShapeDtypeStruct(tuple(2 if jax.export.is_symbolic_dim(d) else d for d in a.shape),
                                           a.dtype) for a in avals]
         for _ in range(3):
-            if not trace(stand_ins, True).created:
+            try:
+                created = trace(stand_ins, True).created
+            except Exception as e:  # noqa: BLE001
+                # Sizes the body cannot take (the unknown sizes must fit together or with the
+                # Variables' sizes: x.reshape([-1, 784])): the symbolic pass tells.
+                if "created Variables" in str(e) or stand_ins == list(avals):
+                    raise
+                break
+            if not created:
                 break
         # ... then the real pass, with every Variable existing, finds what is read and written.
         scope = trace(avals, False)
@@ -318,7 +326,10 @@ class _Traced:
             var_vals, xs = res
             out_cts, _ = cts   # assignments are not differentiable (as in TensorFlow)
             grads = self.conc._backward(list(xs) + list(var_vals), list(out_cts), self.variables)
-            res = [np.zeros(x.shape, jax.dtypes.float0) if not _dtypes.is_float(np.dtype(x.dtype))
+            # An integer input of unknown size (a uint8 image batch) has no zeros of float0 to
+            # give: None is JAX's zero cotangent there.
+            res = [(None if any(jax.export.is_symbolic_dim(d) for d in x.shape)
+                    else np.zeros(x.shape, jax.dtypes.float0)) if not _dtypes.is_float(np.dtype(x.dtype))
                    else jnp.zeros(x.shape, x.dtype) if g is None else jnp.asarray(g, x.dtype)
                    for g, x in zip(grads, list(xs) + list(var_vals))]
             return (res[len(xs):],) + tuple(res[:len(xs)])
@@ -327,7 +338,7 @@ class _Traced:
         return g
 
 
-def _avals(variant, share_batch=False):
+def _avals(variant, share_batch=False, constraints=()):
     """ShapeDtypeStructs of one variant, ``None`` dims symbolic (one scope for all).
 
     With ``share_batch``, every leading ``None`` dimension is the same symbol (the
@@ -346,14 +357,50 @@ def _avals(variant, share_batch=False):
                 names.append(dims[-1])
         per_input.append(dims)
     all_names = (["b"] if share_batch else []) + names
-    syms = dict(zip(all_names, jax.export.symbolic_shape(", ".join(all_names)))) if all_names else {}
+    syms = dict(zip(all_names, jax.export.symbolic_shape(", ".join(all_names), constraints=tuple(constraints)))) \
+        if all_names else {}
     return [jax.ShapeDtypeStruct(tuple(syms[d] if isinstance(d, str) else d for d in dims), dt)
             for dims, (_, dt) in zip(per_input, variant)]
 
 
+_BROADCAST_ERROR = re.compile(r"Incompatible shapes for broadcasting: shapes=\[(.*)\]")
+
+
+def _size_constraints(error, names):
+    """``["d1 == 30"]`` from the error of a body that broadcasts an unknown size against a known
+    one (``x - mean`` with ``x: [None, None]`` and ``mean: [30]``): the sizes the program must
+    be given, as TensorFlow checks when it runs. Empty when the error says nothing of that."""
+    m = _BROADCAST_ERROR.search(str(error))
+    if not m:
+        return []
+    shapes = [[d.strip() for d in t.split(",") if d.strip()] for t in re.findall(r"\(([^()]*)\)", m.group(1))]
+    out = []
+    for k in range(1, max((len(sh) for sh in shapes), default=0) + 1):
+        dims = [sh[-k] for sh in shapes if len(sh) >= k]
+        sizes = {int(d) for d in dims if d.isdigit() and int(d) != 1}
+        if len(sizes) == 1:
+            out += [f"{d} == {next(iter(sizes))}" for d in dims if d in names]
+    return out
+
+
 def _export_one(name, fn, tree, leaves, variant, path_of, options, share_batch=False):
-    avals = _avals(variant, share_batch)
-    traced = _Traced(fn, tree, leaves, avals, name)
+    with _state.exporting():
+        return _export_variant(name, fn, tree, leaves, variant, path_of, options, share_batch)
+
+
+def _export_variant(name, fn, tree, leaves, variant, path_of, options, share_batch):
+    constraints = []
+    while True:
+        avals = _avals(variant, share_batch, constraints)
+        names = {str(d) for a in avals for d in a.shape if jax.export.is_symbolic_dim(d)}
+        try:
+            traced = _Traced(fn, tree, leaves, avals, name)
+            break
+        except ValueError as e:
+            more = [c for c in _size_constraints(e, names) if c not in constraints]
+            if not more:
+                raise
+            constraints += more
     pure = traced.pure(options.experimental_custom_gradients)
     var_avals = [jax.ShapeDtypeStruct(v._value.shape, v._value.dtype) for v in traced.variables]
     try:
@@ -366,7 +413,9 @@ def _export_one(name, fn, tree, leaves, variant, path_of, options, share_batch=F
     (args, _), specs = jax.tree_util.tree_unflatten(tree, leaves), []
     return {
         "args": [_encode(a, specs) for a in args],
-        "inputs": [{"shape": s, "dtype": str(dt)} for s, dt in variant],
+        # The sizes the program takes: the signature's, less the unknown ones the body fixed.
+        "inputs": [{"shape": [None if jax.export.is_symbolic_dim(d) else int(d) for d in a.shape] if s is not None
+                    else s, "dtype": str(dt)} for a, (s, dt) in zip(exported.in_avals[len(var_avals):], variant)],
         "variables": [path_of(v) for v in traced.variables],
         "written": [path_of(v) for v in traced.written],
         "outputs": traced.desc,
@@ -1009,13 +1058,28 @@ class _LoadedFunction:
                     return v.run(flat)
         options = "\n\n".join(f"Option {i + 1}:\n  {_positional(v.described(self._arg_names))}\n  Keyword "
                               "arguments: {}" for i, v in enumerate(self._variants))
-        hint = ("" if self._signature is None else "\n\nThe input_signature has TensorSpecs of unknown rank: "
-                f"tapejax exports those for ranks 0 to {_MAX_UNKNOWN_RANK - 1}; save the function with a "
-                "TensorSpec of the rank you call it with.")
+        hint = "" if self._signature is None else (
+            "\n\nThe input_signature accepts them, but the function's body fixed sizes it left unknown "
+            "(it combines them with known sizes, as x - mean with a mean of 30 numbers): call it with those "
+            "sizes.") if self._fixed_sizes() else (
+            "\n\nThe input_signature has TensorSpecs of unknown rank: "
+            f"tapejax exports those for ranks 0 to {_MAX_UNKNOWN_RANK - 1}; save the function with a "
+            "TensorSpec of the rank you call it with.")
         raise ValueError(
             "Could not find matching concrete function to call loaded from the SavedModel. Got:\n  "
             f"{_positional(_shown_args(args, self._arg_names))}\n  Keyword arguments: {{}}\n\n Expected these "
             f"arguments to match one of the following {len(self._variants)} option(s):\n\n{options}{hint}")
+
+    def _fixed_sizes(self):
+        """Whether a variant takes a size its input_signature left unknown (``_size_constraints``)."""
+        specs = self._signature[1]
+        for v in self._variants:
+            for spec, taken in zip(specs, v.inputs):
+                known, shape = _spec_shape(spec), _spec_shape(taken)
+                if known is not None and shape is not None and any(
+                        a is None and b is not None for a, b in zip(known, shape)):
+                    return True
+        return False
 
     def _check_signature(self, args, given):
         """TensorFlow's TypeError for arguments that its input_signature does not accept."""

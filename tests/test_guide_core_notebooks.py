@@ -126,3 +126,40 @@ def test_set_seed_starts_traced_random_ops_again_with_their_traced_seeds():
     tf.random.set_seed(4)   # the kernels start again, with the global seed they were traced with
     np.testing.assert_array_equal(g().numpy(), g_first)
     np.testing.assert_array_equal(f().numpy(), f_first)
+
+
+def test_saved_model_of_a_function_whose_unknown_sizes_meet_known_ones(tmp_path):
+    # logistic_regression_core.ipynb exports `(x - mean) / std` with
+    # input_signature=[TensorSpec([None, None])] and a mean of 30 numbers; mlp_core.ipynb exports
+    # `tf.reshape(x, [-1, 784])` of a TensorSpec([None, None, None, None], tf.uint8) image batch.
+    # TF saves both and runs them on [n, 30] / [n, 28, 28, 1] inputs (tapejax could not trace them).
+    class Normalize(tf.Module):
+        def __init__(self):
+            self.mean = tf.Variable(tf.range(30, dtype=tf.float32))
+
+        @tf.function(input_signature=[tf.TensorSpec([None, None], tf.float32)])
+        def __call__(self, x):
+            return x - self.mean
+
+    class Flatten(tf.Module):
+        def __init__(self):
+            self.w = tf.Variable(tf.ones([784, 3]))
+
+        @tf.function(input_signature=[tf.TensorSpec([None, None, None, None], tf.uint8)])
+        def __call__(self, x):
+            return tf.matmul(tf.reshape(x, [-1, 784]) / 255, self.w)
+
+    tf.saved_model.save(Normalize(), str(tmp_path / "norm"))
+    tf.saved_model.save(Flatten(), str(tmp_path / "flat"))
+    norm, flat = tf.saved_model.load(str(tmp_path / "norm")), tf.saved_model.load(str(tmp_path / "flat"))
+    out = norm(tf.ones([4, 30]))
+    assert out.shape == (4, 30)
+    np.testing.assert_array_equal(out.numpy()[:2, :3], [[1., 0., -1.], [1., 0., -1.]])
+    assert norm(tf.ones([1, 30])).shape == (1, 30)
+    out = flat(tf.constant(np.full((5, 28, 28, 1), 255, np.uint8)))
+    assert out.shape == (5, 3)
+    np.testing.assert_array_equal(out.numpy()[:2], [[784., 784., 784.], [784., 784., 784.]])
+    assert flat(tf.constant(np.full((1, 28, 28, 1), 255, np.uint8))).shape == (1, 3)
+    # Sizes the body cannot take are refused (TF: InvalidArgumentError when it runs).
+    with pytest.raises(ValueError, match="fixed sizes"):
+        norm(tf.ones([4, 31]))

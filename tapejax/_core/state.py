@@ -36,6 +36,7 @@ class _Local(threading.local):
         self.host_tracing = False  # tracing a program to run on the host (new_shapes)
         self.distribution = (None, None)  # tf.distribute: (strategy in scope, replica id or None)
         self.random_ops = None     # [random op states of the function traced, next op, next graph op seed]
+        self.exporting = 0         # > 0 while tf.saved_model.save traces a function for export
 
 
 _local = _Local()
@@ -414,6 +415,23 @@ def traced_name(tensor):
 def tracing():
     """Whether a ``tf.function`` body is being traced here (and not inside ``init_scope``)."""
     return _local.tracing > 0
+
+
+class exporting:
+    """Context in which ``tf.saved_model.save`` traces functions for export: unknown sizes stay
+    symbolic in the program (no trace per size to fall back on)."""
+
+    def __enter__(self):
+        _local.exporting += 1
+        return self
+
+    def __exit__(self, *exc):
+        _local.exporting -= 1
+        return False
+
+
+def is_exporting():
+    return _local.exporting > 0
 
 
 class random_ops:

@@ -53,7 +53,28 @@ def reshape(tensor, shape, name=None):
         >>> tf.reshape(tf.range(6), [2, -1]).shape
         TensorShape([2, 3])
     """
-    return _reshape(tensor, shape=normalize.static_shape(shape))
+    shape = normalize.static_shape(shape)
+    if -1 in shape and _state.is_exporting():
+        shape = _symbolic_minus_one(tensor, shape)
+    return _reshape(tensor, shape=shape)
+
+
+def _symbolic_minus_one(tensor, shape):
+    """``shape`` with its -1 given as ``size // known`` when the input's size is symbolic (a
+    ``TensorSpec([None, None])`` traced for a SavedModel): JAX cannot tell that ``a*b*c*d``
+    divides by 784, but runs the division (TensorFlow computes the -1 at run time). A
+    tf.function traces such a reshape once per size instead, which reports bad sizes as TF."""
+    dims = getattr(to_array(tensor), "shape", ())
+    if not any(jax.export.is_symbolic_dim(d) for d in dims):
+        return shape
+    known = 1
+    for d in shape:
+        if d != -1:
+            known *= d
+    size = 1
+    for d in dims:
+        size *= d
+    return tuple(size // known if d == -1 else d for d in shape)
 
 
 @export("expand_dims")
