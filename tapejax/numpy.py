@@ -30,12 +30,19 @@ def _is_tensor(x):
     return isinstance(x, (_TensorBase, jax.Array, np.ndarray))
 
 
+def _typed(v):
+    if isinstance(v, tuple):
+        return tuple(_typed(e) for e in v)
+    return type(v), v
+
+
 def _wrap(name, fn):
     def call(*args, **kwargs):
         leaves, tree = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_tensor)
         dyn = tuple(i for i, x in enumerate(leaves) if _is_tensor(x))
         static = tuple((i, freeze(x)) for i, x in enumerate(leaves) if i not in dyn)
-        key = (name, tree, dyn, static)
+        # Typed: 1, 1.0 and True are equal keys, but jnp.asarray(1.0) is not jnp.asarray(1).
+        key = (name, tree, dyn, _typed(static))
         op = _CACHE.get(key)
         if op is None:
             n = len(leaves)
