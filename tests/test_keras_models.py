@@ -654,3 +654,29 @@ def test_predict_retracing_warnings_name_and_count_as_keras3():
     name = "<function TensorFlowTrainer.make_predict_function.<locals>.one_step_on_data_distributed at 0x..>"
     assert [re.sub("0x[0-9a-f]+", "0x..", x).split(" triggered")[0] for x in msgs] == [
         f"5 out of the last 7 calls to {name}", f"6 out of the last 8 calls to {name}"]
+
+
+def test_fit_on_a_dataset_warns_that_shuffle_is_ignored_and_rejects_y_as_keras3():
+    """Keras 3's tf.data adapter (the overfit tutorial's fit on a dataset prints the warning).
+    Recorded from TF 2.21 with warnings.simplefilter("always"): one warning over these calls."""
+    import warnings
+    m = tf.keras.Sequential([L.Dense(1)])
+    m.compile("sgd", "mse")
+    ds = tf.data.Dataset.from_tensor_slices((np.ones((4, 2), "float32"), np.ones((4, 1), "float32"))).batch(2)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        m.fit(ds, verbose=0)
+        m.fit(ds, verbose=0, shuffle=False)
+        m.evaluate(ds, verbose=0)
+        m.predict(ds.map(lambda x, y: x), verbose=0)
+    assert [(x.category.__name__, str(x.message)) for x in w] == [(
+        "UserWarning", "`shuffle=True` was passed, but will be ignored since the data `x` was provided as a "
+        "tf.data.Dataset. The Dataset is expected to already be shuffled (via `.shuffle(buffer_size)`).")]
+    with pytest.raises(ValueError, match=r"^When providing `x` as a tf.data.Dataset, `y` should not be passed. "
+                       r"Instead, the targets should be included as part of the tf.data.Dataset.$"):
+        m.fit(ds, y=np.ones((4, 1)), verbose=0, shuffle=False)
+    with pytest.raises(ValueError, match=r"^When providing `x` as a tf.data.Dataset, `sample_weights` should not "
+                       r"be passed. Instead, the sample weights should be included as part of the tf.data.Dataset.$"):
+        m.fit(ds, sample_weight=np.ones(4), verbose=0, shuffle=False)
+    with pytest.raises(ValueError, match="`y` should not be passed"):
+        m.evaluate(ds, y=np.ones((4, 1)), verbose=0)

@@ -27,6 +27,7 @@ from .._core.tape import GradientTape
 from .._core.state import pause_recording
 from .._staging.function import Function as _Function, TensorSpec as _TensorSpec, function as _tf_function
 from .. import random as random
+from ..data import Dataset as _Dataset
 
 
 def _tree_leaves(x):
@@ -930,10 +931,26 @@ def _class_weight_to_sample_weight(class_weight, x, y, sample_weight):
     return np.asarray([class_weight.get(int(c), 1.0) for c in labels.reshape(len(labels))], np.float32)
 
 
+def _check_dataset_arguments(y, sample_weight, shuffle):
+    """Keras 3's data adapter for a ``tf.data.Dataset``: the targets and weights belong in it,
+    and ``shuffle`` is ignored, with a warning from one line (once per process, as Keras's)."""
+    for value, name, description in ((y, "y", "the targets"),
+                                     (sample_weight, "sample_weights", "the sample weights")):
+        if value is not None:
+            raise ValueError(f"When providing `x` as a tf.data.Dataset, `{name}` should not be passed. "
+                             f"Instead, {description} should be included as part of the tf.data.Dataset.")
+    if shuffle:
+        warnings.warn("`shuffle=True` was passed, but will be ignored since the data `x` was provided as a "
+                      "tf.data.Dataset. The Dataset is expected to already be shuffled "
+                      "(via `.shuffle(buffer_size)`).")
+
+
 class _Batches:
     """Batches of arrays (sliced with numpy, shuffled per epoch) or the elements of a dataset."""
 
     def __init__(self, x, y, sample_weight, batch_size, shuffle):
+        if isinstance(x, _Dataset):
+            _check_dataset_arguments(y, sample_weight, shuffle)
         self.dataset = x if _is_dataset(x) else None
         if self.dataset is None:
             conv = lambda a: np.asarray(a) if not isinstance(a, np.ndarray) else a  # noqa: E731
