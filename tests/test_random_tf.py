@@ -378,8 +378,8 @@ def test_gradient_flows_to_mean_and_stddev():
 
 
 def test_errors():
-    with pytest.raises(TypeError, match="float64"):
-        tf.random.stateless_normal([2], seed=[1, 2], dtype=tf.float64)
+    with pytest.raises(TypeError, match="float64 truncated normals"):
+        tf.random.stateless_truncated_normal([2], seed=[1, 2], dtype=tf.float64)
     with pytest.raises(tf.errors.InvalidArgumentError, match="shape \\[2\\]"):
         tf.random.stateless_normal([2], seed=[1, 2, 3])
     with pytest.raises(ValueError, match="maxval"):

@@ -165,16 +165,45 @@ def _normal_words(w):
     return [*_box_muller(w[0], w[1]), *_box_muller(w[2], w[3])]
 
 
-def _check_float(dtype):
+def _check_float(dtype, float64=True):
     dtype = np.dtype(dtype)
-    if dtype == np.float64:
+    if dtype == np.float64 and not (float64 and jax.config.jax_enable_x64):
         raise TypeError(
-            "float64 random numbers need JAX's 64-bit mode, which tapejax does not turn on: "
-            "draw float32 and cast (tf.cast(tf.random.stateless_normal(shape, seed), tf.float64)), "
-            "or enable it with jax.config.update('jax_enable_x64', True) before importing tapejax.")
-    if dtype not in (np.float32, np.float16, jnp.bfloat16):
-        raise TypeError(f"Random floats of dtype {dtype} are not supported: use float32, float16 or bfloat16.")
+            "float64 random numbers need JAX's 64-bit mode, which TAPEJAX_ENABLE_X64=0 turns off: "
+            "draw float32 and cast (tf.cast(tf.random.stateless_normal(shape, seed), tf.float64))."
+            if float64 else "float64 truncated normals are not provided: draw float32 and cast "
+            "(tf.cast(tf.random.truncated_normal(shape), tf.float64)).")
+    if dtype not in (np.float64, np.float32, np.float16, jnp.bfloat16):
+        raise TypeError(f"Random floats of dtype {dtype} are not supported: use float32, float64, float16 or bfloat16.")
     return dtype
+
+
+# float64 (random_distributions.h): one double from two words, two doubles per Philox block.
+
+def _uint64_to_double(x0, x1):
+    # Uint64ToDouble: 20 mantissa bits of x0 over the 32 of x1 under exponent 0, minus one.
+    man = ((x0 & _U32(0xFFFFF)).astype(jnp.uint64) << np.uint64(32)) | x1.astype(jnp.uint64)
+    return jax.lax.bitcast_convert_type(man | np.uint64(1023 << 52), jnp.float64) - 1.0
+
+
+def _pair_blocks(key, counter, n):
+    """Output ``e`` of a float64 distribution comes from call ``e // 2``; the parity says which half."""
+    e = jnp.arange(n, dtype=jnp.uint32)
+    return (e & _U32(1)) == 1, philox(add128(_u32(counter), e >> _U32(1)), _u32(key))
+
+
+def _uniform_double(key, counter, n):
+    second, w = _pair_blocks(key, counter, n)
+    return _uint64_to_double(jnp.where(second, w[2], w[0]), jnp.where(second, w[3], w[1]))
+
+
+def _normal_double(key, counter, n):
+    # BoxMullerDouble: one block -> two normals (sin first, then cos), in double.
+    second, w = _pair_blocks(key, counter, n)
+    u1 = jnp.maximum(_uint64_to_double(w[0], w[1]), 1.0e-7)
+    v1 = _TWO_PI * _uint64_to_double(w[2], w[3])
+    u2 = jnp.sqrt(-2.0 * jnp.log(u1))
+    return jnp.where(second, jnp.cos(v1), jnp.sin(v1)) * u2
 
 
 def _uint_to_low_float(x, dtype):
@@ -199,8 +228,10 @@ def _flat_normals(key, counter, n):
 
 @functools.partial(jax.jit, static_argnames=("shape", "dtype"))
 def uniform(key, counter, shape, dtype=np.float32):
-    """``UniformDistribution<float>``: floats in [0, 1) (float32, float16, bfloat16)."""
+    """``UniformDistribution<float>``: floats in [0, 1) (float32, float64, float16, bfloat16)."""
     dtype = _check_float(dtype)
+    if dtype == np.float64:
+        return _uniform_double(key, counter, math.prod(shape)).reshape(shape)
     w = _flat_words(key, counter, math.prod(shape))
     out = _uint32_to_float(w) if dtype == np.float32 else _uint_to_low_float(w, dtype)
     return out.reshape(shape)
@@ -208,8 +239,10 @@ def uniform(key, counter, shape, dtype=np.float32):
 
 @functools.partial(jax.jit, static_argnames=("shape", "dtype"))
 def normal(key, counter, shape, dtype=np.float32):
-    """``NormalDistribution``: Box-Muller on word pairs, in float32, then cast."""
+    """``NormalDistribution``: Box-Muller on word pairs, in float32, then cast (float64: its own)."""
     dtype = _check_float(dtype)
+    if dtype == np.float64:
+        return _normal_double(key, counter, math.prod(shape)).reshape(shape)
     return _flat_normals(key, counter, math.prod(shape)).astype(dtype).reshape(shape)
 
 
@@ -218,7 +251,7 @@ def truncated_normal(key, counter, shape, dtype=np.float32, unrolled=3):
     """``TruncatedNormalDistribution``: each group of 4 outputs rejects |x| >= 2 from its own
     block of 256 counters (``FillPhiloxRandomTask<..., true>`` reserves 256 samples per
     output, 4 per counter), in sample order."""
-    dtype = _check_float(dtype)
+    dtype = _check_float(dtype, float64=False)
     n = math.prod(shape)
     groups = _n_calls(n)
     g = jnp.arange(groups, dtype=jnp.uint32)
