@@ -163,3 +163,24 @@ def test_saved_model_of_a_function_whose_unknown_sizes_meet_known_ones(tmp_path)
     # Sizes the body cannot take are refused (TF: InvalidArgumentError when it runs).
     with pytest.raises(ValueError, match="fixed sizes"):
         norm(tf.ones([4, 31]))
+
+
+def test_nn_dropout_draws_tensorflows_mask():
+    # tf.nn.dropout ignored `seed` and drew a float32 mask; TF draws
+    # tf.random.uniform(noise_shape, seed=seed, dtype=x.dtype) >= rate (values from TF 2.21).
+    tf.random.set_seed(1)
+    assert tf.nn.dropout(tf.ones([8]), 0.5, seed=3).numpy().tolist() == [2, 2, 2, 0, 2, 0, 2, 2]
+    assert tf.nn.dropout(tf.ones([8]), 0.5, seed=3).numpy().tolist() == [2, 0, 2, 0, 2, 0, 0, 0]
+    assert tf.nn.dropout(tf.ones([8]), 0.5).numpy().tolist() == [0, 2, 2, 0, 0, 2, 2, 0]
+    tf.random.set_seed(1)
+    x = tf.ones([8])
+    assert tf.nn.dropout(x, 0.0) is x        # rate 0: x itself, and an op seed is used up
+    assert tf.nn.dropout(tf.ones([8]), 0.5).numpy().tolist() == [2, 0, 0, 2, 2, 0, 0, 2]
+    assert tf.nn.dropout(tf.ones([2, 3]), 0.5, noise_shape=[2, 1], seed=4).numpy().tolist() == [[0, 0, 0]] * 2
+    out = tf.nn.dropout(tf.ones([4], tf.float64), 0.25, seed=4)
+    assert out.dtype == tf.float64
+    np.testing.assert_array_equal(out.numpy(), [0, 4 / 3, 4 / 3, 0])
+    tf.random.set_seed(1)
+    assert tf.nn.dropout(tf.constant([1.0, 2.0, 3.0, 4.0]), tf.constant(0.5), seed=2).numpy().tolist() == [0, 4, 0, 0]
+    with pytest.raises(ValueError, match="must be a floating point tensor"):
+        tf.nn.dropout(tf.constant([1, 2]), 0.5)
