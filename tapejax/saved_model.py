@@ -364,15 +364,20 @@ def _avals(variant, share_batch=False, constraints=()):
 
 
 _BROADCAST_ERROR = re.compile(r"Incompatible shapes for broadcasting: shapes=\[(.*)\]")
+# tf.matmul(x, w) of x: [None, None]: the contracted sizes, in order.
+_UNEQUAL_ERROR = re.compile(r"\b(\w+)(?: // 1)? != (\d+)\b")
+_CONTRACT_ERROR = re.compile(r"contracting dimensions to have the same shape, (got \(.*?\) and \(.*?\))")
 
 
 def _size_constraints(error, names):
-    """``["d1 == 30"]`` from the error of a body that broadcasts an unknown size against a known
-    one (``x - mean`` with ``x: [None, None]`` and ``mean: [30]``): the sizes the program must
-    be given, as TensorFlow checks when it runs. Empty when the error says nothing of that."""
-    m = _BROADCAST_ERROR.search(str(error))
+    """``["d1 == 30"]`` from the error of a body that broadcasts or contracts an unknown size with
+    a known one (``x - mean`` or ``tf.matmul(x, w)`` with ``x: [None, None]`` and 30 features):
+    the sizes the program must be given, as TensorFlow checks when it runs. Empty when the error
+    says nothing of that."""
+    m = _BROADCAST_ERROR.search(str(error)) or _CONTRACT_ERROR.search(str(error))
     if not m:
-        return []
+        # conv2d of x: [None] * 4: "... but d3 // 1 != 3" (the input channels).
+        return [f"{d} == {n}" for d, n in _UNEQUAL_ERROR.findall(str(error)) if d in names]
     shapes = [[d.strip() for d in t.split(",") if d.strip()] for t in re.findall(r"\(([^()]*)\)", m.group(1))]
     out = []
     for k in range(1, max((len(sh) for sh in shapes), default=0) + 1):

@@ -165,6 +165,21 @@ def test_saved_model_of_a_function_whose_unknown_sizes_meet_known_ones(tmp_path)
         norm(tf.ones([4, 31]))
 
 
+def test_saved_model_of_a_matmul_of_unknown_features(tmp_path):
+    # An export module calling a model's tf.matmul(x, w) first, x: TensorSpec([None, None]), w: [30, 2].
+    class Model(tf.Module):
+        def __init__(self):
+            self.w = tf.Variable(tf.ones([30, 2]))
+
+        @tf.function(input_signature=[tf.TensorSpec([None, None], tf.float32)])
+        def __call__(self, x):
+            return tf.matmul(x, self.w)
+
+    tf.saved_model.save(Model(), str(tmp_path))
+    loaded = tf.saved_model.load(str(tmp_path))
+    np.testing.assert_array_equal(loaded(tf.ones([4, 30])).numpy()[:1], [[30., 30.]])   # TF 2.21's
+
+
 def test_nn_dropout_draws_tensorflows_mask():
     # tf.nn.dropout ignored `seed` and drew a float32 mask; TF draws
     # tf.random.uniform(noise_shape, seed=seed, dtype=x.dtype) >= rate (values from TF 2.21).
