@@ -1,8 +1,74 @@
-"""tf.experimental.numpy: NumPy-style functions on Tensors (every jax.numpy name)."""
+"""tf.experimental.numpy: NumPy-style functions on Tensors (every jax.numpy name), ``random``
+(TensorFlow's ``np_random``), ``ndarray`` (``tf.Tensor``, as TensorFlow's alias) and
+``experimental_enable_numpy_behavior`` (NumPy's methods on Tensors)."""
+import numpy as _np
+
+from .._core.tensor import Tensor as ndarray
+from .. import ops as _ops
 from ..ops import exports as _exports
 from .. import numpy as tnp
+from . import _np_random as random  # noqa: F401
 
 globals().update(_exports("experimental.numpy"))
+
+
+def _reshape(self, *newshape, order="C"):
+    if order != "C":
+        raise ValueError(f"Unsupported order argument {order}")
+    if len(newshape) == 1 and not isinstance(newshape[0], (int, _np.integer)):
+        newshape = newshape[0]
+    return tnp.reshape(self, tuple(newshape))
+
+
+_METHODS = {
+    "T": property(lambda self: tnp.transpose(self)),
+    "size": property(lambda self: _np.int64(_np.prod(self.shape, dtype=_np.int64))),
+    "tolist": lambda self: self.numpy().tolist(),
+    "transpose": lambda self, axes=None: tnp.transpose(self, axes),
+    "flatten": lambda self: tnp.ravel(self),
+    "ravel": lambda self: tnp.ravel(self),
+    "reshape": _reshape,
+    "clip": lambda self, a_min, a_max: tnp.clip(self, a_min, a_max),
+    "astype": lambda self, dtype: _ops.cast(self, dtype),
+    "__round__": lambda self, ndigits=None: tnp.around(self, 0 if ndigits is None else ndigits),
+    "max": lambda self, axis=None, keepdims=None: tnp.max(self, axis, keepdims=bool(keepdims)),
+    "mean": lambda self, axis=None, dtype=None, out=None, keepdims=None: tnp.mean(
+        self, axis, dtype=dtype, keepdims=bool(keepdims)),
+    "min": lambda self, axis=None, keepdims=None: tnp.min(self, axis, keepdims=bool(keepdims)),
+    "data": property(lambda self: self),
+    "__pos__": lambda self: self,
+}
+
+
+def experimental_enable_numpy_behavior(prefer_float32=False, dtype_conversion_mode="legacy"):
+    """Gives Tensors NumPy's methods, as TensorFlow's does: ``T``, ``size``, ``reshape``,
+    ``astype``, ``transpose``, ``ravel``, ``flatten``, ``clip``, ``max``, ``mean``, ``min``,
+    ``tolist``, ``data``, ``round()`` (recorded on tapes).
+
+    TensorFlow also switches its ops to NumPy's type promotion (``int32 + float32`` is float64)
+    and NumPy's indexing (boolean and integer-array indices); tapejax's ops keep their dtype
+    rules and indexing, and ``prefer_float32=True`` raises ``NotImplementedError``.
+
+    Args:
+        prefer_float32: TensorFlow's float32 default for Python floats (not provided).
+        dtype_conversion_mode: ``"legacy"`` (the only mode provided).
+
+    Example:
+        >>> import tapejax as tf
+        >>> import tapejax.experimental.numpy as tnp
+        >>> tnp.experimental_enable_numpy_behavior()
+        >>> x = tf.ones([2, 3])
+        >>> x.T.shape, x.reshape(-1).shape, x.astype(tnp.int32).dtype, x.size
+        (TensorShape([3, 2]), TensorShape([6]), tf.int32, np.int64(6))
+    """
+    if prefer_float32 or dtype_conversion_mode != "legacy":
+        raise NotImplementedError(
+            "tapejax's experimental_enable_numpy_behavior provides NumPy's methods on Tensors only: "
+            "prefer_float32=True and other dtype_conversion_modes are not provided (tnp.asarray(1.) "
+            "stays float64; write tnp.asarray(1., tnp.float32)).")
+    for name, method in _METHODS.items():
+        if not hasattr(ndarray, name) or vars(ndarray).get(name) is method:   # Tensor's own stay
+            setattr(ndarray, name, method)
 
 
 def __getattr__(name):

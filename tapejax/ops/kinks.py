@@ -68,6 +68,7 @@ def minimum(x, y):
 
 
 def clip(t, lo, hi):
-    """``tf.clip_by_value``'s ``maximum(minimum(t, hi), lo)``: a value on a bound keeps its
-    whole gradient (JAX's ``jnp.clip`` passes half of it)."""
+    """``maximum(minimum(t, hi), lo)``, TensorFlow's clip: a value on a bound keeps its gradient.
+
+    (JAX's ``jnp.clip`` passes half of it there.)"""
     return maximum(minimum(t, hi), lo)
