@@ -680,3 +680,41 @@ def test_fit_on_a_dataset_warns_that_shuffle_is_ignored_and_rejects_y_as_keras3(
         m.fit(ds, sample_weight=np.ones(4), verbose=0, shuffle=False)
     with pytest.raises(ValueError, match="`y` should not be passed"):
         m.evaluate(ds, y=np.ones((4, 1)), verbose=0)
+
+
+def test_fit_on_datasets_iterates_as_keras3_epoch_iterator():
+    """Keras 3's EpochIterator: with steps_per_epoch the dataset's iterator carries over to the
+    next epoch (a shuffled, repeated dataset goes on with its stream: the overfitting tutorial);
+    a dataset of unknown size that runs out warns 'Your input ran out of data' every pass (fit,
+    its validation, evaluate, predict). Recorded from TF 2.21 with this code."""
+    import warnings
+    tf.keras.utils.set_random_seed(0)
+    x = np.random.RandomState(0).randn(40, 3).astype("float32")
+    y = x.sum(1, keepdims=True)
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(40).batch(8)
+    m = tf.keras.Sequential([L.Dense(1)])
+    m.compile("sgd", "mse")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m.fit(ds, epochs=4, verbose=0)
+        ds2 = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(40).repeat().batch(8)
+        m = tf.keras.Sequential([L.Dense(1)])
+        m.compile("sgd", "mse")
+        h = m.fit(ds2, epochs=4, steps_per_epoch=3, verbose=0)
+    np.testing.assert_allclose(h.history["loss"], [9.83384, 8.19034, 5.94579, 6.47741], atol=2e-5)
+    ds3 = tf.data.Dataset.from_tensor_slices((x, y)).batch(8).unbatch().batch(8)   # size unknown
+    m = tf.keras.Sequential([L.Dense(1)])
+    m.compile("sgd", "mse")
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        h = m.fit(ds3, epochs=3, verbose=0, validation_data=ds3)
+        assert round(float(m.evaluate(ds3, verbose=0)), 5) == 2.39548
+        assert m.predict(ds3.map(lambda a, b: a), verbose=0).shape == (40, 1)
+    np.testing.assert_allclose(h.history["loss"], [4.61355, 3.58477, 2.80106], atol=2e-5)
+    np.testing.assert_allclose(h.history["val_loss"], [3.91744, 3.05455, 2.39548], atol=2e-5)
+    ran_out = [x for x in w if str(x.message).startswith("Your input ran out of data; interrupting training. "
+                                                          "Make sure that your dataset or generator can generate "
+                                                          "at least `steps_per_epoch * epochs` batches. You may "
+                                                          "need to use the `.repeat()` function when building "
+                                                          "your dataset.")]
+    assert len(ran_out) == 8

@@ -952,6 +952,9 @@ class _Batches:
         if isinstance(x, _Dataset):
             _check_dataset_arguments(y, sample_weight, shuffle)
         self.dataset = x if _is_dataset(x) else None
+        # Keras 3's EpochIterator state over a dataset: the iterator, the batches taken from it,
+        # and the number of batches (the cardinality, or what the first pass found).
+        self._iterator, self._seen, self._num_batches = None, 0, None
         if self.dataset is None:
             conv = lambda a: np.asarray(a) if not isinstance(a, np.ndarray) else a  # noqa: E731
             self.x = jax.tree_util.tree_map(conv, x, is_leaf=_is_tensor_leaf)
@@ -961,14 +964,16 @@ class _Batches:
             self.batch_size = int(batch_size or 32)
             self.n_batches = -(-self.n // self.batch_size)
         else:
-            self.n_batches = 0
+            cardinality = getattr(x, "cardinality", None)
+            cardinality = int(cardinality()) if callable(cardinality) else -1
+            self._num_batches = cardinality if cardinality >= 0 else None
+            self.n_batches = self._num_batches or 0
         self.shuffle = shuffle
 
     def epoch(self, steps=None):
         if self.dataset is not None:
             count = 0
-            # islice stops after `steps` elements without drawing one more from a one-shot iterator.
-            for element in itertools.islice(self.dataset, steps):
+            for element in self._dataset_epoch(steps):
                 count += 1
                 yield tuple(element) if isinstance(element, (tuple, list)) else element
             self.n_batches = count
@@ -995,6 +1000,56 @@ class _Batches:
                 yield (bx, jax.tree_util.tree_map(take, self.y))
             else:
                 yield (bx, jax.tree_util.tree_map(take, self.y), take(self.sw))
+
+
+    def _dataset_epoch(self, steps_per_epoch):
+        """One epoch over the dataset as Keras 3's ``EpochIterator``: with ``steps_per_epoch`` the
+        iterator carries over to the next epoch (a repeated dataset goes on with its stream), else
+        each epoch makes a new one, and one more is made when an epoch has taken all the batches
+        (each new iterator of a shuffled dataset draws new seeds, as in TF). A dataset that runs out
+        warns, as Keras does: every epoch when its size is unknown (the count then includes the
+        step that found it empty)."""
+        steps = steps_per_epoch or self._num_batches or -1
+        if steps > 0:
+            if self._iterator is None or steps_per_epoch is None:
+                self._iterator, self._seen = iter(self.dataset), 0
+            for _ in range(steps):
+                if self._num_batches and self._seen >= self._num_batches:
+                    if steps_per_epoch:
+                        _interrupted_warning()
+                    break
+                self._seen += 1
+                try:
+                    element = next(self._iterator)
+                except StopIteration:
+                    self._ran_out()
+                    return
+                yield element
+            if self._num_batches and self._seen >= self._num_batches:
+                self._iterator, self._seen = iter(self.dataset), 0
+        else:
+            iterator, self._seen = iter(self.dataset), 0
+            while True:
+                self._seen += 1
+                try:
+                    element = next(iterator)
+                except StopIteration:
+                    self._ran_out()
+                    return
+                yield element
+
+    def _ran_out(self):
+        if self._num_batches is None:
+            self._num_batches = self._seen
+        _interrupted_warning()
+        self._iterator = None
+
+
+def _interrupted_warning():
+    # stacklevel 2, as Keras: the warning is shown once per place that calls this (two).
+    warnings.warn("Your input ran out of data; interrupting training. Make sure that your dataset or generator "
+                  "can generate at least `steps_per_epoch * epochs` batches. You may need to use the "
+                  "`.repeat()` function when building your dataset.", stacklevel=2)
 
 
 def _with_progbar(callbacks, verbose):
