@@ -28,6 +28,7 @@ from .ops import exports as _exports
 from ._core.indexed_slices import IndexedSlices as IndexedSlices
 globals().update(_exports(""))   # tf.X of the op table: tf.reduce_sum, tf.matmul...
 from .ops.functional_ops import foldl as foldl, foldr as foldr, scan as scan, map_fn as map_fn
+from .ops.functional_ops import vectorized_map as vectorized_map
 from . import (
     dtypes as dtypes, math as math, nn as nn, linalg as linalg, random as random,
     debugging as debugging, errors as errors, autodiff as autodiff, experimental as experimental,

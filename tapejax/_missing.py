@@ -33,7 +33,6 @@ MISSING = {
         "feature_column": "tf.feature_column " + _NOT_PROVIDED + " (deprecated in TensorFlow): preprocess "
                           "features with NumPy, or in a tf.data.Dataset.map.",
         "queue": "tf.queue " + _NOT_PROVIDED + ": feed data with tf.data.Dataset.",
-        "vectorized_map": "tf.vectorized_map " + _NOT_PROVIDED + ": use jax.vmap(fn)(elems).",
         "tpu": "tf.tpu " + _NOT_PROVIDED + ": JAX runs on TPUs as they are; shard with tf.distribute or "
                "jax.sharding.",
         "xla": "tf.xla " + _NOT_PROVIDED + ": every tf.function is already compiled by XLA.",

@@ -1,4 +1,4 @@
-"""tf.map_fn, tf.scan, tf.foldl, tf.foldr: higher-order ops over the first axis.
+"""tf.map_fn, tf.scan, tf.foldl, tf.foldr, tf.vectorized_map: higher-order ops over the first axis.
 
 Two ways to run, chosen per call:
 
@@ -301,3 +301,48 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
 
     ys = _no_writes(lambda: jax.lax.map(body, [x._value for x in x_leaves]), "tf.map_fn")
     return _rebuild(call.tree, ys)
+
+
+# ---------------------------------------------------------------------------
+# vectorized_map
+# ---------------------------------------------------------------------------
+
+def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
+    """Applies ``fn`` to every slice of ``elems`` along axis 0, vectorized (``tf.vectorized_map``).
+
+    TensorFlow's pfor is ``jax.vmap`` here.
+
+    Args:
+        fn: ``fn(element) -> result``; ``element`` has the structure of ``elems``.
+        elems: a tensor or a nested structure of tensors, iterated along axis 0.
+        fallback_to_while_loop, warn: accepted, no effect (``jax.vmap`` vectorizes every op).
+
+    Returns:
+        ``fn``'s results stacked on a new first axis (a result that does not depend on the
+        element is repeated, as TensorFlow's). Under a recording tape the rows run one by one
+        (as ``tf.map_fn``), so gradients reach the tensors ``fn`` closes over.
+
+    Raises:
+        ValueError: scalar elems, or elems of different lengths.
+        NotImplementedError: ``fn`` assigns a Variable.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.vectorized_map(lambda x: x * x, tf.constant([1.0, 2.0, 3.0])).numpy()
+        array([1., 4., 9.], dtype=float32)
+    """
+    x_leaves, x_tree, n = _elems(elems, ("tf.vectorized_map", fn))
+    if state.recorders:
+        rows = [_flatten(fn(jax.tree_util.tree_unflatten(x_tree, [t[i] for t in x_leaves]))) for i in range(n)]
+        tree = rows[0][1]
+        return jax.tree_util.tree_unflatten(tree, [stack([_as_tensor(r[0][k]) for r in rows])
+                                                   for k in range(len(rows[0][0]))])
+    out_tree = []
+
+    def body(*xs):
+        leaves, tree = _flatten(fn(_rebuild(x_tree, xs)))
+        out_tree.append(tree)
+        return [_as_tensor(o)._value for o in leaves]
+
+    ys = _no_writes(lambda: jax.vmap(body)(*[x._value for x in x_leaves]), "tf.vectorized_map")
+    return _rebuild(out_tree[0], ys)
