@@ -76,4 +76,25 @@ def test_numpy_methods(numpy_behavior):
 def test_methods_are_absent_until_enabled():
     # TF 2.21 without experimental_enable_numpy_behavior: AttributeError
     assert not hasattr(tf.ones([2]), "astype") and not hasattr(tf.ones([2]), "T")
+    assert "__getitem__" not in vars(tf.Tensor)   # the fixture put Tensor's own indexing back
     assert _enp.random is tnp.random
+
+
+def test_numpy_indexing(numpy_behavior):
+    # the guide's indexing cell, as TF 2.21 prints it
+    x = tnp.arange(24).reshape(2, 3, 4)
+    assert str(x[1, tnp.newaxis, 1:3, ...]) == \
+        "tf.Tensor(\n[[[16 17 18 19]\n  [20 21 22 23]]], shape=(1, 2, 4), dtype=int64)"
+    assert str(x[:, (True, False, True)]) == ("tf.Tensor(\n[[[ 0  1  2  3]\n  [ 8  9 10 11]]\n\n"
+                                              " [[12 13 14 15]\n  [20 21 22 23]]], shape=(2, 2, 4), dtype=int64)")
+    assert str(x[1, (0, 0, 1), tnp.asarray([0, 1, 1])]) == "tf.Tensor([12 13 17], shape=(3,), dtype=int64)"
+    assert str(x[x > 20]) == "tf.Tensor([21 22 23], shape=(3,), dtype=int64)"
+    m = tf.constant([[True, False, False], [False, True, False]])
+    assert str(x[m]) == "tf.Tensor(\n[[ 0  1  2  3]\n [16 17 18 19]], shape=(2, 4), dtype=int64)"
+    y = tf.constant([1., 2., 3.])
+    with tf.GradientTape() as t:
+        t.watch(y)
+        z = tf.reduce_sum(y[(True, False, True),] * 2)
+    assert str(t.gradient(z, y)) == "tf.Tensor([2. 0. 2.], shape=(3,), dtype=float32)"
+    f = tf.function(lambda a: a[(True, False, True),], autograph=False)
+    assert str(f(y)) == "tf.Tensor([1. 3.], shape=(2,), dtype=float32)"

@@ -20,7 +20,35 @@ def _reshape(self, *newshape, order="C"):
     return tnp.reshape(self, tuple(newshape))
 
 
+def _is_bool_index(k):
+    if isinstance(k, (list, tuple)) and k and all(isinstance(e, (bool, _np.bool_)) for e in k):
+        return True
+    if isinstance(k, _np.ndarray) or (isinstance(k, ndarray) and not _is_traced(k)):
+        return k.dtype == bool
+    return False
+
+
+def _is_traced(t):
+    try:
+        _np.asarray(t)
+    except Exception:  # noqa: BLE001 -- a tracer inside tf.function: left to TensorFlow's rules
+        return True
+    return False
+
+
+def _numpy_getitem(self, key):
+    # NumPy's boolean indices: a boolean sequence (or concrete boolean array) of k dimensions
+    # selects the positions of its True values in k dimensions (TF's NumPy-style slicing).
+    items = key if isinstance(key, tuple) else (key,)
+    if any(_is_bool_index(k) for k in items):
+        key = tuple(i for k in items for i in (_np.nonzero(_np.asarray(k)) if _is_bool_index(k) else (k,)))
+    return _plain_getitem(self, key)
+
+
+_plain_getitem = ndarray.__getitem__
+
 _METHODS = {
+    "__getitem__": _numpy_getitem,
     "T": property(lambda self: tnp.transpose(self)),
     "size": property(lambda self: _np.int64(_np.prod(self.shape, dtype=_np.int64))),
     "tolist": lambda self: self.numpy().tolist(),
@@ -41,13 +69,14 @@ _METHODS = {
 
 
 def experimental_enable_numpy_behavior(prefer_float32=False, dtype_conversion_mode="legacy"):
-    """Gives Tensors NumPy's methods, as TensorFlow's does: ``T``, ``size``, ``reshape``,
-    ``astype``, ``transpose``, ``ravel``, ``flatten``, ``clip``, ``max``, ``mean``, ``min``,
-    ``tolist``, ``data``, ``round()`` (recorded on tapes).
+    """Gives Tensors NumPy's methods and boolean indices, as TensorFlow's does: ``T``, ``size``,
+    ``reshape``, ``astype``, ``transpose``, ``ravel``, ``flatten``, ``clip``, ``max``, ``mean``,
+    ``min``, ``tolist``, ``data``, ``round()``, and ``x[:, (True, False, True)]``, ``x[x > 2]``
+    (boolean indices known when indexing: not a mask computed inside a ``tf.function``).
+    All are recorded on tapes.
 
-    TensorFlow also switches its ops to NumPy's type promotion (``int32 + float32`` is float64)
-    and NumPy's indexing (boolean and integer-array indices); tapejax's ops keep their dtype
-    rules and indexing, and ``prefer_float32=True`` raises ``NotImplementedError``.
+    TensorFlow also switches its ops to NumPy's type promotion (``int32 + float32`` is float64);
+    tapejax's ops keep their dtype rules, and ``prefer_float32=True`` raises ``NotImplementedError``.
 
     Args:
         prefer_float32: TensorFlow's float32 default for Python floats (not provided).
@@ -67,8 +96,8 @@ def experimental_enable_numpy_behavior(prefer_float32=False, dtype_conversion_mo
             "prefer_float32=True and other dtype_conversion_modes are not provided (tnp.asarray(1.) "
             "stays float64; write tnp.asarray(1., tnp.float32)).")
     for name, method in _METHODS.items():
-        if not hasattr(ndarray, name) or vars(ndarray).get(name) is method:   # Tensor's own stay
-            setattr(ndarray, name, method)
+        if name == "__getitem__" or not hasattr(ndarray, name) or vars(ndarray).get(name) is method:
+            setattr(ndarray, name, method)   # Tensor's own methods stay; indexing becomes NumPy's
 
 
 def __getattr__(name):
