@@ -198,7 +198,8 @@ def test_slots_are_nontrainable_variables_created_lazily():
     names = [v.path for v in opt.variables]
     assert "adam/w_mu" in names and "adam/w_nu" in names
     assert all(not v.trainable for v in opt.variables)
-    assert opt.iterations.dtype == tf.int32 and not opt.iterations.trainable
+    # TF 2.21 (Keras 3): <Variable path=adam/iteration, shape=(), dtype=int64, value=1>
+    assert opt.iterations.dtype == tf.int64 and not opt.iterations.trainable
 
 
 def test_none_gradients_skipped_with_keras_warning():
@@ -431,3 +432,22 @@ def test_in_place_updates_equal_the_copying_ones(monkeypatch):
         if hold:
             assert all(not k._value.is_deleted() for k in kept)
     np.testing.assert_array_equal(out[0], out[1])
+
+
+def test_built_and_summary_count_the_optimizer_as_keras3(capsys):
+    """Keras 3 lists iteration (int64), learning_rate and the slots (no update-rule step count),
+    and summary() counts them once the optimizer is built, also an SGD without slots. Recorded
+    from TF 2.21: Adam after fit 'Optimizer params: 18 (76.00 B)', SGD '2 (12.00 B)'."""
+    opt = optimizers.Adam(0.1)
+    assert not opt.built
+    assert repr(opt.iterations) == "<Variable path=adam/iteration, shape=(), dtype=int64, value=0>"
+    for name, expected in [("adam", " Optimizer params: 18 (76.00 B)"), ("sgd", " Optimizer params: 2 (12.00 B)")]:
+        m = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+        m.compile(name, "mse")
+        m.summary()
+        assert "Optimizer params" not in capsys.readouterr().out
+        m.fit(np.ones((4, 3)), np.ones((4, 2)), verbose=0)
+        assert m.optimizer.built
+        m.summary()
+        assert capsys.readouterr().out.splitlines()[-1] == expected
+    assert [v.path.split("/")[1] for v in m.optimizer.variables] == ["iteration", "learning_rate"]

@@ -149,13 +149,14 @@ def print_summary(model, line_length=None, positions=None, print_fn=None, expand
 
     trainable, non_trainable = model.trainable_weights, model.non_trainable_weights
     opt = getattr(model, "_k_optimizer", None)
-    opt_vars = list(opt.variables) if opt is not None and getattr(opt, "_slot_vars", None) else []
+    # Keras 3 counts the optimizer once it is built (an SGD without momentum: iteration, rate).
+    opt_vars = list(opt.variables) if opt is not None and getattr(opt, "built", False) else []
     total_count = _count(trainable) + _count(non_trainable) + _count(opt_vars)
     total_size = _bytes(trainable) + _bytes(non_trainable) + _bytes(opt_vars)
     lines = [(" Total params: ", total_count, total_size),
              (" Trainable params: ", _count(trainable), _bytes(trainable)),
              (" Non-trainable params: ", _count(non_trainable), _bytes(non_trainable))]
-    if opt_vars:
+    if opt is not None and getattr(opt, "built", False):
         lines.append((" Optimizer params: ", _count(opt_vars), _bytes(opt_vars)))
     if print_fn is not None:
         console = rich.console.Console(highlight=False, force_terminal=False, color_system=None)

@@ -308,11 +308,12 @@ class Optimizer(_KerasObjectRepr):
         post = [optax.add_decayed_weights(weight_decay)] if weight_decay else []
         self.transform = transform
         self._tx = optax.chain(*pre, transform, *post) if (pre or post) else transform
-        self._iterations = self._variable(np.int32(0), "iteration")
+        self._iterations = self._variable(np.int64(0), "iteration")   # Keras 3's int64
         self._lr_var = None
         self._lr_schedule = None
         self._slots = {}          # tuple of variable ids -> (state treedef, slot Variables)
         self._slot_vars = []      # every slot Variable, in creation order
+        self._step_counters = set()   # ids of the slots that are an update rule's step count
         self._trace_count = 0
         self._set_learning_rate(learning_rate)
 
@@ -360,10 +361,28 @@ class Optimizer(_KerasObjectRepr):
         return self._iterations
 
     @property
+    def built(self):
+        """Whether the state for the variables it updates exists (Keras 3: after the first
+        ``apply_gradients`` or ``build``; ``summary()`` then counts its parameters).
+
+        Example:
+            >>> import tapejax as tf
+            >>> opt = tf.keras.optimizers.SGD(0.1)
+            >>> opt.built
+            False
+            >>> _ = opt.apply_gradients([(tf.constant(1.0), tf.Variable(2.0))])
+            >>> opt.built, opt.iterations.dtype
+            (True, tf.int64)
+        """
+        return bool(self._slots)
+
+    @property
     def variables(self):
-        """``[iterations, learning_rate (if a Variable), slots...]``."""
+        """``[iterations, learning_rate (if a Variable), slots...]``, as Keras 3 lists them: the
+        step counters of the update rules (``count``, the same as ``iterations``) are state it
+        keeps (and checkpoints) but does not list, as Keras has none."""
         head = [self._iterations] + ([self._lr_var] if self._lr_var is not None else [])
-        return head + list(self._slot_vars)
+        return head + [v for v in self._slot_vars if id(v) not in self._step_counters]
 
     weights = variables
 
@@ -382,7 +401,10 @@ class Optimizer(_KerasObjectRepr):
             leaves, treedef = jax.tree.flatten_with_path(state)
             slots = []
             for path, leaf in leaves:
-                slots.append(self._variable(leaf, self._slot_name(path, var_list)))
+                slot = self._variable(leaf, self._slot_name(path, var_list))
+                if slot.name == "count" and not slot.shape:
+                    self._step_counters.add(id(slot))
+                slots.append(slot)
             self._slots[key] = (treedef, slots)
             self._slot_vars.extend(slots)
             _apply_deferred(self)  # checkpoint values restored before the slots existed
