@@ -631,3 +631,28 @@ def test_a_dataset_is_trackable_with_nothing_to_save_and_its_iterator_saves_its_
     assert int(next(it)) == 1
     with pytest.raises(ValueError, match="trackable object"):
         train.Checkpoint(x=object())
+
+
+def test_checkpoint_objects_print_tensorflows_reprs(tmp_path):
+    """TF 2.21's default reprs (the DCGAN tutorial's ``checkpoint.restore(...)`` cell shows one);
+    ``restore(None)`` is an InitializationOnlyStatus whose assertions fail. Recorded from TF."""
+    import re
+    v = tf.Variable(1.0)
+    ck = tf.train.Checkpoint(v=v)
+    mgr = tf.train.CheckpointManager(ck, str(tmp_path), max_to_keep=2)
+    p = mgr.save()
+    got = [re.sub("0x[0-9a-f]+", "0x..", repr(o))
+           for o in [ck, mgr, ck.restore(p), ck.restore(None), ck.read(p), tf.train.CheckpointOptions()]]
+    assert got == ["<tensorflow.python.checkpoint.checkpoint.Checkpoint object at 0x..>",
+                   "<tensorflow.python.checkpoint.checkpoint_management.CheckpointManager object at 0x..>",
+                   "<tensorflow.python.checkpoint.checkpoint.CheckpointLoadStatus object at 0x..>",
+                   "<tensorflow.python.checkpoint.checkpoint.InitializationOnlyStatus object at 0x..>",
+                   "<tensorflow.python.checkpoint.checkpoint.CheckpointLoadStatus object at 0x..>",
+                   "<tensorflow.python.checkpoint.checkpoint_options.CheckpointOptions object at 0x..>"]
+    with pytest.raises(AssertionError, match=r"^No checkpoint specified \(save_path=None\); nothing is being "
+                                             r"restored.$"):
+        ck.restore(None).assert_consumed()
+
+    class Mine(tf.train.Checkpoint):
+        pass
+    assert repr(Mine()).startswith(f"<{__name__}.")   # a user's subclass keeps its module

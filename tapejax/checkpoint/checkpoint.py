@@ -9,8 +9,34 @@ from .writer import _Writer, _payload, _write_dir, _write_state
 from .reader import read_index, read_values
 
 
-class CheckpointLoadStatus:
-    """What a restore matched; returned by ``Checkpoint.restore`` / ``read``."""
+class _TFObjectRepr:
+    """Python's default repr under the TensorFlow module that defines the class, as TF prints
+    it (a notebook cell ending in ``checkpoint.restore(...)`` shows
+    ``<tensorflow.python.checkpoint.checkpoint.CheckpointLoadStatus at 0x...>``)."""
+
+    _tf_module = "tensorflow.python.checkpoint.checkpoint"
+
+    def _tf_repr_path(self):
+        cls = type(self)
+        module = self._tf_module if cls.__module__.startswith("tapejax.") else cls.__module__
+        return f"{module}.{cls.__qualname__}"
+
+    def __repr__(self):
+        return f"<{self._tf_repr_path()} object at {id(self):#x}>"
+
+    def _repr_pretty_(self, printer, cycle):
+        # IPython prints objects without a repr of their own as <module.Class at 0x...>.
+        printer.text(f"<{self._tf_repr_path()} at {id(self):#x}>")
+
+
+class CheckpointLoadStatus(_TFObjectRepr):
+    """What a restore matched; returned by ``Checkpoint.restore`` / ``read``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.train.Checkpoint(v=tf.Variable(1.0)).restore(None)  # doctest: +ELLIPSIS
+        <tensorflow.python.checkpoint.checkpoint.InitializationOnlyStatus object at 0x...>
+    """
 
     def __init__(self, path, unmatched, unrestored, deferred, matched):
         self._path = path
@@ -67,6 +93,23 @@ class CheckpointLoadStatus:
 
     def initialize_or_restore(self, session=None):
         """Nothing to run: values are assigned eagerly (kept for TF1-style code)."""
+
+
+class InitializationOnlyStatus(CheckpointLoadStatus):
+    """What ``restore(None)`` returns (no checkpoint yet: ``tf.train.latest_checkpoint`` found
+    none); its assertions fail as TensorFlow's do."""
+
+    def _nothing(self):
+        raise AssertionError("No checkpoint specified (save_path=None); nothing is being restored.")
+
+    def assert_consumed(self):
+        self._nothing()
+
+    def assert_existing_objects_matched(self):
+        self._nothing()
+
+    def assert_nontrivial_match(self):
+        self._nothing()
 
 
 def _restore(root, path):
@@ -142,7 +185,7 @@ def _still_pending(ref):
     return ref.rest in pending
 
 
-class CheckpointOptions:
+class CheckpointOptions(_TFObjectRepr):
     """Options of ``Checkpoint.save/write/restore`` and ``CheckpointManager.save``.
 
     Args:
@@ -160,6 +203,8 @@ class CheckpointOptions:
         >>> path = ckpt.save(tempfile.mkdtemp() + '/ckpt', options=options)
         >>> ckpt.sync()   # the files are complete from here on
     """
+
+    _tf_module = "tensorflow.python.checkpoint.checkpoint_options"
 
     def __init__(self, experimental_io_device=None, experimental_enable_async_checkpoint=False,
                  experimental_write_callbacks=None, enable_async=False, experimental_sharding_callback=None,
@@ -181,7 +226,7 @@ def _callbacks(options, path):
         fn(path)
 
 
-class Checkpoint:
+class Checkpoint(_TFObjectRepr):
     """Saves and restores the Variables of a group of objects, by object path.
 
     Args:
@@ -336,6 +381,6 @@ class Checkpoint:
         """
         self._writer.sync()
         if save_path is None:
-            return CheckpointLoadStatus(None, [], [], [], [])
+            return InitializationOnlyStatus(None, [], [], [], [])
         self._ensure_counter()
         return _restore(self, os.fspath(save_path))

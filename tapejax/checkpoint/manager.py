@@ -10,7 +10,7 @@ import numpy as np
 
 from .format import _STATE_FILE, _ocp
 from .._core import logs as _logs
-from .checkpoint import Checkpoint, _callbacks, _is_async
+from .checkpoint import Checkpoint, _TFObjectRepr, _callbacks, _is_async
 from .reader import _is_inside, _read_state
 from .writer import _clean_tmp, _delete_checkpoint, _write_state
 
@@ -55,7 +55,7 @@ class _StepNames:
         return found
 
 
-class CheckpointManager:
+class CheckpointManager(_TFObjectRepr):
     """Keeps the last ``max_to_keep`` numbered checkpoints in a directory (saved through
     orbax's ``CheckpointManager``).
 
@@ -87,6 +87,8 @@ class CheckpointManager:
         >>> manager.latest_checkpoint.endswith('ckpt-3')
         True
     """
+
+    _tf_module = "tensorflow.python.checkpoint.checkpoint_management"
 
     def __init__(self, checkpoint, directory, max_to_keep, keep_checkpoint_every_n_hours=None,
                  checkpoint_name="ckpt", step_counter=None, checkpoint_interval=None, init_fn=None,
