@@ -103,3 +103,27 @@ def test_kinks_under_tf_function_and_jax_grad():
     assert jax.grad(lambda v: kinks.maximum(v, 0.))(0.) == 1.0
     assert jax.grad(lambda v: kinks.minimum(0., v))(0.) == 0.0
     assert jax.grad(kinks.abs)(0.) == 0.0
+
+
+RELU_X = [0., 6., -1., 2., 6.5, 1.0, 5.0]
+# (Keras arguments, values, gradients), printed by TF 2.21 (Keras 3's ReLU.static_call)
+RELU_TF = [
+    (dict(max_value=6.), [0.0, 6.0, 0.0, 2.0, 6.0, 1.0, 5.0], [0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0]),
+    (dict(max_value=5.), [0.0, 5.0, 0.0, 2.0, 5.0, 1.0, 5.0], [0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0]),
+    (dict(threshold=1.), [0.0, 6.0, 0.0, 2.0, 6.5, 0.0, 5.0], [0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0]),
+    (dict(alpha=0.1), [0.0, 6.0, -0.1, 2.0, 6.5, 1.0, 5.0], [0.1, 1.0, 0.1, 1.0, 1.0, 1.0, 1.0]),
+    (dict(alpha=0.1, max_value=5.), [0.0, 5.0, -0.1, 2.0, 5.0, 1.0, 5.0], [0.0, 0.0, 0.1, 1.0, 0.0, 1.0, 1.0]),
+    (dict(alpha=0.1, threshold=1.), [-0.1, 6.0, -0.2, 2.0, 6.5, 0.0, 5.0], [0.1, 1.0, 0.1, 1.0, 1.0, 0.0, 1.0]),
+    (dict(max_value=5., threshold=1.), [0.0, 5.0, 0.0, 2.0, 5.0, 0.0, 5.0], [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0]),
+]
+
+
+@pytest.mark.parametrize("kwargs, values, grads", RELU_TF)
+def test_keras_relu_values_and_kinks(kwargs, values, grads):
+    x = tf.constant(RELU_X)
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = tf.keras.activations.relu(x, **kwargs)
+    np.testing.assert_allclose(y.numpy(), values, rtol=1e-6)
+    np.testing.assert_array_equal(np.signbit(y.numpy()), np.signbit(values))   # 0.0, not -0.0
+    np.testing.assert_allclose(t.gradient(y, x).numpy(), grads, rtol=1e-6)

@@ -12,6 +12,7 @@ import jax
 import jax.numpy as jnp
 
 from .. import ops as _ops
+from ..ops import kinks
 from ..extend import defop, Op
 
 relu6 = _ops.relu6
@@ -47,8 +48,21 @@ def relu(x, alpha=0.0, max_value=None, threshold=0.0):
 
 
 def _relu_general_fn(x, alpha=0.0, max_value=None, threshold=0.0):
-    y = jnp.where(x > threshold, x, alpha * (x - threshold))
-    return y if max_value is None else jnp.minimum(y, max_value)
+    # Keras 3's ReLU.static_call step by step: its values (0.0, not -0.0, below the threshold)
+    # and, with kinks.clip, TensorFlow's gradients at the threshold and at max_value.
+    if alpha != 0.0 and max_value is None and threshold == 0.0:
+        return jnp.where(x > 0, x, x * alpha)   # Keras calls leaky_relu here
+    negative_part = jax.nn.relu(threshold - x) if alpha != 0.0 else 0.0
+    clip_max = max_value is not None
+    if threshold != 0.0:
+        y = jnp.where(x > threshold, x, jnp.zeros_like(x))
+    elif max_value == 6:
+        y, clip_max = jax.nn.relu6(x), False
+    else:
+        y = jax.nn.relu(x)
+    if clip_max:
+        y = kinks.clip(y, 0.0, max_value)
+    return y - alpha * negative_part if alpha != 0.0 else y
 
 
 _relu_general = defop(_relu_general_fn, name="relu", static=("alpha", "max_value", "threshold"))
