@@ -1,4 +1,6 @@
 """Linear-algebra rows of the op table: products, contractions, decompositions, norms."""
+import collections
+
 import jax.numpy as jnp
 import numpy as np
 
@@ -107,9 +109,12 @@ _qr = defop(lambda x, full_matrices=False: jnp.linalg.qr(x, mode="complete" if f
             name="qr", static=("full_matrices",))
 
 
+Qr = collections.namedtuple("Qr", ["q", "r"])   # TensorFlow's named result
+
+
 @export("linalg.qr")
 def qr(input, full_matrices=False, name=None):
-    """The QR decomposition: ``(q, r)``, ``q`` orthonormal columns, ``r`` upper triangular.
+    """The QR decomposition: ``Qr(q, r)``, ``q`` orthonormal columns, ``r`` upper triangular.
 
     Example:
         >>> import tapejax as tf
@@ -117,7 +122,7 @@ def qr(input, full_matrices=False, name=None):
         >>> tf.abs(r).numpy().tolist()
         [[2.0, 0.0], [0.0, 3.0]]
     """
-    return _qr(input, full_matrices=bool(full_matrices))
+    return Qr(*_qr(input, full_matrices=bool(full_matrices)))
 
 
 eigh = export("linalg.eigh")(defop(lambda x: tuple(jnp.linalg.eigh(x)), name="eigh"))

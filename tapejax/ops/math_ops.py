@@ -5,6 +5,7 @@ TensorFlow's gradient differs from JAX's, or for numerics), its TensorFlow signa
 TensorFlow's arguments need normalising, and ``export``: where TensorFlow publishes it.
 """
 import builtins
+import collections
 import math
 
 import jax
@@ -247,10 +248,24 @@ def add_n(inputs, name=None):
 _top_k = defop(lambda x, k: jax.lax.top_k(x, k), name="top_k", static=("k",))
 
 
+# TensorFlow's generated ops return named tuples: print(tf.math.top_k(x)) shows
+# TopKV2(values=..., indices=...).
+TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
+
+
 @export("math.top_k", "nn.top_k")
 def top_k(input, k=1, sorted=True, name=None):
-    """The ``k`` largest values of the last axis and their indices (``tf.math.top_k``)."""
-    return _top_k(input, k=int(k))
+    """The ``k`` largest values of the last axis and their indices (``tf.math.top_k``).
+
+    Returns:
+        ``TopKV2(values, indices)``, a named tuple as TensorFlow's.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.math.top_k(tf.constant([3.0, 1.0, 2.0]), 2).indices.numpy().tolist()
+        [0, 2]
+    """
+    return TopKV2(*_top_k(input, k=int(k)))
 
 
 l2_normalize = export("math.l2_normalize", "nn.l2_normalize", "linalg.l2_normalize")(defop(
