@@ -62,7 +62,7 @@ def _table_entry(op):
     ``squared_difference = defop(lambda x, y: jnp.square(x - y), ...)`` that line
     is the documentation.
     """
-    fn = op.fn
+    fn = _unchecked(op)
     if getattr(fn, "__name__", "") != "<lambda>" or not getattr(fn, "__module__", "").startswith("tapejax"):
         return None
     try:
@@ -155,8 +155,13 @@ def _tf_name(module_name, name):
     return "tf" + module_name[len("tapejax"):] + "." + name
 
 
+def _unchecked(op):
+    """The op's own function (an op whose inputs share one dtype wraps it in the dtype check)."""
+    return op.fn.__wrapped__ if getattr(op.fn, "dtype_checked", False) else op.fn
+
+
 def _wrapped(obj):
-    fn = obj.fn
+    fn = _unchecked(obj)
     mod = getattr(fn, "__module__", None) or ""
     qual = getattr(fn, "__qualname__", getattr(fn, "__name__", ""))
     if "<lambda>" in qual or mod.startswith("tapejax"):

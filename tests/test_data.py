@@ -133,7 +133,7 @@ def test_from_tensors_generator_reduce_padded_batch():
         yield from range(3)
 
     assert values(Dataset.from_generator(gen, output_types=tf.int32)) == [0, 1, 2]
-    assert int(Dataset.range(5).reduce(tf.constant(0), lambda s, x: s + x)) == 10
+    assert int(Dataset.range(5).reduce(tf.constant(0, tf.int64), lambda s, x: s + x)) == 10
     ragged = Dataset.from_generator(lambda: iter([np.ones(1), np.ones(3)]))
     np.testing.assert_array_equal(next(iter(ragged.padded_batch(2))).numpy(), [[1, 0, 0], [1, 1, 1]])
 
@@ -352,7 +352,7 @@ def test_scan_reproduces_tf_docstring_example():
 
 def test_scan_errors():
     with pytest.raises(TypeError, match=r"pair \(new_state, output_element\)"):
-        values(Dataset.range(3).scan(tf.constant(0), lambda s, x: s + x))
+        values(Dataset.range(3).scan(tf.constant(0, tf.int64), lambda s, x: s + x))
     with pytest.raises(TypeError, match="changed the state's dtype.*tf.cast"):
         values(Dataset.range(3).scan(tf.constant(0), lambda s, x: (tf.cast(s, tf.float32) + 0.5, x)))
     with pytest.raises(TypeError, match="structure"):

@@ -125,3 +125,154 @@ def test_where_of_python_numbers_is_int32():
     assert str(tf.where(c, 1, 0)) == "tf.Tensor([1 0], shape=(2,), dtype=int32)"
     assert tf.where(c, 1., 0.).dtype == tf.float32
     assert tf.where(c, tf.constant([1, 2], tf.int64), 0).dtype == tf.int64
+
+
+# ---------------------------------------------------------------- inputs that share one dtype
+# TensorFlow does not promote: an op's inputs share its type attribute T. Recorded from TF 2.21
+# (eager): what converts (NumPy values and Python bools are cast to the tensor's dtype, Python ints
+# fit any number, floats floating dtypes) and the errors of what does not.
+SHARED_OK = [
+    ("tf.constant([1]) * np.float32(2.5)", "int32", [2]),
+    ("tf.constant([1]) + np.float64(2.5)", "int32", [3]),
+    ("np.float32(2.5) * tf.constant([1])", "int32", [2]),
+    ("tf.constant([1]) * np.array([2.5])", "int32", [2]),
+    ("tf.math.maximum(np.float32(3.0), tf.constant([1]))", "int32", [3]),
+    ("tf.constant([1]) * True", "int32", [1]),
+    ("tf.constant([1.0]) + True", "float32", [2.0]),
+    ("tf.add(1.5, 2)", "float32", 3.5),
+    ("tf.constant([1], tf.uint8) * -1", "uint8", [255]),
+    ("tf.constant([1], tf.int8) + 200", "int8", [-55]),
+    ("tf.constant([1]) + 2**33", "int32", [1]),
+    ("tf.stack([1, 2.5])", "float32", [1.0, 2.5]),
+    ("tf.concat([tf.constant([1.0]), [2]], 0)", "float32", [1.0, 2.0]),
+    ("tf.stack([tf.constant([1.0]), [2]])", "float32", [[1.0], [2.0]]),
+    ("tf.constant([1]) / 2", "float64", [0.5]),
+    ("tf.Variable(1.0).assign(2)", "float32", 2.0),
+    ("tf.Variable(1).assign(np.float64(2.5))", "int32", 2),
+    ("tf.Variable(1, dtype=tf.int32).assign(True)", "int32", 1),
+]
+
+_ADD = "cannot compute AddV2 as input #1(zero-based) was expected to be a {} tensor but is a {} tensor [Op:AddV2] name: "
+_KERNEL = "cannot compute {} as input #{}(zero-based) was expected to be a {} tensor but is a {} tensor [Op:{}] name: {}"
+_SAME = "`x` and `y` must have the same dtype, got tf.{} != tf.{}."
+SHARED_ERRORS = [
+    ("tf.constant([1]) * 2.0", TypeError, "Cannot convert 2.0 to EagerTensor of dtype int32"),
+    ("2.0 * tf.constant([1])", TypeError, "Cannot convert 2.0 to EagerTensor of dtype int32"),
+    ("2.5 + tf.constant([1])", TypeError, "Cannot convert 2.5 to EagerTensor of dtype int32"),
+    ("[2.5] + tf.constant([1])", TypeError, "Cannot convert [2.5] to EagerTensor of dtype int32"),
+    ("2.5 / tf.constant([1])", TypeError, "Cannot convert 2.5 to EagerTensor of dtype int32"),
+    ("tf.constant([1]) + 2.5", tf.errors.InvalidArgumentError, _ADD.format("int32", "float")),
+    ("tf.add(tf.constant([1]), 2.5)", tf.errors.InvalidArgumentError, _ADD.format("int32", "float")),
+    ("tf.add(1, 2.5)", tf.errors.InvalidArgumentError, _ADD.format("int32", "float")),
+    ("tf.add(2.5, tf.constant([1]))", tf.errors.InvalidArgumentError, _ADD.format("float", "int32")),
+    ("tf.constant([1]) + [2.5]", tf.errors.InvalidArgumentError, _ADD.format("int32", "float")),
+    ("tf.constant([1]) + 1j", tf.errors.InvalidArgumentError, _ADD.format("int32", "complex128")),
+    ("tf.constant([1.0]) + tf.constant([1])", tf.errors.InvalidArgumentError, _ADD.format("float", "int32")),
+    ("tf.constant([1], tf.int64) + tf.constant([1])", tf.errors.InvalidArgumentError, _ADD.format("int64", "int32")),
+    ("tf.Variable(1.0) + tf.Variable(1)", tf.errors.InvalidArgumentError, _ADD.format("float", "int32")),
+    ("tf.constant([1.0]) * tf.constant([1], tf.float64)", tf.errors.InvalidArgumentError,
+     _KERNEL.format("Mul", 1, "float", "double", "Mul", "")),
+    ("tf.constant([1.0]) - tf.constant([1])", tf.errors.InvalidArgumentError,
+     _KERNEL.format("Sub", 1, "float", "int32", "Sub", "")),
+    ("tf.minimum(tf.constant([1]), tf.constant([1.0], tf.float64))", tf.errors.InvalidArgumentError,
+     _KERNEL.format("Minimum", 1, "int32", "double", "Minimum", "")),
+    ("tf.constant([1.0]) >= tf.constant([1])", tf.errors.InvalidArgumentError,
+     _KERNEL.format("GreaterEqual", 1, "float", "int32", "GreaterEqual", "")),
+    ("tf.constant([1.0]) == tf.constant([1])", tf.errors.InvalidArgumentError,
+     _KERNEL.format("Equal", 1, "float", "int32", "Equal", "")),
+    ("tf.concat([tf.constant([1.0]), tf.constant([1])], 0)", tf.errors.InvalidArgumentError,
+     _KERNEL.format("ConcatV2", 1, "float", "int32", "ConcatV2", "concat")),
+    ("tf.stack([tf.constant([1.0]), tf.constant([1.0], tf.float64)])", tf.errors.InvalidArgumentError,
+     _KERNEL.format("Pack", 1, "float", "double", "Pack", "stack")),
+    ("tf.add_n([tf.constant([1.0]), 2])", tf.errors.InvalidArgumentError,
+     _KERNEL.format("AddN", 1, "float", "int32", "AddN", "")),
+    ("tf.clip_by_value(tf.constant([1.0]), tf.constant(0), 1.0)", tf.errors.InvalidArgumentError,
+     _KERNEL.format("Maximum", 1, "float", "int32", "Maximum", "")),
+    ("tf.clip_by_value(tf.constant([1]), 0.0, 2.0)", TypeError, "Cannot convert 2.0 to EagerTensor of dtype int32"),
+    ("tf.where([True], tf.constant([1.0]), tf.constant([1]))", tf.errors.InvalidArgumentError,
+     "cannot compute SelectV2 as input #2(zero-based) was expected to be a float tensor but is a int32 tensor "
+     "[Op:SelectV2]"),
+    ("tf.where(tf.constant([True]), tf.constant([1]), 2.0)", TypeError, "Cannot convert 2.0 to EagerTensor of dtype int32"),
+    ("tf.constant([1]) / 2.0", TypeError, _SAME.format("int32", "float32")),
+    ("tf.constant([1.0]) / tf.constant([1])", TypeError, _SAME.format("float32", "int32")),
+    ("tf.math.divide_no_nan(tf.constant([1.0]), tf.constant([1.0], tf.float64))", TypeError,
+     _SAME.format("float32", "float64")),
+    ("tf.multiply(2, 1.5)", TypeError, "Cannot convert 1.5 to EagerTensor of dtype int32"),
+    ("tf.maximum(tf.constant([1]), 2.5)", TypeError, "Cannot convert 2.5 to EagerTensor of dtype int32"),
+    ("tf.constant([1]) < 2.5", TypeError, "Cannot convert 2.5 to EagerTensor of dtype int32"),
+    ("tf.constant([1]) ** 0.5", TypeError, "Cannot convert 0.5 to EagerTensor of dtype int32"),
+    ("tf.constant([1]) * [2.5]", TypeError, "Cannot convert [2.5] to EagerTensor of dtype int32"),
+    ("tf.stack([tf.constant(1), 2.5])", TypeError, "Cannot convert 2.5 to EagerTensor of dtype int32"),
+    ("tf.logical_and(tf.constant([True]), 1)", TypeError, "Cannot convert 1 to EagerTensor of dtype bool"),
+    ("tf.constant([1.0]) * 1j", TypeError, "Cannot convert 1j to EagerTensor of dtype float"),
+    ("tf.Variable(1).assign(2.5)", TypeError, "Cannot convert 2.5 to EagerTensor of dtype int32"),
+    ("tf.Variable(1).assign_add(0.5)", TypeError, "Cannot convert 0.5 to EagerTensor of dtype int32"),
+    ("tf.Variable(True).assign(1)", TypeError, "Cannot convert 1 to EagerTensor of dtype bool"),
+    ("tf.Variable(1).assign(tf.constant(2.5))", ValueError,
+     "Tensor conversion requested dtype int32 for Tensor with dtype float32: "
+     "<tf.Tensor: shape=(), dtype=float32, numpy=2.5>"),
+    ("tf.Variable(1.0).assign_sub(tf.constant(1))", ValueError,
+     "Tensor conversion requested dtype float32 for Tensor with dtype int32: "
+     "<tf.Tensor: shape=(), dtype=int32, numpy=1>"),
+    ("tf.convert_to_tensor(tf.constant(2.5), tf.int32)", ValueError,
+     "Tensor conversion requested dtype int32 for Tensor with dtype float32: "
+     "<tf.Tensor: shape=(), dtype=float32, numpy=2.5>"),
+]
+
+
+@pytest.mark.parametrize("expr,dtype,value", SHARED_OK, ids=[c[0] for c in SHARED_OK])
+def test_operands_convert_to_the_shared_dtype_as_tensorflow(expr, dtype, value):
+    t = eval(expr, {"tf": tf, "np": np})
+    assert t.dtype == getattr(tf, dtype), expr
+    np.testing.assert_array_equal(np.asarray(t), np.asarray(value, dtype))
+
+
+@pytest.mark.parametrize("expr,error,message", SHARED_ERRORS, ids=[c[0] for c in SHARED_ERRORS])
+def test_mixed_dtypes_raise_tensorflows_errors(expr, error, message):
+    for _ in range(2):      # the second call meets the op's compiled (or lazily cached) variants
+        with pytest.raises(error) as info:
+            eval(expr, {"tf": tf, "np": np})
+        assert type(info.value) is error
+        assert str(info.value).split("\n")[0] == message
+
+
+# While a tf.function is traced: TypeErrors with TensorFlow's graph messages (TF 2.21).
+GRAPH_ERRORS = [
+    ("x + 2.5", "Input 'y' of 'AddV2' Op has type float32 that does not match type int32 of argument 'x'."),
+    ("tf.constant(2.5) + x", "Input 'y' of 'AddV2' Op has type int32 that does not match type float32 of argument 'x'."),
+    ("x * 2.0", "Expected int32 passed to parameter 'y' of op 'Mul', got 2.0 of type 'float' instead. "
+                "Error: Expected int32, but got 2.0 of type 'float'."),
+    ("x * [2.5]", "Expected int32 passed to parameter 'y' of op 'Mul', got [2.5] of type 'list' instead. "
+                  "Error: Expected int32, but got 2.5 of type 'float'."),
+    ("2.5 * x", "Expected int32, but got 2.5 of type 'float'."),
+    ("x / 2.0", "`x` and `y` must have the same dtype, got tf.int32 != tf.float32."),
+    ("x * tf.constant(2.5)", "Input 'y' of 'Mul' Op has type float32 that does not match type int32 of argument 'x'."),
+    ("tf.where([True], x, tf.constant([2.5]))",
+     "Input 'e' of 'SelectV2' Op has type float32 that does not match type int32 of argument 't'."),
+    ("tf.matmul(tf.reshape(x, [1, 1]), tf.constant([[2.5]]))",
+     "Input 'b' of 'MatMul' Op has type float32 that does not match type int32 of argument 'a'."),
+    ("tf.concat([x, [2.5]], 0)",
+     "Tensors in list passed to 'values' of 'ConcatV2' Op have types [int32, float32] that don't all match."),
+    ("tf.add_n([x, tf.constant([2.5])])",
+     "Tensors in list passed to 'inputs' of 'AddN' Op have types [int32, float32] that don't all match."),
+    ("tf.Variable(1).assign(2.5) if False else v.assign(2.5)", "Expected int32, but got 2.5 of type 'float'."),
+]
+
+
+@pytest.mark.parametrize("expr,message", GRAPH_ERRORS, ids=[c[0] for c in GRAPH_ERRORS])
+def test_mixed_dtypes_in_a_traced_function_raise_tensorflows_type_errors(expr, message):
+    v = tf.Variable(1)
+    f = tf.function(lambda x: eval(expr, {"tf": tf, "x": x, "v": v}))
+    with pytest.raises(TypeError) as info:
+        f(tf.constant([1]))
+    assert str(info.value).strip().split("\n")[-1].strip() == "TypeError: " + message
+
+
+def test_a_shared_dtype_costs_nothing_once_compiled():
+    """The check is part of the op's traced function: an op called again with the same input
+    types runs its compiled variant, and values of one dtype still compute."""
+    x = tf.constant([1.0, 2.0])
+    for _ in range(3):
+        y = x * 2.0 + tf.constant([0.5, 0.5]) - 1
+    np.testing.assert_array_equal(y.numpy(), np.float32([1.5, 3.5]))
+    assert (tf.constant([1]) * 2).dtype == tf.int32

@@ -599,7 +599,7 @@ SINGLE = {
     "pad": (lambda x: tf.pad(x, [[1, 0], [0, 2]]), lambda x: jnp.pad(x, ((1, 0), (0, 2))), [normal((1, 1))]),
     "concat": (lambda x, y: tf.concat([x, y], 0), lambda x, y: jnp.concatenate([x, y]), [normal((1, 1)), normal((1, 1))]),
     "stack": (lambda x, y: tf.stack([x, y]), lambda x, y: jnp.stack([x, y]), [normal((1,)), normal((1,))]),
-    "pack": (lambda x, y: tf.constant(2.0) * [x, y], lambda x, y: 2.0 * jnp.stack([x, y]), [normal((1,)), normal((1,))]),
+    "pack": (lambda x, y: tf.constant(2.0, x.dtype) * [x, y], lambda x, y: 2.0 * jnp.stack([x, y]), [normal((1,)), normal((1,))]),
     "unstack": (lambda x: tf.unstack(x), lambda x: [x[0]], [normal((1, 1))]),
     "split": (lambda x: tf.split(x, 1, axis=1), lambda x: [x], [normal((1, 1))]),
     "add_n": (lambda x, y: tf.add_n([x, y]), jnp.add, [normal((1, 1)), normal((1, 1))]),

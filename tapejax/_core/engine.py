@@ -6,6 +6,7 @@ records a ``Node`` on every active recorder that watches one of the inputs.
 
 The backward pass is in ``backward``; the compile caches are in ``cache``.
 """
+import functools
 import inspect
 
 import jax
@@ -43,7 +44,7 @@ class Op:
     """
 
     __slots__ = ("name", "fn", "vjp", "static", "n_args", "variadic", "_jfn", "same_dtype", "host",
-                 "explain", "no_gradient", "__weakref__", "_sized", "_variants", "_limit", "_recent", "_evicted",
+                 "explain", "dtype_error", "no_gradient", "__weakref__", "_sized", "_variants", "_limit", "_recent", "_evicted",
                  "_seen", "lazy_shapes", "signatures")
 
     def __init__(self, fn, vjp=None, name=None, static=(), jit=True, first_on_host=True):
@@ -53,6 +54,7 @@ class Op:
         # to fold shape arithmetic while tracing (see _fold).
         self.host = None
         self.explain = None      # (shapes, static) -> TensorFlow's message for bad arguments (_op_error)
+        self.dtype_error = None  # (args, index, tracing) -> TensorFlow's error for inputs of mixed dtypes
         self.no_gradient = False  # TF registers no gradient for it: differentiating raises LookupError
         self.fn = fn
         self.vjp = vjp
@@ -99,6 +101,51 @@ class Op:
 
     def __repr__(self):
         return f"<tapejax op {self.name}>"
+
+
+class DtypeMismatch(Exception):
+    """Raised while an op whose inputs share one dtype (``shares_dtype``) is traced with an input
+    of another: ``index`` is the input's position. ``apply`` raises TensorFlow's error instead."""
+
+    def __init__(self, index):
+        super().__init__(index)
+        self.index = index
+
+
+def shares_dtype(op, inputs=None):
+    """Marks ``op``'s inputs (all, or the positions ``inputs``) as sharing one dtype, TensorFlow's
+    type attribute ``T``: ``int32 + float32`` and ``int32 * 2.5`` are errors, not promotions.
+
+    The check is part of the op's function, so it runs when JAX traces the op for new input
+    types (eagerly, lazily, in a ``tf.function``), never on a call that hits the compiled
+    cache. The reference dtype is the first input's that is not a Python number; a Python
+    number fits a dtype of its kind or a wider one (an int any number, a float floating and
+    complex ones), as TensorFlow converts it."""
+    fn = op.fn
+
+    @functools.wraps(fn)
+    def checked(*args, **static):
+        ins = args if inputs is None else [args[i] for i in inputs]
+        avals = [jax.typeof(a) for a in ins]
+        want = next((a.dtype for a in avals if not a.weak_type), None)
+        for k, a in enumerate(avals):
+            if a.dtype != want and want is not None and not (a.weak_type and _number_fits(a.dtype, want)):
+                raise DtypeMismatch(k if inputs is None else inputs[k])
+        return fn(*args, **static)
+
+    checked.dtype_checked = True
+    op.same_dtype = inputs or True
+    op.fn = checked
+    op._jfn = jax.jit(checked, static_argnames=op.static or None)
+    return op
+
+
+@functools.lru_cache(maxsize=None)
+def _number_fits(number, dtype):
+    """Whether TensorFlow converts a Python number that JAX types ``number`` to ``dtype``."""
+    kinds = (jnp.complexfloating, jnp.inexact, jnp.number)   # complex, float, int numbers
+    kind = next(k for k in kinds if jnp.issubdtype(number, k))
+    return bool(jnp.issubdtype(dtype, kind))
 
 
 def freeze(v):
@@ -217,19 +264,39 @@ def _arg(a, recorders):
     return v, v
 
 
-def _converted_like(a, args):
-    """A Python list or NumPy operand of an op whose inputs share one dtype (``add``,
-    ``maximum``...) converted as TensorFlow converts it: to the first tensor's dtype, or to
-    float32 beside a Python float. ``float32 tensor + float64 array`` is float32, and
-    ``tf.maximum(0., [1, -1])`` is float32 (JAX would make both float64)."""
-    if not isinstance(a, (list, tuple, np.ndarray, np.generic)) or _contains_tensor(a):
+def _converted_like(a, args, inputs=True):
+    """An operand of an op whose inputs share one dtype (``add``, ``maximum``...) that is not a
+    tensor, converted as TensorFlow converts it: NumPy values and Python bools cast to the first
+    tensor's dtype (``int32 tensor * np.float32(2.5)`` is int32, as in TensorFlow), lists made
+    that dtype where their kind allows, or float32 beside a Python float: ``float32 tensor +
+    float64 array`` is float32, and ``tf.maximum(0., [1, -1])`` is float32 (JAX would make both
+    float64). What does not convert is left for the op's dtype check (``shares_dtype``)."""
+    if type(a) in (float, int) or (type(a) is not bool and not isinstance(a, (list, tuple, np.ndarray, np.generic,
+                                                                                jax.Array))):
         return a
-    hint = next((x.dtype._np for x in args if isinstance(x, _TensorBase)), None)
+    if not isinstance(a, jax.Array) and _contains_tensor(a):
+        return a
+    if inputs is not True:      # only some arguments share the dtype (tf.where's x and y)
+        args = [args[i] for i in inputs]
+        if not any(a is x for x in args):
+            return a
+    tensor = next((x.dtype._np for x in args if isinstance(x, _TensorBase)), None)
+    numeric = tensor is not None and tensor != object
+    if type(a) is bool:
+        return np.asarray(a, tensor) if numeric else a
+    hint = tensor
     if hint is None and any(type(x) is float for x in args):
         hint = np.dtype(np.float32)
     if hint is None:
         return a
-    arr = np.asarray(a) if isinstance(a, (np.ndarray, np.generic)) else _python_default_dtype(a)
+    if isinstance(a, jax.Array):     # a jax array (or one JAX is tracing) is cast as a NumPy one
+        return a.astype(hint) if numeric and a.dtype != hint else a
+    if isinstance(a, (np.ndarray, np.generic)):
+        arr = np.asarray(a)
+        if numeric and arr.dtype != object and arr.dtype.kind not in "USV":
+            return arr.astype(hint)
+    else:
+        arr = _python_default_dtype(a)
     if arr.dtype.kind == hint.kind or (arr.dtype.kind in "iu" and hint.kind in "fc" and isinstance(a, (list, tuple))):
         return arr.astype(hint)
     return a
@@ -264,21 +331,21 @@ def _run(op, args, static):
                 vals.append(a._v if a._lazy is None else a._value)
             else:
                 if op.same_dtype:
-                    a = _converted_like(a, args)
+                    a = _converted_like(a, args, op.same_dtype)
                 t, v = _arg(a, recorders)
                 ins.append(t)
                 vals.append(v)
                 jax_autodiff = jax_autodiff or is_jax_autodiff(v)
                 n_python += type(v) in (float, int, bool)
         if n_python and n_python == len(vals):
-            # Only Python numbers: TF converts each to a tensor of its default dtype (int32,
-            # float32), where JAX would compute in its own (int64 and float64 in 64-bit mode).
-            vals = [_python_default_dtype(v) for v in vals]
+            vals = _python_numbers(vals, op.same_dtype)
         if static:
             static = {k: freeze(v) for k, v in static.items()}
         out = new_shapes.call(op, jfn, vals, static)
     except jax.errors.UnexpectedTracerError:
         raise _out_of_scope(ins) from None
+    except DtypeMismatch as e:
+        raise _dtype_error(op, args, e.index) from None
     except (TypeError, ValueError) as e:
         return _not_numeric(op, args, given, vals, static, e)
     if op._sized is not jfn or (op._variants >= 0 and jfn._cache_size() != op._variants):
@@ -315,6 +382,32 @@ def _not_numeric(op, args, given, vals, static, error):
     if len(vals) < len(args):
         raise error     # an argument that does not convert: its own error
     raise _op_error(op, vals, static, error) from None
+
+
+def _python_numbers(vals, same_dtype):
+    """An op's arguments when all are Python numbers: TensorFlow converts each to a tensor of its
+    default dtype (int32, float32), where JAX would compute in its own (int64 and float64 in 64-bit
+    mode); for an op whose inputs share one dtype, the first so and the others to its dtype where
+    they convert (``tf.add(1.5, 2)`` is float32, ``tf.multiply(2, 1.5)`` an error)."""
+    vals = [_python_default_dtype(v) for v in vals]
+    if same_dtype:
+        inputs = range(len(vals)) if same_dtype is True else same_dtype
+        want = vals[inputs[0]].dtype
+        for i in inputs:
+            got = vals[i].dtype
+            if got != want and want != np.bool_ and (got == np.bool_ or _number_fits(got, want)):
+                vals[i] = vals[i].astype(want)
+    return vals
+
+
+def _dtype_error(op, args, index):
+    """TensorFlow's error for inputs of ``op`` that do not share its dtype (``shares_dtype``)."""
+    tracing = _state._local.tracing
+    if op.dtype_error is not None:
+        return op.dtype_error(args, index, tracing)
+    dtypes = [_dtypes.as_dtype(jax.typeof(_arg(a, ())[1]).dtype).name for a in args]
+    return TypeError(f"{op.name}: the inputs must have one dtype, got {', '.join(dtypes)}: cast them "
+                     f"with tf.cast first.")
 
 
 def _wrap_many(out):
@@ -410,7 +503,7 @@ def _host_op(op, args, static):
     vals = [_host_value(a) for a in args]
     if op.same_dtype:
         for i, (a, v) in enumerate(zip(args, vals)):
-            if v.dtype != object:
+            if v.dtype != object and (op.same_dtype is True or i in op.same_dtype):
                 if not isinstance(a, _TensorBase):
                     raise TypeError(f"Cannot convert {a!r} to EagerTensor of dtype string")
                 raise errors.InvalidArgumentError(None, None, (
@@ -508,7 +601,7 @@ def _stack(*xs, axis=0):
     return jnp.stack(xs, axis=axis)
 
 
-stack = Op(_stack, name="stack", static=("axis",))    # tf.stack
-packed = Op(_stack, name="packed", static=("axis",))  # a list of tensors converted to one, as TF names it
+stack = shares_dtype(Op(_stack, name="stack", static=("axis",)))    # tf.stack
+packed = shares_dtype(Op(_stack, name="packed", static=("axis",)))  # a list of tensors converted to one, as TF names it
 
 

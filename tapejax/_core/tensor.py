@@ -204,23 +204,45 @@ def _cannot_convert(x, dtype):
     return TypeError(f"Cannot convert {x!r} to EagerTensor of dtype {_dtypes.c_name(dtype)}")
 
 
-def check_python_kinds(x, dtype):
-    """Raises TensorFlow's TypeError when a Python value (a number or a nested list of them)
-    would lose its kind in ``dtype``: a float as an integer, a number as a bool, a complex as a
-    real (``tf.constant(1.5, tf.int32)``). NumPy values and tensors are cast, as in TensorFlow."""
+def python_misfit(x, dtype):
+    """The first Python value in ``x`` (a number or a nested list of them) that would lose its
+    kind in ``dtype`` -- a float as an integer, a number as a bool, a complex as a real -- or
+    ``_FITS``. NumPy values and tensors are cast, as in TensorFlow."""
     want = np.dtype(_dtypes.np_dtype(dtype))
     if want == object:
-        return
+        return _FITS
     bad = {"b": (int, float, complex), "i": (float, complex), "u": (float, complex), "f": (complex,),
            "V": (complex,)}.get(want.kind, ())
 
     def visit(v):
         if isinstance(v, (list, tuple)):
-            return any(visit(e) for e in v)
-        return isinstance(v, bad) and not (want.kind != "b" and isinstance(v, bool))
+            return next((m for m in map(visit, v) if m is not _FITS), _FITS)
+        return v if isinstance(v, bad) and not isinstance(v, bool) else _FITS     # a bool fits any
 
-    if bad and visit(x):
-        raise _cannot_convert(x, dtype)
+    return visit(x) if bad else _FITS
+
+
+_FITS = object()
+
+
+def check_python_kinds(x, dtype):
+    """Raises TensorFlow's TypeError when a Python value would lose its kind in ``dtype``
+    (``python_misfit``): ``tf.constant(1.5, tf.int32)``, ``2.5 * int32_tensor``,
+    ``int_variable.assign(2.5)``; while a function is traced, with TF's graph message."""
+    m = python_misfit(x, dtype)
+    if m is _FITS:
+        return
+    if _state._local.tracing:
+        raise TypeError(f"Expected {_dtypes.as_dtype(dtype).name}, but got {m!r} of type '{type(m).__name__}'.")
+    raise _cannot_convert(x, dtype)
+
+
+def check_tensor_dtype(t, dtype):
+    """TensorFlow's ValueError for ``convert_to_tensor(t, dtype)`` of a tensor of another dtype
+    (a Variable's ``assign``, ``tf.convert_to_tensor``): it does not cast."""
+    if t.dtype != dtype:
+        raise ValueError(f"Tensor conversion requested dtype {_dtypes.as_dtype(dtype).name} for Tensor with "
+                         f"dtype {t.dtype.name}: {t!r}")
 
 
 _WIDE = {np.dtype(np.int64): np.int32, np.dtype(np.uint64): np.uint32, np.dtype(np.float64): np.float32,

@@ -2,9 +2,11 @@
 from typing import Any, Optional
 
 import jax
+import numpy as np
 
 from . import basic as _basic, dtypes as _dtypes, engine as _engine, state as _state
-from .tensor import _TensorBase, Tensor, TensorShape, to_array, _ids, is_tracer, _np_repr
+from .tensor import (_TensorBase, Tensor, TensorShape, to_array, _ids, is_tracer, _np_repr, check_python_kinds,
+                     check_tensor_dtype)
 from .. import errors
 
 _name_scope = []  # module / name_scope prefixes, outermost first
@@ -133,6 +135,12 @@ class Variable(_TensorBase):
     read_value = value
 
     def _check(self, value, op):
+        # Converted as TensorFlow's convert_to_tensor(value, dtype=self.dtype): a tensor of another
+        # dtype or a Python value of another kind is an error; NumPy values are cast.
+        if isinstance(value, _TensorBase):
+            check_tensor_dtype(value, self._stored.dtype)
+        elif not isinstance(value, (np.ndarray, np.generic, jax.Array)):
+            check_python_kinds(value, self._stored.dtype)
         v = to_array(value)
         if v.dtype != self._stored.dtype:
             v = v.astype(self._stored.dtype)

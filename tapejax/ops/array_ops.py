@@ -15,7 +15,7 @@ from .. import errors
 from ..errors import InvalidArgumentError
 from .._core.tensor import (
     HostValue, Tensor, _TensorBase, to_array, is_tracer, from_numpy, _python_default_dtype, string_array,
-    check_python_kinds,
+    check_python_kinds, check_tensor_dtype, _contains_tensor,
 )
 from .._core.engine import note_barrier
 from .._core.variable import Variable
@@ -115,7 +115,11 @@ def concat(values, axis, name="concat"):
 
 @export("stack")
 def stack(values, axis=0, name="stack"):
-    """Stacks tensors along a new ``axis`` (``tf.stack``)."""
+    """Stacks tensors along a new ``axis`` (``tf.stack``). Along axis 0, values that are all
+    Python numbers or NumPy arrays are converted as one list, as TensorFlow does first
+    (``tf.stack([1, 2.5])`` is float32); tensors must share one dtype."""
+    if int(axis) == 0 and values and not _contains_tensor(values):
+        return convert_to_tensor(values)
     return _stack(*values, axis=int(axis))
 
 
@@ -515,7 +519,9 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     if type(value) is Tensor and (dtype is None or value.dtype == dtype):
         return value
     if isinstance(value, _TensorBase):
-        return identity(value) if dtype is None else cast(value, dtype)
+        if dtype is not None:
+            check_tensor_dtype(value, dtype)    # TensorFlow does not cast: a ValueError
+        return identity(value)
     if dtype is None and dtype_hint is not None and not isinstance(value, (np.ndarray, jax.Array)):
         try:
             return Tensor(to_array(value, dtype_hint))

@@ -4,6 +4,7 @@ import collections
 import jax.numpy as jnp
 import numpy as np
 
+from .._core.engine import shares_dtype
 from ..extend import defop
 from . import kinks, normalize
 from .namespaces import export
@@ -11,6 +12,8 @@ from .namespaces import export
 _matmul = defop(lambda a, b, transpose_a=False, transpose_b=False: jnp.matmul(jnp.swapaxes(a, -1, -2) if transpose_a else a, jnp.swapaxes(b, -1, -2) if transpose_b else b), name="matmul", static=("transpose_a", "transpose_b"))
 _tensordot = defop(lambda a, b, axes: jnp.tensordot(a, b, axes), name="tensordot", static=("axes",))
 _einsum = defop(lambda *xs, equation: jnp.einsum(equation, *xs), name="einsum", static=("equation",))
+for _op in (_matmul, _tensordot, _einsum):
+    shares_dtype(_op)   # TensorFlow's type attribute T (messages: ops/messages.py)
 _solve = defop(jnp.linalg.solve, name="solve")
 _norm = defop(lambda x, ord="euclidean", axis=None, keepdims=False: _norm_fn(x, ord, axis, keepdims), name="norm", static=("ord", "axis", "keepdims"))
 inv = export("linalg.inv")(defop(jnp.linalg.inv, name="inv"))

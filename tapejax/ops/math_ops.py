@@ -16,6 +16,7 @@ from .._core import dtypes as _dtypes
 from .. import errors as errors
 from .._core.tensor import Tensor, _TensorBase, _python_default_dtype, to_array
 from .._core.basic import identity, negative
+from .._core.engine import shares_dtype
 from .._core.indexed_slices import IndexedSlices
 from ..extend import defop
 from . import kinks, normalize
@@ -129,10 +130,13 @@ bitwise_xor = defop(jnp.bitwise_xor, name="bitwise_xor")
 select = defop(jnp.where, name="select")
 clip_by_value = export("clip_by_value")(defop(kinks.clip, name="clip_by_value"))
 
+# TensorFlow's type attribute T: the inputs share one dtype (no promotion; a list or NumPy
+# operand is converted to the others' dtype). TF's messages: ops/messages.py.
 for _op in (add, subtract, multiply, truediv, floordiv, floormod, pow, atan2, squared_difference,
             divide_no_nan, multiply_no_nan, xlogy, maximum, minimum, equal, not_equal, less, less_equal,
-            greater, greater_equal):
-    _op.same_dtype = True  # TF converts a list or NumPy operand to the other inputs' dtype
+            greater, greater_equal, logical_and, logical_or, logical_xor, clip_by_value):
+    shares_dtype(_op)
+shares_dtype(select, inputs=(1, 2))
 
 
 @export("where")
@@ -237,12 +241,14 @@ def argmin(input, axis=None, output_type=_dtypes.int64, name=None):
 
 
 _add_n = defop(lambda *xs: builtins.sum(xs[1:], xs[0]), name="add_n")
+shares_dtype(_add_n)
 
 
 @export("add_n", "math.add_n")
 def add_n(inputs, name=None):
-    """Elementwise sum of a list of tensors (``tf.add_n``)."""
-    return _add_n(*inputs)
+    """Elementwise sum of a list of tensors (``tf.add_n``); each converted on its own, as in
+    TensorFlow, so they must share one dtype."""
+    return _add_n(*[x if isinstance(x, _TensorBase) else Tensor(to_array(x)) for x in inputs])
 
 
 _top_k = defop(lambda x, k: jax.lax.top_k(x, k), name="top_k", static=("k",))

@@ -1,8 +1,10 @@
 """Python's operators on Tensor and Variable (``x + y``, ``x @ y``, ``x[i]``...): the table's ops."""
+import jax
 import numpy as np
 
+from .._core import dtypes as _dtypes
 from .._core.basic import negative
-from .._core.tensor import _TensorBase
+from .._core.tensor import _TensorBase, check_python_kinds
 from .math_ops import (
     abs, add, subtract, multiply, divide, floordiv, floormod, pow, logical_and, logical_or, logical_xor,
     logical_not, invert, less, less_equal, greater, greater_equal, equal, not_equal,
@@ -13,8 +15,22 @@ from .array_ops import getitem
 
 def _binary(op, reverse=False):
     if reverse:
-        return lambda self, other: op(other, self)
+        return lambda self, other: op(_left_operand(other, self), self)
     return lambda self, other: op(self, other)
+
+
+def _left_operand(x, tensor):
+    """A reflected operator's left operand (``2.5 * t``), converted to the tensor's dtype as
+    TensorFlow converts it: a NumPy value is cast, a Python value of another kind is a TypeError
+    (``2.5 * int32_tensor``: ``Cannot convert 2.5 to EagerTensor of dtype int32``)."""
+    if isinstance(x, _TensorBase):
+        return x
+    dtype = tensor.dtype
+    if isinstance(x, (np.ndarray, np.generic, jax.Array)):     # cast (a jax array as a NumPy one)
+        return x if dtype == _dtypes.string or x.dtype == dtype.as_numpy_dtype else x.astype(dtype.as_numpy_dtype)
+    if not (type(x) is int and dtype != _dtypes.bool or type(x) is float and dtype.is_floating):
+        check_python_kinds(x, dtype)    # (the common cases above need no check)
+    return x
 
 
 def _rmatmul(self, other):
