@@ -4,7 +4,7 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core.basic import negative
-from .._core.tensor import _TensorBase, check_python_kinds
+from .._core.tensor import Tensor, _TensorBase, check_python_kinds
 from .math_ops import (
     abs, add, subtract, multiply, divide, floordiv, floormod, pow, logical_and, logical_or, logical_xor,
     logical_not, invert, less, less_equal, greater, greater_equal, equal, not_equal,
@@ -23,14 +23,24 @@ def _left_operand(x, tensor):
     """A reflected operator's left operand (``2.5 * t``), converted to the tensor's dtype as
     TensorFlow converts it: a NumPy value is cast, a Python value of another kind is a TypeError
     (``2.5 * int32_tensor``: ``Cannot convert 2.5 to EagerTensor of dtype int32``)."""
-    if isinstance(x, _TensorBase):
+    kind = type(x)
+    if kind is float or kind is int:   # the common case, first: a Python number that fits
+        stored = tensor._v if type(tensor) is Tensor else getattr(tensor, "_stored", None)  # (a Variable's)
+        if (tensor.dtype._np if stored is None else stored.dtype) in _TAKES[kind]:
+            return x
+    elif isinstance(x, _TensorBase):
         return x
-    dtype = tensor.dtype
-    if isinstance(x, (np.ndarray, np.generic, jax.Array)):     # cast (a jax array as a NumPy one)
-        return x if dtype == _dtypes.string or x.dtype == dtype.as_numpy_dtype else x.astype(dtype.as_numpy_dtype)
-    if not (type(x) is int and dtype != _dtypes.bool or type(x) is float and dtype.is_floating):
-        check_python_kinds(x, dtype)    # (the common cases above need no check)
+    elif isinstance(x, (np.ndarray, np.generic, jax.Array)):     # cast (a jax array as a NumPy one)
+        dtype = tensor.dtype
+        return x if dtype == _dtypes.string or x.dtype == dtype._np else x.astype(dtype._np)
+    check_python_kinds(x, tensor.dtype)
     return x
+
+
+_INEXACT = [np.float16, _dtypes.bfloat16._np, np.float32, np.float64, np.complex64, np.complex128]
+_TAKES = {float: frozenset(map(np.dtype, _INEXACT)),       # the dtypes a Python number converts to
+          int: frozenset(map(np.dtype, _INEXACT + [np.int8, np.int16, np.int32, np.int64, np.uint8,
+                                                   np.uint16, np.uint32, np.uint64]))}
 
 
 def _rmatmul(self, other):
