@@ -276,3 +276,42 @@ def test_a_shared_dtype_costs_nothing_once_compiled():
         y = x * 2.0 + tf.constant([0.5, 0.5]) - 1
     np.testing.assert_array_equal(y.numpy(), np.float32([1.5, 3.5]))
     assert (tf.constant([1]) * 2).dtype == tf.int32
+
+
+# Floating kernels refuse integers in TensorFlow (JAX would compute in float32): TF 2.21's errors.
+_FLOATS = "bfloat16, half, float, double"
+NOT_ALLOWED = [
+    ("tf.exp(1)", "int32", "Exp", _FLOATS + ", complex64, complex128"),
+    ("tf.sqrt(tf.constant([4]))", "int32", "Sqrt", _FLOATS + ", complex64, complex128"),
+    ("tf.math.log(tf.constant(1, tf.int64))", "int64", "Log", _FLOATS + ", complex64, complex128"),
+    ("tf.sin(tf.constant([4]))", "int32", "Sin", _FLOATS + ", complex64, complex128"),
+    ("tf.tanh(tf.constant([4]))", "int32", "Tanh", _FLOATS + ", complex64, complex128"),
+    ("tf.nn.sigmoid(1)", "int32", "Sigmoid", _FLOATS + ", complex64, complex128"),
+    ("tf.math.rsqrt(tf.constant([4]))", "int32", "Rsqrt", _FLOATS + ", complex64, complex128"),
+    ("tf.math.erf(tf.constant([4]))", "int32", "Erf", _FLOATS),
+    ("tf.math.lgamma(tf.constant([4]))", "int32", "Lgamma", _FLOATS),
+    ("tf.math.floor(tf.constant([4]))", "int32", "Floor", _FLOATS),
+    ("tf.nn.softmax(tf.constant([1, 2]))", "int32", "Softmax", "half, bfloat16, float, double"),
+    ("tf.nn.softplus(tf.constant([1, 2]))", "int32", "Softplus", "half, bfloat16, float, double"),
+]
+
+
+@pytest.mark.parametrize("expr,dtype,tf_op,allowed", NOT_ALLOWED, ids=[c[0] for c in NOT_ALLOWED])
+def test_integer_inputs_of_floating_kernels_raise_tensorflows_error(expr, dtype, tf_op, allowed):
+    for _ in range(2):
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            eval(expr, {"tf": tf, "np": np})
+        text = str(info.value)
+        assert text.split("\n")[0] == f"Value for attr 'T' of {dtype} is not in the list of allowed values: {allowed}"
+        assert text.endswith(f"[Op:{tf_op}] name: ")
+    assert eval(expr.replace("1)", "1.0)").replace("[4]", "[4.0]").replace("[1, 2]", "[1.0, 2.0]").replace(
+        "(1, tf.int64)", "(1.0)"), {"tf": tf}).dtype == tf.float32
+
+
+def test_integer_inputs_of_floating_kernels_in_a_traced_function():
+    f = tf.function(lambda x: tf.sqrt(x))
+    with pytest.raises(TypeError) as info:
+        f(tf.constant([4]))
+    assert str(info.value).strip().split("\n")[-1].strip() == (
+        "TypeError: Value passed to parameter 'x' has DataType int32 not in list of allowed values: "
+        "bfloat16, float16, float32, float64, complex64, complex128")

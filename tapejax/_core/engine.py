@@ -133,11 +133,60 @@ def shares_dtype(op, inputs=None):
                 raise DtypeMismatch(k if inputs is None else inputs[k])
         return fn(*args, **static)
 
-    checked.dtype_checked = True
     op.same_dtype = inputs or True
+    return _checked_by(op, checked)
+
+
+def _checked_by(op, checked):
+    """``op`` computing ``checked``: its function behind a dtype check (``dtype_checked``)."""
+    checked.dtype_checked = True
     op.fn = checked
     op._jfn = jax.jit(checked, static_argnames=op.static or None)
     return op
+
+
+class DtypeNotAllowed(Exception):
+    """Raised while an op is traced with an input of a dtype its TensorFlow kernel does not take
+    (``allows_dtypes``); ``apply`` raises TensorFlow's error instead."""
+
+    def __init__(self, dtype, tf_op, allowed):
+        super().__init__(dtype)
+        self.dtype, self.tf_op, self.allowed = dtype, tf_op, allowed
+
+
+_TF_DTYPES = {"bfloat16": jnp.bfloat16, "half": np.float16, "float": np.float32, "double": np.float64,
+              "complex64": np.complex64, "complex128": np.complex128}
+
+
+def allows_dtypes(op, tf_op, allowed):
+    """Limits ``op``'s first input to the dtypes TensorFlow's kernel ``tf_op`` takes, named as TF
+    lists them (``("bfloat16", "half", "float", "double")``): ``tf.exp(1)`` and ``tf.sqrt(int32)``
+    are TF's InvalidArgumentError, where JAX would compute in float32. Checked while the op is
+    traced for new input types, as ``shares_dtype``."""
+    dtypes = frozenset(np.dtype(_TF_DTYPES[n]) for n in allowed)
+    fn = op.fn
+
+    @functools.wraps(fn)
+    def checked(x, *args, **static):
+        dtype = jax.typeof(x).dtype
+        if dtype not in dtypes:
+            raise DtypeNotAllowed(dtype, tf_op, allowed)
+        return fn(x, *args, **static)
+
+    return _checked_by(op, checked)
+
+
+def _not_allowed(e):
+    """TensorFlow's error for an input dtype its kernel does not take (``allows_dtypes``)."""
+    if _state._local.tracing:
+        names = ", ".join(np.dtype(_TF_DTYPES[n]).name for n in e.allowed)
+        return TypeError(f"Value passed to parameter 'x' has DataType {np.dtype(e.dtype).name} not in list of "
+                         f"allowed values: {names}")
+    listed = ", ".join(e.allowed)
+    return errors.InvalidArgumentError(None, None, (
+        f"Value for attr 'T' of {_dtypes.c_name(e.dtype)} is not in the list of allowed values: {listed}\n\t; "
+        f"NodeDef: {{{{node {e.tf_op}}}}}; Op<name={e.tf_op}; signature=x:T -> y:T; attr=T:type,allowed=["
+        f"{', '.join('DT_' + n.upper() for n in e.allowed)}]> [Op:{e.tf_op}] name: "))
 
 
 @functools.lru_cache(maxsize=None)
@@ -346,6 +395,8 @@ def _run(op, args, static):
         raise _out_of_scope(ins) from None
     except DtypeMismatch as e:
         raise _dtype_error(op, args, e.index) from None
+    except DtypeNotAllowed as e:
+        raise _not_allowed(e) from None
     except (TypeError, ValueError) as e:
         return _not_numeric(op, args, given, vals, static, e)
     if op._sized is not jfn or (op._variants >= 0 and jfn._cache_size() != op._variants):

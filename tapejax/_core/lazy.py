@@ -338,7 +338,7 @@ def _infer(op, static, skey, specs):
     specs = [_EXAMPLE.get(k, k) if type(k) is type else k for k in specs]
     try:
         closed, out = jax.make_jaxpr(functools.partial(op.fn, **static), return_shape=True)(*specs)
-    except _engine.DtypeMismatch:   # run now: it raises TF's error, or converts a Python bool
+    except (_engine.DtypeMismatch, _engine.DtypeNotAllowed):   # run now: TF's error (or a bool converted)
         return _cache_shapes(op, skey, _EAGER)
     except Exception:   # the op runs now, and raises its error there
         return _EAGER

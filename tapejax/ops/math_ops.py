@@ -16,7 +16,7 @@ from .._core import dtypes as _dtypes
 from .. import errors as errors
 from .._core.tensor import Tensor, _TensorBase, _python_default_dtype, to_array
 from .._core.basic import identity, negative
-from .._core.engine import shares_dtype
+from .._core.engine import allows_dtypes, shares_dtype
 from .._core.indexed_slices import IndexedSlices
 from ..extend import defop
 from . import kinks, normalize
@@ -129,6 +129,18 @@ bitwise_or = defop(jnp.bitwise_or, name="bitwise_or")
 bitwise_xor = defop(jnp.bitwise_xor, name="bitwise_xor")
 select = defop(jnp.where, name="select")
 clip_by_value = export("clip_by_value")(defop(kinks.clip, name="clip_by_value"))
+
+# The dtypes TensorFlow's kernels take: floating ops refuse integers (tf.exp(1) raises in TF).
+_FLOATING = ("bfloat16", "half", "float", "double")
+for _op, _tf_op in [(exp, "Exp"), (expm1, "Expm1"), (log, "Log"), (log1p, "Log1p"), (sqrt, "Sqrt"),
+                    (rsqrt, "Rsqrt"), (sin, "Sin"), (cos, "Cos"), (tan, "Tan"), (asin, "Asin"), (acos, "Acos"),
+                    (atan, "Atan"), (sinh, "Sinh"), (cosh, "Cosh"), (tanh, "Tanh"), (asinh, "Asinh"),
+                    (acosh, "Acosh"), (atanh, "Atanh"), (sigmoid, "Sigmoid")]:
+    allows_dtypes(_op, _tf_op, _FLOATING + ("complex64", "complex128"))
+for _op, _tf_op in [(erf, "Erf"), (erfc, "Erfc"), (lgamma, "Lgamma"), (digamma, "Digamma"), (floor, "Floor"),
+                    (ceil, "Ceil"), (is_nan, "IsNan")]:
+    allows_dtypes(_op, _tf_op, _FLOATING)
+allows_dtypes(softplus, "Softplus", ("half", "bfloat16", "float", "double"))
 
 # TensorFlow's type attribute T: the inputs share one dtype (no promotion; a list or NumPy
 # operand is converted to the others' dtype). TF's messages: ops/messages.py.

@@ -6,6 +6,7 @@ import numpy as np
 
 from .._core.tensor import Tensor, _TensorBase, to_array
 from ..errors import InvalidArgumentError
+from .._core.engine import allows_dtypes
 from ..extend import defop
 from . import normalize
 from .namespaces import export
@@ -23,6 +24,8 @@ gelu = export("nn.gelu")(defop(lambda x, approximate=False: jax.nn.gelu(x, appro
 _leaky_relu = defop(lambda x, alpha=0.2: jnp.where(x > 0, x, x * alpha), name="leaky_relu", static=("alpha",))
 softmax = export("nn.softmax")(defop(lambda x, axis=-1: jax.nn.softmax(x, axis=axis), name="softmax", static=("axis",)))
 log_softmax = export("nn.log_softmax")(defop(lambda x, axis=-1: jax.nn.log_softmax(x, axis=axis), name="log_softmax", static=("axis",)))
+for _op, _tf_op in [(softmax, "Softmax"), (log_softmax, "LogSoftmax"), (elu, "Elu"), (selu, "Selu")]:
+    allows_dtypes(_op, _tf_op, ("half", "bfloat16", "float", "double"))   # TF's kernels refuse integers
 _sparse_xent = defop(lambda labels, logits: -jnp.take_along_axis(jax.nn.log_softmax(logits), labels[..., None].astype(jnp.int32), axis=-1)[..., 0], name="sparse_softmax_cross_entropy_with_logits")
 # TensorFlow's kernel gives d/dlogits = softmax(logits) - labels, exact only when the labels sum
 # to one: with one class the loss is constant, yet TF's gradient is 1 - label. Keep TF's rule.
