@@ -129,7 +129,7 @@ def shares_dtype(op, inputs=None):
         avals = [jax.typeof(a) for a in ins]
         want = next((a.dtype for a in avals if not a.weak_type), None)
         for k, a in enumerate(avals):
-            if a.dtype != want and want is not None and not (a.weak_type and _number_fits(a.dtype, want)):
+            if a.dtype != want and want is not None and not (a.weak_type and number_fits(a.dtype, want)):
                 raise DtypeMismatch(k if inputs is None else inputs[k])
         return fn(*args, **static)
 
@@ -190,7 +190,7 @@ def _not_allowed(e):
 
 
 @functools.lru_cache(maxsize=None)
-def _number_fits(number, dtype):
+def number_fits(number, dtype):
     """Whether TensorFlow converts a Python number that JAX types ``number`` to ``dtype``."""
     kinds = (jnp.complexfloating, jnp.inexact, jnp.number)   # complex, float, int numbers
     kind = next(k for k in kinds if jnp.issubdtype(number, k))
@@ -320,8 +320,10 @@ def _converted_like(a, args, inputs=True):
     that dtype where their kind allows, or float32 beside a Python float: ``float32 tensor +
     float64 array`` is float32, and ``tf.maximum(0., [1, -1])`` is float32 (JAX would make both
     float64). What does not convert is left for the op's dtype check (``shares_dtype``)."""
-    if type(a) in (float, int) or (type(a) is not bool and not isinstance(a, (list, tuple, np.ndarray, np.generic,
-                                                                                jax.Array))):
+    kind = type(a)
+    if kind is float or kind is int:    # the common case: the op's dtype check decides
+        return a
+    if kind is not bool and not isinstance(a, (list, tuple, np.ndarray, np.generic, jax.Array)):
         return a
     if not isinstance(a, jax.Array) and _contains_tensor(a):
         return a
@@ -446,7 +448,7 @@ def _python_numbers(vals, same_dtype):
         want = vals[inputs[0]].dtype
         for i in inputs:
             got = vals[i].dtype
-            if got != want and want != np.bool_ and (got == np.bool_ or _number_fits(got, want)):
+            if got != want and want != np.bool_ and (got == np.bool_ or number_fits(got, want)):
                 vals[i] = vals[i].astype(want)
     return vals
 
@@ -456,9 +458,7 @@ def _dtype_error(op, args, index):
     tracing = _state._local.tracing
     if op.dtype_error is not None:
         return op.dtype_error(args, index, tracing)
-    dtypes = [_dtypes.as_dtype(jax.typeof(_arg(a, ())[1]).dtype).name for a in args]
-    return TypeError(f"{op.name}: the inputs must have one dtype, got {', '.join(dtypes)}: cast them "
-                     f"with tf.cast first.")
+    return TypeError(f"{op.name}: input #{index} has another dtype than the others; cast it with tf.cast first.")
 
 
 def _wrap_many(out):

@@ -4,6 +4,7 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core.basic import negative
+from .._core.engine import number_fits
 from .._core.tensor import Tensor, _TensorBase, check_python_kinds
 from .math_ops import (
     abs, add, subtract, multiply, divide, floordiv, floormod, pow, logical_and, logical_or, logical_xor,
@@ -26,7 +27,7 @@ def _left_operand(x, tensor):
     kind = type(x)
     if kind is float or kind is int:   # the common case, first: a Python number that fits
         stored = tensor._v if type(tensor) is Tensor else getattr(tensor, "_stored", None)  # (a Variable's)
-        if (tensor.dtype._np if stored is None else stored.dtype) in _TAKES[kind]:
+        if number_fits(_PYTHON[kind], tensor.dtype._np if stored is None else stored.dtype):
             return x
     elif isinstance(x, _TensorBase):
         return x
@@ -37,10 +38,7 @@ def _left_operand(x, tensor):
     return x
 
 
-_INEXACT = [np.float16, _dtypes.bfloat16._np, np.float32, np.float64, np.complex64, np.complex128]
-_TAKES = {float: frozenset(map(np.dtype, _INEXACT)),       # the dtypes a Python number converts to
-          int: frozenset(map(np.dtype, _INEXACT + [np.int8, np.int16, np.int32, np.int64, np.uint8,
-                                                   np.uint16, np.uint32, np.uint64]))}
+_PYTHON = {float: np.dtype(np.float64), int: np.dtype(np.int64)}   # how JAX types a Python number
 
 
 def _rmatmul(self, other):
