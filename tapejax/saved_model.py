@@ -930,6 +930,9 @@ class _Variant:
         self.variables = [variables[p] for p in entry["variables"]]
         self.written = [variables[p] for p in entry["written"]]
         n_vars = len(self.variables)
+        n_out = len(exported.out_avals) - len(self.written)
+        self.output_avals = [([None if jax.export.is_symbolic_dim(d) else int(d) for d in a.shape], a.dtype)
+                             for a in exported.out_avals[:n_out]]
 
         def call(*flat):
             outs, new = exported.call(list(flat[:n_vars]), *flat[n_vars:])
@@ -1130,6 +1133,19 @@ class _Signature:
     def __repr__(self):
         return f"<tapejax.saved_model signature ({', '.join(self._arg_names)}) -> dict>"
 
+    @property
+    def structured_outputs(self):
+        """The outputs as TensorSpecs named by their keys (``{'output_0': TensorSpec(...)}``): a
+        size differing between the exported traces is None, and the rank is unknown where theirs
+        differ (a TensorSpec of unknown rank is exported for several ranks)."""
+        variants = self._fn._variants
+        per_leaf = zip(*(v.output_avals for v in variants))
+        specs = [TensorSpec(_joined_shape([shape for shape, _ in avals]), avals[0][1]) for avals in per_leaf]
+        out = _decode(variants[0].outputs, specs.__getitem__)
+        if not isinstance(out, dict):
+            out = {f"output_{i}": o for i, o in enumerate(out if isinstance(out, (list, tuple)) else [out])}
+        return {k: TensorSpec(v.shape, v.dtype, k) for k, v in out.items()}
+
     def __call__(self, *args, **kwargs):
         if args:
             raise TypeError(f"Signature functions take keyword arguments only: {', '.join(self._arg_names)}=...")
@@ -1142,6 +1158,13 @@ class _Signature:
         if isinstance(out, (list, tuple)):
             return {f"output_{i}": o for i, o in enumerate(out)}
         return {"output_0": out}
+
+
+def _joined_shape(shapes):
+    """The most specific shape all of ``shapes`` have (None: an unknown rank)."""
+    if len({len(s) for s in shapes}) != 1:
+        return None
+    return [d[0] if len(set(d)) == 1 else None for d in zip(*shapes)]
 
 
 def load(export_dir, tags=None, options=None):

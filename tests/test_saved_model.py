@@ -390,3 +390,42 @@ def test_tf_gradients_inside_and_python_values_converted_as_tensorflow(tmp_path)
     with pytest.raises(TypeError, match=r"Binding inputs to tf.function failed due to `Cannot convert "
                                         r"\[1.5, 2.0\] to EagerTensor of dtype int32`"):
         loaded.double([1.5, 2.0])
+
+
+def test_signature_structured_outputs_as_tensorflow(tmp_path):
+    """saved_model guide: ``signatures['serving_default'].structured_outputs`` (TF 2.21's output)."""
+    class Named(tf.Module):
+        def __init__(self):
+            self.v = tf.Variable(1.)
+
+        @function(input_signature=[TensorSpec(None, tf.float32)])
+        def __call__(self, x):
+            return {'custom_output_name': x * self.v}
+
+    class Pair(tf.Module):
+        def __init__(self):
+            self.v = tf.Variable(1.)
+
+        @function(input_signature=[TensorSpec([None, 3], tf.float32)])
+        def f(self, x):
+            return x * self.v, tf.reduce_sum(x, axis=1)
+
+        @function(input_signature=[TensorSpec([2], tf.int32)])
+        def g(self, x):
+            return x
+
+    m = Named()
+    tf.saved_model.save(m, str(tmp_path / "a"), signatures={
+        'serving_default': m.__call__.get_concrete_function(TensorSpec(None, tf.float32))})
+    outs = tf.saved_model.load(str(tmp_path / "a")).signatures['serving_default'].structured_outputs
+    assert repr(outs) == ("{'custom_output_name': TensorSpec(shape=<unknown>, dtype=tf.float32, "
+                          "name='custom_output_name')}")
+    p = Pair()
+    tf.saved_model.save(p, str(tmp_path / "b"), signatures={'f': p.f, 'g': p.g})
+    loaded = tf.saved_model.load(str(tmp_path / "b"))
+    assert repr(loaded.signatures['f'].structured_outputs) == (
+        "{'output_0': TensorSpec(shape=(None, 3), dtype=tf.float32, name='output_0'), "
+        "'output_1': TensorSpec(shape=(None,), dtype=tf.float32, name='output_1')}")
+    assert repr(loaded.signatures['g'].structured_outputs) == (
+        "{'output_0': TensorSpec(shape=(2,), dtype=tf.int32, name='output_0')}")
+    assert repr(TensorSpec(None, tf.float32)) == "TensorSpec(shape=<unknown>, dtype=tf.float32, name=None)"

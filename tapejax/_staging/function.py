@@ -150,7 +150,7 @@ class TensorSpec:
         return hash((self.shape, self.dtype.name, self.name))
 
     def __repr__(self):
-        shape = "None" if self.shape is None else str(self.shape)
+        shape = "<unknown>" if self.shape is None else str(self.shape)
         return f"TensorSpec(shape={shape}, dtype=tf.{self.dtype.name}, name={self.name!r})"
 
 
