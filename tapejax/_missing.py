@@ -61,9 +61,6 @@ MISSING = {
         for name in ("cifar10", "cifar100", "imdb", "reuters", "boston_housing", "california_housing")
     },
     "tapejax.strings": {
-        "to_hash_bucket_fast": "tf.strings.to_hash_bucket_fast (TensorFlow's FarmHash Fingerprint64 buckets) "
-                               + _NOT_PROVIDED + ": map tokens to ids with a vocabulary (a Python dict), or "
-                               "hash them in Python (hashlib); bucket numbers would differ from TensorFlow's.",
         "to_hash_bucket_strong": "tf.strings.to_hash_bucket_strong (keyed SipHash) " + _NOT_PROVIDED + ": map "
                                  "tokens to ids with a vocabulary, or hash them in Python (hashlib.blake2b with a key).",
         "to_hash_bucket": "tf.strings.to_hash_bucket " + _NOT_PROVIDED + ": map tokens to ids with a vocabulary "

@@ -20,6 +20,7 @@ import numpy as np
 
 from . import errors, ops as _ops
 from ._core import dtypes as _dtypes, host as _host
+from ._core.farmhash import fingerprint64 as _fingerprint64
 from .ops.normalize import INDEX as _INDEX
 from ._staging.printing import _fmt
 from ._core.tensor import Tensor, _TensorBase, string_array
@@ -473,9 +474,34 @@ def unicode_transcode(input, input_encoding, output_encoding, errors="replace", 
     return _strings(_each(lambda b: _decode(b, input_encoding, errors, replacement_char).encode(enc), _text(input)))
 
 
+# ---------------------------------------------------------------------- hashing
+@_ragged_values
+def to_hash_bucket_fast(input, num_buckets, name=None):
+    """The bucket of each string: FarmHash ``Fingerprint64`` modulo ``num_buckets`` (int64), the
+    same numbers as TensorFlow's ``tf.strings.to_hash_bucket_fast`` on any platform.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.strings.to_hash_bucket_fast(["Hello", "TensorFlow", "2.x"], 3).numpy()
+        array([0, 2, 2])
+    """
+    n = int(num_buckets)
+    op = "StringToHashBucketFast"
+    if n < 1:
+        raise errors.InvalidArgumentError(None, None, (
+            f"Value for attr 'num_buckets' of {n} must be at least minimum 1\n\t; NodeDef: {{{{node {op}}}}}; "
+            f"Op<name={op}; signature=input:string -> output:int64; attr=num_buckets:int,min=1> [Op:{op}] name: "))
+    if isinstance(input, _TensorBase) and input.dtype != _dtypes.string:
+        raise errors.InvalidArgumentError(None, None, (
+            f"cannot compute {op} as input #0(zero-based) was expected to be a string tensor but is a "
+            f"{input.dtype.name} tensor [Op:{op}] name: "))
+    return _numbers(_each(lambda b: _fingerprint64(b) % n, _text(input), np.int64), np.int64)
+
+
 __all__ = ["length", "lower", "upper", "strip", "substr", "regex_replace", "regex_full_match", "join",
            "reduce_join", "format", "to_number", "as_string", "split", "bytes_split", "unicode_split",
-           "unicode_decode", "unicode_decode_with_offsets", "unicode_encode", "unicode_transcode"]
+           "unicode_decode", "unicode_decode_with_offsets", "unicode_encode", "unicode_transcode",
+           "to_hash_bucket_fast"]
 
 
 

@@ -602,3 +602,32 @@ def test_decode_raw_matches_tensorflow():
 def test_decode_raw_in_a_function():
     f = tf.function(lambda s: tf.io.decode_raw(s, tf.uint8) + 1)
     assert f(tf.constant(["ab", "cd"])).numpy().tolist() == [[98, 99], [100, 101]]
+
+
+def test_to_hash_bucket_fast_is_tensorflows_farmhash():
+    """FarmHash Fingerprint64 of every length class (0-16, 17-32, 33-64, the 64-byte loop);
+    numbers recorded from TF 2.21 (``to_hash_bucket_fast(strs, 2**63 - 1)``)."""
+    rng = np.random.RandomState(0)
+    lengths = [0, 1, 3, 4, 7, 8, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 200, 1000]
+    strs = [bytes(rng.randint(0, 256, size=n).astype(np.uint8)) for n in lengths]
+    expected = [1936946117179621456, 8054779267362739308, 8581881436611054322, 5549721401594639477,
+                4179687863814219941, 3008770186037569986, 2908710703943920269, 265413455263875370,
+                121485299463318005, 2393244744882947095, 7718122842305302167, 1899055362430274275,
+                1212520714254615086, 4488981713520177669, 6839296398378386152, 3157353212533470754,
+                4338590423137012470, 3087237633198635119, 6210691893918696156, 4809498863746780112]
+    out = tf.strings.to_hash_bucket_fast(tf.constant(strs), 2 ** 63 - 1)
+    assert out.dtype == tf.int64
+    assert out.numpy().tolist() == expected
+
+
+def test_to_hash_bucket_fast_ragged_guide_cell():
+    """ragged_tensor guide: hashing the words of ragged sentences keeps the rows."""
+    sentences = tf.constant(['What makes you think she is a witch?', 'She turned me into a newt.', 'A newt?',
+                             'Well, I got better.'])
+    hashed = tf.strings.to_hash_bucket_fast(tf.strings.split(sentences, ' '), 1000)
+    assert hashed.to_list() == [[940, 203, 668, 387, 790, 320, 939, 185], [315, 515, 791, 181, 939, 787],
+                                [564, 205], [820, 180, 993, 739]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="was expected to be a string tensor but is a int32"):
+        tf.strings.to_hash_bucket_fast(tf.constant([1]), 3)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="'num_buckets' of 0 must be at least minimum 1"):
+        tf.strings.to_hash_bucket_fast(tf.constant(['a']), 0)
