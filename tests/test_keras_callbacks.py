@@ -128,17 +128,68 @@ def test_terminate_on_nan_stops_within_the_epoch(capsys):
 
 def test_model_checkpoint_save_best_only_and_reload(tmp_path):
     model = _model(lr=0.0)
-    cb = CB.ModelCheckpoint(str(tmp_path / "best-{epoch}"), monitor="loss", save_best_only=True, save_weights_only=True)
+    cb = CB.ModelCheckpoint(str(tmp_path / "best-{epoch}.weights.h5"), monitor="loss", save_best_only=True, save_weights_only=True)
     model.fit(X, Y, epochs=3, shuffle=False, callbacks=[cb], verbose=0)
-    assert sorted(os.listdir(tmp_path)) == ["best-1"]   # a constant loss improves only once
-    every = CB.ModelCheckpoint(str(tmp_path / "all-{epoch:02d}-{loss:.1f}"), save_weights_only=True)
+    assert sorted(os.listdir(tmp_path)) == ["best-1.weights.h5"]   # a constant loss improves only once
+    every = CB.ModelCheckpoint(str(tmp_path / "all-{epoch:02d}-{loss:.1f}.weights.h5"), save_weights_only=True)
     loss = model.evaluate(X, Y, verbose=0)
     model.fit(X, Y, epochs=2, callbacks=[every], verbose=0)
     assert sorted(f for f in os.listdir(tmp_path) if f.startswith("all-")) == [
-        f"all-01-{loss:.1f}", f"all-02-{loss:.1f}"]
+        f"all-01-{loss:.1f}.weights.h5", f"all-02-{loss:.1f}.weights.h5"]
     other = _model()
-    other.load_weights(str(tmp_path / "best-1"))
+    other.load_weights(str(tmp_path / "best-1.weights.h5"))
     assert all(np.array_equal(a, b) for a, b in zip(other.get_weights(), model.get_weights()))
+
+
+def test_model_checkpoint_saves_every_save_freq_batches_as_keras3(tmp_path, capsys, monkeypatch):
+    # Recorded from TF 2.21 (Keras 3): 3 batches per epoch; {batch} is the 1-based batch index;
+    # the batch count carries over between epochs; verbose=1 prints 'saving' and 'finished saving'.
+    monkeypatch.chdir(tmp_path)
+    model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1, kernel_initializer="ones")])
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.01), loss="mse")
+    x, y = np.ones((10, 2), "float32"), np.zeros((10, 1), "float32")
+    cb = CB.ModelCheckpoint("ck/w-{epoch:02d}-{batch}.weights.h5", save_weights_only=True, save_freq=2, verbose=1)
+    model.fit(x, y, batch_size=4, epochs=3, callbacks=[cb], verbose=0)
+    assert sorted(os.listdir("ck")) == ['w-01-2.weights.h5', 'w-02-1.weights.h5', 'w-02-3.weights.h5',
+                                        'w-03-2.weights.h5']
+    assert capsys.readouterr().out == "".join(
+        f"\nEpoch {e}: saving model to ck/w-0{e}-{b}.weights.h5\n\nEpoch {e}: finished saving model to "
+        f"ck/w-0{e}-{b}.weights.h5\n" for e, b in [(1, 2), (2, 1), (2, 3), (3, 2)])
+    cb = CB.ModelCheckpoint("e/m-{epoch}-{loss:.3f}.keras", save_freq=4, verbose=1)
+    model.fit(x, y, batch_size=4, epochs=2, callbacks=[cb], verbose=0)
+    assert sorted(os.listdir("e")) == ['m-2-0.906.keras']
+    capsys.readouterr()
+    cb = CB.ModelCheckpoint("b/best.weights.h5", monitor="nope", mode="min", save_best_only=True,
+                            save_weights_only=True, verbose=1)
+    with pytest.warns(UserWarning, match="^Can save best model only with nope available.$"):
+        model.fit(x, y, batch_size=4, epochs=1, callbacks=[cb], verbose=0)
+    assert os.listdir("b") == ["best.weights.h5"]
+    assert capsys.readouterr().out == "\nEpoch 1: finished saving model to b/best.weights.h5\n"
+    cb = CB.ModelCheckpoint("c/best.weights.h5", monitor="loss", save_best_only=True, save_weights_only=True,
+                            verbose=1)
+    model.fit(x, y, batch_size=4, epochs=2, callbacks=[cb], verbose=0)
+    assert capsys.readouterr().out == (
+        "\nEpoch 1: loss improved from None to 0.39220, saving model to c/best.weights.h5\n"
+        "\nEpoch 1: finished saving model to c/best.weights.h5\n"
+        "\nEpoch 2: loss improved from 0.39220 to 0.27057, saving model to c/best.weights.h5\n"
+        "\nEpoch 2: finished saving model to c/best.weights.h5\n")
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(filepath="w", save_weights_only=True), "When using `save_weights_only=True` in `ModelCheckpoint`, the "
+     "filepath provided must end in `.weights.h5` (Keras weights format). Received: filepath=w"),
+    (dict(filepath="w.h5", save_weights_only=True), "When using `save_weights_only=True` in `ModelCheckpoint`, "
+     "the filepath provided must end in `.weights.h5` (Keras weights format). Received: filepath=w.h5"),
+    (dict(filepath="m"), "The filepath provided must end in `.keras` (Keras model format). Received: filepath=m"),
+    (dict(filepath="m.keras", save_freq="batch"),
+     "Unrecognized save_freq: batch. Expected save_freq are 'epoch' or integer values"),
+    (dict(filepath="m.keras", save_freq=2.0),
+     "Unrecognized save_freq: 2.0. Expected save_freq are 'epoch' or integer values"),
+])
+def test_model_checkpoint_rejects_keras3s_bad_arguments(kwargs, message):
+    with pytest.raises(ValueError) as e:
+        CB.ModelCheckpoint(**kwargs)
+    assert str(e.value) == message
 
 
 def test_hook_order_params_and_history():

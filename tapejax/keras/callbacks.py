@@ -419,27 +419,26 @@ class TerminateOnNaN(Callback):
 
 class ModelCheckpoint(Callback):
     """Saves the model (``model.save``) or its weights (``save_weights_only=True``,
-    ``model.save_weights``) after every epoch, or only when ``monitor`` improves
-    (``save_best_only=True``). ``filepath`` may hold ``{epoch}`` and log names:
-    ``'ckpt-{epoch:02d}-{loss:.2f}'``.
+    ``model.save_weights``) after every epoch, every ``save_freq`` batches (an int), or only
+    when ``monitor`` improves (``save_best_only=True``). ``filepath`` may hold ``{epoch}``,
+    ``{batch}`` (batch-level saving) and log names: ``'ckpt-{epoch:02d}-{loss:.2f}.keras'``.
+    As in Keras 3 it must end in ``.weights.h5`` with ``save_weights_only=True``, else in
+    ``.keras`` or ``.h5`` (tapejax writes its own format under those names).
 
     Example:
         >>> import os, tempfile, numpy as np, tapejax as tf
         >>> d = tempfile.mkdtemp()
         >>> model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
         >>> model.compile(optimizer='sgd', loss='mse')
-        >>> cb = tf.keras.callbacks.ModelCheckpoint(d + '/w-{epoch:02d}', save_weights_only=True)
+        >>> cb = tf.keras.callbacks.ModelCheckpoint(d + '/w-{epoch:02d}.weights.h5', save_weights_only=True)
         >>> _ = model.fit(np.ones((4, 2)), np.ones((4, 1)), epochs=2, callbacks=[cb], verbose=0)
         >>> sorted(os.listdir(d))
-        ['w-01', 'w-02']
+        ['w-01.weights.h5', 'w-02.weights.h5']
     """
 
     def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False, save_weights_only=False,
                  mode="auto", save_freq="epoch", initial_value_threshold=None):
         super().__init__()
-        if save_freq != "epoch":
-            raise ValueError(f"ModelCheckpoint(save_freq={save_freq!r}) is not supported by tapejax yet: "
-                             "it saves at the end of every epoch (save_freq='epoch').")
         self.filepath = os.fspath(filepath)
         self.monitor = monitor
         self.verbose = verbose
@@ -447,32 +446,79 @@ class ModelCheckpoint(Callback):
         self.save_weights_only = save_weights_only
         self.mode = _check_mode(self, mode)
         self.best = initial_value_threshold
+        self.save_freq = save_freq
         self._sign = None
+        self._current_epoch = 0
+        self._batches_seen_since_last_saving = 0
+        self._last_batch_seen = None
+        if save_freq != "epoch" and not isinstance(save_freq, int):
+            raise ValueError(f"Unrecognized save_freq: {save_freq}. Expected save_freq are 'epoch' or integer values")
+        if save_weights_only and not self.filepath.endswith(".weights.h5"):
+            raise ValueError("When using `save_weights_only=True` in `ModelCheckpoint`, the filepath provided must "
+                             f"end in `.weights.h5` (Keras weights format). Received: filepath={self.filepath}")
+        if not save_weights_only and not self.filepath.endswith((".keras", ".h5")):
+            raise ValueError("The filepath provided must end in `.keras` (Keras model format). "
+                             f"Received: filepath={self.filepath}")
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self._current_epoch = epoch
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.save_freq == "epoch":
+            return
+        # Keras counts batches across epochs: a new epoch restarts the batch index.
+        new_epoch = self._last_batch_seen is None or batch <= self._last_batch_seen
+        self._batches_seen_since_last_saving += batch + 1 if new_epoch else batch - self._last_batch_seen
+        self._last_batch_seen = batch
+        if self._batches_seen_since_last_saving >= self.save_freq:
+            self._batches_seen_since_last_saving = 0
+            self._save_model(self._current_epoch, batch, logs)
 
     def on_epoch_end(self, epoch, logs=None):
-        logs = logs or {}
-        path = self.filepath.format(epoch=epoch + 1, **logs)
-        if self.save_best_only:
-            if self._sign is None:
-                self._sign = _direction(self, self.monitor, self.mode)
-            current = _monitored(self, logs)
-            if current is None:
-                return
-            if self.best is not None and not self._sign * (current - self.best) > 0:
-                if self.verbose > 0:
-                    print(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from {self.best:.5f}")
-                return
+        if self.save_freq == "epoch":
+            self._save_model(epoch, None, logs)
+
+    def _should_save(self, epoch, logs, path):
+        if not self.save_best_only:
             if self.verbose > 0:
-                previous = "inf" if self.best is None else f"{self.best:.5f}"
-                print(f"\nEpoch {epoch + 1}: {self.monitor} improved from {previous} to {current:.5f}, "
+                print(f"\nEpoch {epoch + 1}: saving model to {path}")
+            return True
+        current = logs.get(self.monitor)
+        if current is None:
+            warnings.warn(f"Can save best model only with {self.monitor} available.", stacklevel=3)
+            return True
+        if self._sign is None:
+            self._sign = _direction(self, self.monitor, self.mode)
+        best = "None" if self.best is None else f"{self.best:.5f}"
+        if self.best is None or self._sign * (current - self.best) > 0:
+            if self.verbose > 0:
+                print(f"\nEpoch {epoch + 1}: {self.monitor} improved from {best} to {current:.5f}, "
                       f"saving model to {path}")
             self.best = current
-        elif self.verbose > 0:
-            print(f"\nEpoch {epoch + 1}: saving model to {path}")
+            return True
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: {self.monitor} did not improve from {best}")
+        return False
+
+    def _save_model(self, epoch, batch, logs):
+        logs = logs or {}
+        try:
+            if batch is None or "batch" in logs:
+                path = self.filepath.format(epoch=epoch + 1, **logs)
+            else:
+                path = self.filepath.format(epoch=epoch + 1, batch=batch + 1, **logs)
+        except KeyError as e:
+            raise KeyError(f'Failed to format this callback filepath: "{self.filepath}". Reason: {e}') from None
+        if not self._should_save(epoch, logs, path):
+            return
+        if os.path.dirname(path):
+            os.makedirs(os.path.dirname(path), exist_ok=True)
         if self.save_weights_only:
-            self.model.save_weights(path)
+            self.model.save_weights(path, overwrite=True)
         else:
-            self.model.save(path)
+            self.model.save(path, overwrite=True)
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: finished saving model to {path}")
 
 
 class CSVLogger(Callback):
