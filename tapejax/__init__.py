@@ -36,8 +36,8 @@ from . import (
 )
 from . import numpy as numpy  # noqa: F401
 from . import ragged as ragged, sparse as sparse, strings as strings  # noqa: F401
-from .ragged import RaggedTensor as RaggedTensor
-from .sparse import SparseTensor as SparseTensor
+from .ragged import RaggedTensor as RaggedTensor, RaggedTensorSpec as RaggedTensorSpec
+from .sparse import SparseTensor as SparseTensor, SparseTensorSpec as SparseTensorSpec
 from . import io as io  # noqa: F401
 from . import keras as keras  # noqa: F401
 from .keras.initializers import (

@@ -50,10 +50,12 @@ import jax
 import numpy as np
 
 from ._core.tensor import Tensor, _TensorBase, _python_default_dtype, TensorShape, from_numpy, string_array
-from ._core import dtypes as _dtypes, philox as _philox, state as _state
+from ._core import dtypes as _dtypes, philox as _philox, state as _state, logs as _logs
 from . import errors as errors
 from . import io as _tfio
 from ._core.variable import Variable
+from .ragged import RaggedTensor, RaggedTensorSpec
+from .sparse import SparseTensor, SparseTensorSpec
 
 AUTOTUNE = -1
 INFINITE_CARDINALITY = -1
@@ -99,8 +101,8 @@ def _map(f, s):
 
 def _to_array(x):
     """A leaf as a numpy array with the dtype JAX will give it (TF's conversion for Python data)."""
-    if isinstance(x, Dataset):
-        return x  # a dataset-valued component (``window``'s windows) stays a Dataset
+    if isinstance(x, Dataset) or _is_composite(x):
+        return x  # a dataset-valued component (``window``'s windows) stays a Dataset; ragged and sparse ones too
     if isinstance(x, (_TensorBase, jax.Array)):
         # Pipelines run on the host, like TF's: one copy here, then cheap numpy slicing.
         x = np.asarray(x._value if isinstance(x, _TensorBase) else x)
@@ -120,7 +122,7 @@ def _to_array(x):
 
 
 def _tensor(a):
-    if isinstance(a, Dataset):
+    if isinstance(a, (Dataset, RaggedTensor, SparseTensor)):
         return a
     a = np.asarray(a)
     if a.dtype.kind in "OUS":
@@ -150,7 +152,7 @@ def _stack(elems):
         raise TypeError("Cannot batch elements that are Datasets (the windows made by ds.window(n)). "
                         "Batch each window instead: ds.window(n).flat_map(lambda w: w.batch(n)).")
     tree = _flatten(elems[0])[1]
-    return tree.unflatten([np.stack([np.asarray(l[i]) for l in leaves]) for i in range(len(leaves[0]))])
+    return tree.unflatten([_stack_leaf([l[i] for l in leaves]) for i in range(len(leaves[0]))])
 
 
 def _global_seed():
@@ -163,9 +165,125 @@ def _global_seed():
 
 def _unstack(batch):
     leaves, tree = _flatten(batch)
-    leaves = [np.asarray(l) for l in leaves]
-    for i in range(len(leaves[0]) if leaves else 0):
-        yield tree.unflatten([l[i] for l in leaves])
+    leaves = [l if _is_composite(l) else np.asarray(l) for l in leaves]
+    for i in range(_nrows(leaves[0]) if leaves else 0):
+        yield tree.unflatten([_row(l, i) for l in leaves])
+
+
+# ---------------------------------------------------------------------------
+# Composite components: RaggedTensor and SparseTensor leaves, as TF's tf.data holds them
+# ---------------------------------------------------------------------------
+
+class _RaggedRow(np.ndarray):
+    """A row of a ragged component (TF's ``RaggedTensorSpec`` of ragged rank 0): a dense array
+    when read, rows of a RaggedTensor when batched."""
+
+
+def _ragged_row(x):
+    return np.asarray(x._value if isinstance(x, _TensorBase) else x).view(_RaggedRow)
+
+
+def _is_composite(x):
+    return isinstance(x, (RaggedTensor, SparseTensor, _RaggedRow))
+
+
+def _sparse_rows(sp, rows, batched=True):
+    """The rows ``rows`` of a SparseTensor, as a batch (``batched``) or, for one row, without
+    the leading dimension."""
+    idx = sp._indices
+    pos, keep = [], []
+    for j, r in enumerate(np.asarray(rows).reshape(-1)):
+        hit = np.flatnonzero(idx[:, 0] == r)
+        keep.append(hit)
+        pos.append(np.full(len(hit), j))
+    keep = np.concatenate(keep + [np.zeros(0, np.int64)]).astype(np.int64)
+    pos = np.concatenate(pos + [np.zeros(0, np.int64)]).astype(np.int64)
+    values = _tensor(np.asarray(sp.values._value)[keep])
+    if not batched:
+        return SparseTensor(idx[keep][:, 1:], values, sp._shape[1:])
+    return SparseTensor(np.concatenate([pos[:, None], idx[keep][:, 1:]], axis=1), values,
+                        np.concatenate([[len(np.asarray(rows).reshape(-1))], sp._shape[1:]]))
+
+
+def _row(leaf, i):
+    """Element ``i`` of a batched component."""
+    if isinstance(leaf, RaggedTensor):
+        r = leaf[int(i)]
+        return r if isinstance(r, RaggedTensor) else _ragged_row(r)
+    if isinstance(leaf, SparseTensor):
+        return _sparse_rows(leaf, [i], batched=False)
+    return leaf[i]
+
+
+def _rows(leaf, idx):
+    """The elements ``idx`` (an int array or a slice) of a batched component, as a batch."""
+    if isinstance(leaf, RaggedTensor):
+        return leaf._take(np.arange(_nrows(leaf))[idx])
+    if isinstance(leaf, SparseTensor):
+        return _sparse_rows(leaf, np.arange(_nrows(leaf))[idx])
+    return leaf[idx]
+
+
+def _nrows(leaf):
+    return int(np.shape(leaf)[0])
+
+
+def _stack_leaf(xs):
+    """Elements of one component as a batch: a RaggedTensor for ragged rows, a SparseTensor of
+    the largest dense shape for sparse ones."""
+    if isinstance(xs[0], (_RaggedRow, RaggedTensor)):
+        if isinstance(xs[0], RaggedTensor):
+            return RaggedTensor.from_row_lengths(_concat_ragged([x for x in xs]), [_nrows(x) for x in xs])
+        values = np.concatenate([np.asarray(x) for x in xs]) if xs else np.zeros(0)
+        return RaggedTensor.from_row_lengths(_tensor(values), [len(x) for x in xs])
+    if isinstance(xs[0], SparseTensor):
+        shape = np.max([x._shape for x in xs], axis=0)
+        idx = np.concatenate([np.concatenate([np.full((len(x._indices), 1), j), x._indices], axis=1)
+                              for j, x in enumerate(xs)])
+        values = np.concatenate([np.asarray(x.values._value) for x in xs])
+        return SparseTensor(idx, _tensor(values), np.concatenate([[len(xs)], shape]))
+    xs = [np.asarray(x) for x in xs]
+    for x in xs[1:]:
+        if x.shape != xs[0].shape:
+            raise errors.InvalidArgumentError(None, None, (
+                "Cannot add tensor to the batch: number of elements does not match. Shapes are: [tensor]: "
+                f"{list(x.shape)}, [batch]: {list(xs[0].shape)} [Op:IteratorGetNext] name: ".replace(", ", ",")
+                .replace(",[batch]", ", [batch]")))
+    return np.stack(xs)
+
+
+def _concat_ragged(rts):
+    """The rows of RaggedTensors one after another."""
+    if isinstance(rts[0], RaggedTensor):
+        return RaggedTensor.from_row_lengths(_concat_ragged([r.values for r in rts]),
+                                             np.concatenate([np.asarray(r.row_lengths()) for r in rts]))
+    return _tensor(np.concatenate([np.asarray(r._value) for r in rts]))
+
+
+def _composite_spec(a):
+    if isinstance(a, _RaggedRow):
+        return RaggedTensorSpec(a.shape, _tensor(a[:0]).dtype, 0)
+    if isinstance(a, RaggedTensor):
+        return RaggedTensorSpec(a.shape, a.dtype, a.ragged_rank)
+    return SparseTensorSpec(a.shape, a.dtype)
+
+
+def _batched_spec(s, lead):
+    """The spec of a batch of elements of spec ``s``."""
+    if isinstance(s, RaggedTensorSpec):
+        return RaggedTensorSpec([lead] + list(s.shape), s.dtype, s.ragged_rank + 1)
+    if isinstance(s, SparseTensorSpec):
+        return SparseTensorSpec([lead] + list(s.shape), s.dtype)
+    return TensorSpec((lead,) + tuple(s.shape), s.dtype)
+
+
+def _unbatched_spec(s):
+    """The spec of the elements of a batch of spec ``s``."""
+    if isinstance(s, RaggedTensorSpec):
+        return RaggedTensorSpec(list(s.shape)[1:], s.dtype, max(s.ragged_rank - 1, 0))
+    if isinstance(s, SparseTensorSpec):
+        return SparseTensorSpec(list(s.shape)[1:], s.dtype)
+    return TensorSpec(s.shape[1:], s.dtype)
 
 
 # ---------------------------------------------------------------------------
@@ -350,6 +468,8 @@ def _spec_of(e):
     def spec(a):
         if isinstance(a, Dataset):
             return _DatasetSpec(a.element_spec)
+        if _is_composite(a):
+            return _composite_spec(a)
         return TensorSpec(np.shape(a), np.asarray(a).dtype if not isinstance(a, jax.Array) else a.dtype)
     return _map(spec, e)
 
@@ -664,7 +784,7 @@ class Dataset:
         if self._index is not None:
             source, idx = self._index
             leaves, tree = _flatten(source)
-            return (tree.unflatten([l[i] for l in leaves]) for i in idx())
+            return (tree.unflatten([_row(l, i) for l in leaves]) for i in idx())
         return self._make()
 
     def as_numpy_iterator(self):
@@ -748,7 +868,8 @@ class Dataset:
             raise ValueError(f"Dimensions of the components do not match: first dimensions {sorted(n)}. "
                              "All tensors given to from_tensor_slices need the same number of rows.")
         n = n.pop()
-        spec = lambda: _map(lambda a: TensorSpec(np.shape(a)[1:], a.dtype), source)  # noqa: E731
+        spec = lambda: _map(lambda a: _unbatched_spec(_composite_spec(a)) if _is_composite(a)  # noqa: E731
+                            else TensorSpec(np.shape(a)[1:], a.dtype), source)
         return Dataset(None, n, spec, index=(source, lambda: iter(range(n))))
 
     @staticmethod
@@ -826,7 +947,7 @@ class Dataset:
         """
         if len(datasets) == 1 and not isinstance(datasets[0], Dataset):
             datasets = datasets[0]
-        leaves, tree = jax.tree_util.tree_flatten(datasets, is_leaf=lambda d: isinstance(d, Dataset))
+        leaves, tree = _flatten(datasets, is_leaf=lambda d: isinstance(d, Dataset))
         for d in leaves:
             if not isinstance(d, Dataset):
                 raise TypeError(f"Dataset.zip takes datasets, got {type(d).__name__}. Wrap tensors first: "
@@ -869,15 +990,46 @@ class Dataset:
                     chunk = np.fromiter(itertools.islice(it, bs), dtype=np.int64)
                     if len(chunk) == 0 or (drop_remainder and len(chunk) < bs):
                         return
-                    yield tree.unflatten([l[chunk] for l in leaves])
+                    yield tree.unflatten([_rows(l, chunk) for l in leaves])
         else:
             def make():
                 for chunk in _chunks(self._elements(), bs, drop_remainder):
                     yield _stack(chunk)
         card = _batched_cardinality(self._card, bs, drop_remainder)
         lead = bs if drop_remainder else None
-        return self._derive(make, card, lambda: _map(lambda s: TensorSpec((lead,) + tuple(s.shape), s.dtype),
-                                                     self.element_spec))
+        return self._derive(make, card, lambda: _map(lambda s: _batched_spec(s, lead), self.element_spec))
+
+    def ragged_batch(self, batch_size, drop_remainder=False, row_splits_dtype=_dtypes.int64, name=None):
+        """Batches elements whose components may differ in length: such a component becomes a
+        RaggedTensor (one ragged dimension more); components of one known shape batch densely.
+
+        A component's shape is known when the dataset's element_spec is declared (a
+        ``from_tensor_slices`` source and the batches of it); after a ``map`` it is not
+        (TensorFlow would trace the function to know it), so mapped components batch as ragged.
+
+        Example:
+            >>> import tapejax as tf
+            >>> ds = tf.data.Dataset.from_tensor_slices([1, 5, 3]).map(tf.range)
+            >>> [b for b in ds.ragged_batch(2)]
+            [<tf.RaggedTensor [[0], [0, 1, 2, 3, 4]]>, <tf.RaggedTensor [[0, 1, 2]]>]
+        """
+        known = self._spec_fn is not None
+        specs, tree = _flatten(self.element_spec)
+        dense = [known and isinstance(s, TensorSpec) and None not in tuple(s.shape) for s in specs]
+
+        def to_ragged(e):
+            leaves = _flatten(e)[0]
+            return tree.unflatten([l if d or np.ndim(l) == 0 or _is_composite(l) else _ragged_row(l)
+                                   for l, d in zip(leaves, dense)])
+
+        def ragged_spec(s, d):
+            if d or not isinstance(s, TensorSpec) or len(s.shape) == 0:
+                return s
+            return RaggedTensorSpec([None] * len(s.shape) if not known else s.shape, s.dtype, 0)
+
+        rows = self._derive(lambda: (to_ragged(e) for e in self._elements()), self._card,
+                            lambda: tree.unflatten([ragged_spec(s, d) for s, d in zip(specs, dense)]))
+        return rows.batch(batch_size, drop_remainder)
 
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None):
         """Batches elements of different shapes, padding each component to ``padded_shapes``.
@@ -933,10 +1085,10 @@ class Dataset:
         def make():
             for e in self._elements():
                 leaves, tree = _flatten(e)
-                for i in range(np.shape(leaves[0])[0]):
-                    yield tree.unflatten([l[i] for l in leaves])
+                for i in range(_nrows(leaves[0])):
+                    yield tree.unflatten([_row(l, i) for l in leaves])
         return self._derive(make, UNKNOWN_CARDINALITY if self._card != INFINITE_CARDINALITY else INFINITE_CARDINALITY,
-                            lambda: _map(lambda s: TensorSpec(s.shape[1:], s.dtype), self.element_spec))
+                            lambda: _map(_unbatched_spec, self.element_spec))
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
         """Shuffles with TF's buffer algorithm: each output is drawn uniformly from a buffer of
@@ -1029,6 +1181,9 @@ class Dataset:
                 chunk = np.fromiter(itertools.islice(it, size), dtype=np.int64)
                 if len(chunk) == 0:
                     return
+                if any(_is_composite(l) for l in leaves):   # no vectorized map of ragged or sparse values
+                    yield [tree.unflatten([_row(l, i) for l in leaves]) for i in chunk]
+                    continue
                 yield tree.unflatten([l[chunk] for l in leaves])
         else:
             it = self._elements()
@@ -1037,9 +1192,11 @@ class Dataset:
                 if not chunk:
                     return
                 try:
-                    yield _stack(chunk)
-                except (ValueError, TypeError):
+                    stacked = _stack(chunk)
+                except (ValueError, TypeError, errors.InvalidArgumentError):
                     yield chunk
+                    continue
+                yield chunk if any(_is_composite(l) for l in _flatten(stacked)[0]) else stacked
 
     def flat_map(self, map_func, name=None):
         """Maps each element to a Dataset and flattens the results."""
@@ -1738,7 +1895,7 @@ class _Iterator:
         elems = [_to_numpy(e) for e in self._it]
         try:
             stacked = _stack(elems) if elems else None
-        except (ValueError, TypeError) as e:
+        except (ValueError, TypeError, errors.InvalidArgumentError) as e:
             raise ValueError(_NOT_STAGEABLE.format(why=f"its elements cannot be stacked ({e})")) from None
         leaves, tree = _flatten(stacked)
         if any(np.asarray(l).dtype.kind in "OUS" for l in leaves) or not elems:
@@ -2346,6 +2503,19 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
     return out.prefetch(AUTOTUNE if prefetch_buffer_size is None else prefetch_buffer_size)
 
 
+_WARNED = set()
+
+
+def _deprecated(name, tf_module, instructions):
+    """TensorFlow's deprecation warning, once per function, naming the caller's line."""
+    if name in _WARNED:
+        return
+    _WARNED.add(name)
+    caller = inspect.stack()[2]
+    _logs.warning("From %s:%d: %s (from %s) is deprecated and will be removed in a future version.\n"
+                  "Instructions for updating:\n%s", caller.filename, caller.lineno, name, tf_module, instructions)
+
+
 class _AutoShardPolicy:
     OFF, AUTO, FILE, DATA, HINT = -1, 0, 1, 2, 3
 
@@ -2367,6 +2537,21 @@ class experimental:
     @staticmethod
     def cardinality(dataset):
         return dataset.cardinality()
+
+    @staticmethod
+    def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=_dtypes.int64):
+        """``dataset.apply(tf.data.experimental.dense_to_ragged_batch(n))``: ``ragged_batch``
+        (deprecated in TensorFlow, which logs so).
+
+        Example:
+            >>> import tapejax as tf
+            >>> ds = tf.data.Dataset.from_tensor_slices([2, 1]).map(tf.range)
+            >>> [b.to_list() for b in ds.apply(tf.data.experimental.dense_to_ragged_batch(2))]
+            [[[0, 1], [0]]]
+        """
+        _deprecated("dense_to_ragged_batch", "tensorflow.python.data.experimental.ops.batching",
+                    "Use `tf.data.Dataset.ragged_batch` instead.")
+        return lambda dataset: dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
 
 
 __all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental", "Options",

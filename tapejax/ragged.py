@@ -418,6 +418,77 @@ class RaggedTensor:
         return _Ref(self)
 
 
+class RaggedTensorSpec:
+    """The type of a RaggedTensor: its shape (``None`` for ragged and unknown sizes), dtype and
+    ragged rank (``tf.RaggedTensorSpec``). A ``tf.data`` element spec, and an ``input_signature``
+    entry of ``tf.function``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> spec = tf.RaggedTensorSpec(shape=[None, None], dtype=tf.int32)
+        >>> spec
+        RaggedTensorSpec(TensorShape([None, None]), tf.int32, 1, tf.int64)
+        >>> spec.is_compatible_with(tf.ragged.constant([[1, 2], [3]]))
+        True
+    """
+
+    __slots__ = ("_shape", "_dtype", "_ragged_rank", "_row_splits_dtype", "_flat_values_spec")
+    value_type = RaggedTensor
+
+    def __init__(self, shape=None, dtype=_dtypes.float32, ragged_rank=None, row_splits_dtype=_dtypes.int64,
+                 flat_values_spec=None):
+        self._shape = None if shape is None else TensorShape(shape)
+        if ragged_rank is None:
+            if self._shape is None:
+                raise ValueError("Must specify ragged_rank or a shape with a known rank.")
+            ragged_rank = len(self._shape) - 1
+        if self._shape is not None and not 0 <= ragged_rank < max(len(self._shape), 1):
+            raise ValueError(f"ragged_rank must be non-negative and less than the rank of shape {self._shape}; "
+                             f"got {ragged_rank}.")
+        self._dtype = _dtypes.as_dtype(flat_values_spec.dtype if flat_values_spec is not None else dtype)
+        self._ragged_rank = int(ragged_rank)
+        self._row_splits_dtype = _dtypes.as_dtype(row_splits_dtype)
+        self._flat_values_spec = flat_values_spec
+
+    shape = property(lambda self: self._shape)
+    dtype = property(lambda self: self._dtype)
+    ragged_rank = property(lambda self: self._ragged_rank)
+    row_splits_dtype = property(lambda self: self._row_splits_dtype)
+    flat_values_spec = property(lambda self: self._flat_values_spec)
+
+    @classmethod
+    def from_value(cls, value):
+        """The spec of a RaggedTensor (or of a Tensor, as ragged rank 0)."""
+        if isinstance(value, RaggedTensor):
+            return cls(value.shape, value.dtype, value.ragged_rank)
+        return cls(value.shape, value.dtype, 0)
+
+    def is_compatible_with(self, other):
+        """Whether ``other`` (a spec or a value) has this dtype, ragged rank and a shape that fits."""
+        if not isinstance(other, RaggedTensorSpec):
+            if not isinstance(other, (RaggedTensor, _TensorBase)):
+                return False
+            other = RaggedTensorSpec.from_value(other)
+        if other.dtype != self.dtype or other.ragged_rank != self.ragged_rank:
+            return False
+        return self.shape is None or other.shape is None or self.shape.is_compatible_with(other.shape)
+
+    def _key(self):
+        return (None if self._shape is None else tuple(self._shape), self._dtype.name, self._ragged_rank,
+                self._row_splits_dtype.name)
+
+    def __eq__(self, other):
+        return isinstance(other, RaggedTensorSpec) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        shape = "TensorShape(None)" if self._shape is None else repr(self._shape)
+        return (f"RaggedTensorSpec({shape}, tf.{self._dtype.name}, {self._ragged_rank}, "
+                f"tf.{self._row_splits_dtype.name})")
+
+
 def _formatter(x):
     """TensorFlow's ragged printing: NumPy's layout with comma separators; empty rows as []."""
     if isinstance(x, np.ndarray):

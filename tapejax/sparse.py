@@ -150,6 +150,52 @@ class SparseTensor:
     __rmul__ = __mul__
 
 
+class SparseTensorSpec:
+    """The type of a SparseTensor: its dense shape (``None`` for unknown sizes) and dtype
+    (``tf.SparseTensorSpec``), as ``tf.data`` reports it in ``element_spec``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.SparseTensorSpec([None, 4], tf.int32)
+        SparseTensorSpec(TensorShape([None, 4]), tf.int32)
+    """
+
+    __slots__ = ("_shape", "_dtype")
+    value_type = SparseTensor
+
+    def __init__(self, shape=None, dtype=_dtypes.float32):
+        self._shape = None if shape is None else TensorShape(shape)
+        self._dtype = _dtypes.as_dtype(dtype)
+
+    shape = property(lambda self: self._shape)
+    dtype = property(lambda self: self._dtype)
+
+    @classmethod
+    def from_value(cls, value):
+        return cls(value.shape, value.dtype)
+
+    def is_compatible_with(self, other):
+        """Whether ``other`` (a spec or a SparseTensor) has this dtype and a shape that fits."""
+        if isinstance(other, SparseTensor):
+            other = SparseTensorSpec.from_value(other)
+        if not isinstance(other, SparseTensorSpec) or other.dtype != self.dtype:
+            return False
+        return self.shape is None or other.shape is None or self.shape.is_compatible_with(other.shape)
+
+    def _key(self):
+        return None if self._shape is None else tuple(self._shape), self._dtype.name
+
+    def __eq__(self, other):
+        return isinstance(other, SparseTensorSpec) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        shape = "TensorShape(None)" if self._shape is None else repr(self._shape)
+        return f"SparseTensorSpec({shape}, tf.{self._dtype.name})"
+
+
 # ---------------------------------------------------------------------- ops
 def _scatter_fn(values, default, indices, shape):
     return jnp.full(shape, default, values.dtype).at[tuple(jnp.moveaxis(indices, -1, 0))].set(values)
