@@ -388,3 +388,21 @@ def test_matmul_agrees_with_dense_matmul():
                                rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(tf.sparse.sparse_dense_matmul(b.T, sp, adjoint_b=True).numpy(), b.T @ dense.T,
                                rtol=1e-5, atol=1e-6)
+
+
+def test_keras_dense_takes_sparse_inputs():
+    """sparse_tensor guide: ``Dense`` on ``Input(sparse=True)`` (Keras 3 matmul of a SparseTensor);
+    outputs recorded from TF 2.21 with ones initializers."""
+    import tapejax as tf
+    x = tf.keras.Input(shape=(4,), sparse=True)
+    assert repr(x).startswith("<KerasTensor shape=(None, 4), dtype=float32, sparse=True, ragged=False, name=")
+    y = tf.keras.layers.Dense(4, kernel_initializer='ones', bias_initializer='ones')(x)
+    model = tf.keras.Model(x, y)
+    data = tf.sparse.SparseTensor(indices=[(0, 0), (0, 1), (0, 2), (4, 3), (5, 0), (5, 1)], values=[1] * 6,
+                                  dense_shape=(6, 4))
+    expected = [[4.0] * 4, [1.0] * 4, [1.0] * 4, [1.0] * 4, [2.0] * 4, [3.0] * 4]
+    assert model(data).numpy().tolist() == expected
+    assert model.predict(data, verbose=0).tolist() == expected
+    relu = tf.keras.layers.Dense(2, kernel_initializer='ones', activation='relu')
+    assert relu(tf.sparse.SparseTensor([[0, 1]], [-2.0], [2, 3])).numpy().tolist() == [[0.0, 0.0], [0.0, 0.0]]
+    assert "ragged=True" in repr(tf.keras.Input(shape=(3,), ragged=True))

@@ -215,8 +215,9 @@ class KerasTensor:
         TensorShape([None, 3])
     """
 
-    def __init__(self, shape, dtype="float32", node=None, name=None):
+    def __init__(self, shape, dtype="float32", node=None, name=None, sparse=False, ragged=False):
         self.shape = TensorShape(shape)
+        self.sparse, self.ragged = bool(sparse), bool(ragged)
         # Keras 3: a KerasTensor's dtype is a string ('float32'), not a DType (x.dtype.name raises
         # AttributeError, as the mixed-precision guide shows under TF 2.21).
         self.dtype = _dtypes.as_dtype(dtype).name
@@ -241,7 +242,7 @@ class KerasTensor:
 
     def __repr__(self):
         shape = tuple(self.shape.as_list()) if self.shape.rank is not None else None
-        return (f"<KerasTensor shape={shape}, dtype={self.dtype}, sparse=False, ragged=False, "
+        return (f"<KerasTensor shape={shape}, dtype={self.dtype}, sparse={self.sparse}, ragged={self.ragged}, "
                 f"name={self.name}>")
 
 
@@ -903,7 +904,8 @@ class InputLayer(Layer):
             shape = kwargs.pop("input_shape")
         if "batch_input_shape" in kwargs:
             batch_shape = kwargs.pop("batch_input_shape")
-        kwargs.pop("ragged", None), kwargs.pop("type_spec", None)
+        ragged = bool(kwargs.pop("ragged", None))
+        kwargs.pop("type_spec", None)
         if shape is not None and batch_shape is not None:
             raise ValueError("You cannot pass both `shape` and `batch_shape` at the same time.")
         if shape is not None:
@@ -918,7 +920,9 @@ class InputLayer(Layer):
         super().__init__(name=name, dtype=dtype, batch_input_shape=batch_input_shape, **kwargs)
         self.built = True
         self._k_output_shape = None if batch_input_shape is None else TensorShape(batch_input_shape)
-        self._k_tensor = KerasTensor(batch_input_shape, self._k_dtype, node=None, name=tensor_name) \
+        self.sparse, self.ragged = bool(sparse), ragged
+        self._k_tensor = KerasTensor(batch_input_shape, self._k_dtype, node=None, name=tensor_name,
+                                     sparse=self.sparse, ragged=ragged) \
             if batch_input_shape is not None else None
         if self._k_tensor is not None:
             self._k_tensor._k_input_layer = self
@@ -955,5 +959,5 @@ def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=None, tenso
     else:
         shape = (shape,) if isinstance(shape, int) else tuple(shape)
         batch_input_shape = (batch_size,) + shape
-    layer = InputLayer(batch_input_shape=batch_input_shape, name=name, dtype=dtype)
+    layer = InputLayer(batch_input_shape=batch_input_shape, name=name, dtype=dtype, sparse=sparse, ragged=ragged)
     return layer._k_tensor

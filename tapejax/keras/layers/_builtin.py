@@ -24,6 +24,7 @@ from .. import activations as _activations
 from .. import initializers as _initializers
 from ._base import Layer
 from ... import random as random
+from ... import sparse as _sparse
 from ..._core.engine import read_raw
 
 
@@ -374,6 +375,11 @@ class Dense(_Activated, Layer):
         self.built = True
 
     def call(self, inputs):
+        if isinstance(inputs, _sparse.SparseTensor):   # Keras 3's matmul of a sparse input (TF backend)
+            values = _ops.cast(inputs.values, self.kernel.dtype)
+            y = _sparse.sparse_dense_matmul(inputs.with_values(values), self.kernel)
+            y = y + self.bias if self.use_bias else y
+            return self.activation(y) if self.activation is not None else y
         ws = (self.kernel, self.bias) if self.use_bias else (self.kernel,)
         return self._post(_dense(inputs, *ws, act=self._fused))
 
