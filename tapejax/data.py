@@ -49,7 +49,8 @@ import threading
 import jax
 import numpy as np
 
-from ._core.tensor import Tensor, _TensorBase, _python_default_dtype, TensorShape, from_numpy, string_array
+from ._core.tensor import (Tensor, _TensorBase, _python_default_dtype, TensorShape, check_python_kinds, from_numpy,
+                           string_array, to_array)
 from ._core import dtypes as _dtypes, philox as _philox, state as _state, logs as _logs
 from . import errors as errors
 from . import io as _tfio
@@ -79,7 +80,7 @@ def _padded_sizes(shape, spec):
     elif isinstance(shape, (_TensorBase, np.ndarray, jax.Array)):
         shape = np.asarray(shape._value if isinstance(shape, _TensorBase) else shape).tolist()
     sizes = [None if d is None or int(d) < 0 else int(d) for d in shape]
-    if len(sizes) != len(spec.shape):
+    if spec.shape is not None and len(sizes) != len(spec.shape):
         raise ValueError(f"The padded shape {shape} is not compatible with the shape {tuple(spec.shape)} "
                          "of the corresponding input component: give one size per dimension (None or -1 "
                          "to pad to the largest in the batch).")
@@ -90,8 +91,61 @@ def _default_padding(dtype):
     return b"" if dtype.kind in "SUO" else 0
 
 
-def _flatten(s):
-    return jax.tree_util.tree_flatten(s, is_leaf=_is_leaf)
+def _flatten(s, is_leaf=_is_leaf):
+    """Leaves and treedef of an element; dicts keep their own key order when unflattened (TF's
+    ``nest`` packs a dict in its order; JAX's pytrees sort the keys)."""
+    leaves, tree = jax.tree_util.tree_flatten(s, is_leaf=is_leaf)
+    order = _key_order(s, is_leaf)
+    return leaves, (tree if order is None else _OrderedTree(tree, order))
+
+
+def _key_order(s, is_leaf):
+    """None where sorted keys are the structure's order; else each dict's keys, nested."""
+    if is_leaf(s):
+        return None
+    if isinstance(s, dict):
+        kids = {k: _key_order(v, is_leaf) for k, v in s.items()}
+        try:
+            in_order = list(s) == sorted(s)
+        except TypeError:
+            in_order = False
+        return None if in_order and all(k is None for k in kids.values()) else (list(s), kids)
+    kids = [_key_order(v, is_leaf) for v in s]
+    return None if all(k is None for k in kids) else kids
+
+
+def _reordered(s, order):
+    if order is None:
+        return s
+    if isinstance(s, dict):
+        keys, kids = order
+        return type(s)((k, _reordered(s[k], kids[k])) for k in keys)
+    parts = [_reordered(v, o) for v, o in zip(s, order)]
+    return type(s)(*parts) if hasattr(s, "_fields") else type(s)(parts)
+
+
+class _OrderedTree:
+    """A treedef whose ``unflatten`` gives dicts the key order of the structure it came from."""
+
+    __slots__ = ("_tree", "_order")
+
+    def __init__(self, tree, order):
+        self._tree, self._order = tree, order
+
+    def unflatten(self, leaves):
+        return _reordered(self._tree.unflatten(leaves), self._order)
+
+    def __getattr__(self, name):
+        return getattr(self._tree, name)
+
+    def __eq__(self, other):
+        return self._tree == getattr(other, "_tree", other)
+
+    def __hash__(self):
+        return hash(self._tree)
+
+    def __repr__(self):
+        return repr(self._tree)
 
 
 def _map(f, s):
@@ -274,7 +328,7 @@ def _batched_spec(s, lead):
         return RaggedTensorSpec([lead] + list(s.shape), s.dtype, s.ragged_rank + 1)
     if isinstance(s, SparseTensorSpec):
         return SparseTensorSpec([lead] + list(s.shape), s.dtype)
-    return TensorSpec((lead,) + tuple(s.shape), s.dtype)
+    return TensorSpec(None if s.shape is None else (lead,) + tuple(s.shape), s.dtype)
 
 
 def _unbatched_spec(s):
@@ -283,7 +337,7 @@ def _unbatched_spec(s):
         return RaggedTensorSpec(list(s.shape)[1:], s.dtype, max(s.ragged_rank - 1, 0))
     if isinstance(s, SparseTensorSpec):
         return SparseTensorSpec(list(s.shape)[1:], s.dtype)
-    return TensorSpec(s.shape[1:], s.dtype)
+    return TensorSpec(None if s.shape is None else s.shape[1:], s.dtype)
 
 
 # ---------------------------------------------------------------------------
@@ -429,7 +483,7 @@ class TensorSpec:
     """
 
     def __init__(self, shape, dtype=None, name=None):
-        self.shape = TensorShape(shape)
+        self.shape = None if shape is None else TensorShape(shape)   # None: unknown rank
         if dtype is not None and not isinstance(dtype, _dtypes.DType) and np.dtype(dtype).kind in "OUS":
             self.dtype = _dtypes.string
         else:
@@ -438,14 +492,19 @@ class TensorSpec:
 
     def __repr__(self):
         dtype = "string" if self.dtype == _dtypes.string else self.dtype.name
-        return f"TensorSpec(shape={self.shape}, dtype=tf.{dtype}, name={self.name!r})"
+        shape = "<unknown>" if self.shape is None else self.shape
+        return f"TensorSpec(shape={shape}, dtype=tf.{dtype}, name={self.name!r})"
 
     def __eq__(self, other):
-        return (isinstance(other, TensorSpec) and tuple(self.shape) == tuple(other.shape)
+        return (isinstance(other, TensorSpec) and _shape_key(self.shape) == _shape_key(other.shape)
                 and self.dtype == other.dtype)
 
     def __hash__(self):
-        return hash((tuple(self.shape), self.dtype.name))
+        return hash((_shape_key(self.shape), self.dtype.name))
+
+
+def _shape_key(shape):
+    return None if shape is None else tuple(shape)
 
 
 class _DatasetSpec:
@@ -481,6 +540,65 @@ def _spec_of(e):
 _NEEDS_FINITE = ("The dataset is {what}, so it has no length. Use ds.cardinality() (INFINITE_CARDINALITY "
                  "= -1, UNKNOWN_CARDINALITY = -2), or make it finite with ds.take(n).")
 
+
+
+def _generator_signature(output_types, output_shapes, output_signature):
+    """``from_generator``'s declared dtypes and shapes (None: unknown rank), flat, with the
+    structure and its printed form, as TF normalizes ``output_types``/``output_shapes``."""
+    if output_signature is not None:
+        for arg, what in ((output_types, "output_types"), (output_shapes, "output_shapes")):
+            if arg is not None:
+                raise TypeError(f"The `{what}` argument can not be used together with the "
+                                "`output_signature` argument.")
+        specs, tree = _flatten(output_signature)
+        return ([_dtypes.as_dtype(sp.dtype) for sp in specs],
+                [None if sp.shape is None else tuple(sp.shape) for sp in specs], tree, output_signature)
+    if output_types is None:
+        raise TypeError("To specify the output signature you need to provide either the "
+                        "`output_signature` argument or the `output_types` argument.")
+    types, tree = _flatten(output_types)
+    shapes = [None] * len(types) if output_shapes is None else tree.flatten_up_to(output_shapes)
+    shapes = [None if sh is None or (isinstance(sh, TensorShape) and sh.rank is None) else
+              tuple(None if d is None else int(d) for d in (sh if isinstance(sh, (tuple, list, TensorShape)) else [sh]))
+              for sh in shapes]
+    return [_dtypes.as_dtype(t) for t in types], shapes, tree, output_types
+
+
+def _generator_converter(types, shapes, tree, declared):
+    """Converts one yielded element as TF's ``from_generator`` does (its ``generator_py_func``)."""
+    strict = tree.num_leaves == 1 and tree.num_nodes == 1 and shapes[0] is None
+
+    def fail(msg):
+        return errors.InvalidArgumentError(None, None, "TypeError: " + msg)
+
+    def component(v, dt, shape):
+        try:
+            if strict:
+                check_python_kinds(v, dt)
+                a = string_array(v) if dt == _dtypes.string else np.asarray(to_array(v, dt))
+            elif dt == _dtypes.string:
+                a = string_array(v)
+            else:
+                a = np.asarray(v._value if isinstance(v, _TensorBase) else v, dtype=_dtypes.np_dtype(dt))
+        except (TypeError, ValueError):
+            if strict:
+                raise fail(f"`generator` yielded an element that did not match the expected structure. The "
+                           f"expected structure was {TensorSpec(None, dt)}, but the yielded element was {v}.") from None
+            raise fail(f"`generator` yielded an element that could not be converted to the expected type. "
+                       f"The expected type was {dt.name}, but the yielded element was {v}.") from None
+        if shape is not None and (len(shape) != a.ndim or any(d is not None and d != n for d, n in zip(shape, a.shape))):
+            raise fail(f"`generator` yielded an element of shape {a.shape} where an element of shape "
+                       f"{TensorShape(shape)} was expected.")
+        return _to_array(a)
+
+    def convert(e):
+        try:
+            flat = tree.flatten_up_to(e)
+        except (TypeError, ValueError):
+            raise fail(f"`generator` yielded an element that did not match the expected structure. The expected "
+                       f"structure was {declared}, but the yielded element was {e}.") from None
+        return tree.unflatten([component(v, dt, sh) for v, dt, sh in zip(flat, types, shapes)])
+    return convert
 
 
 def _chunks(it, size, drop_remainder):
@@ -895,14 +1013,41 @@ class Dataset:
     @staticmethod
     def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None,
                        name=None):
-        """Elements from calling ``generator(*args)`` anew on each iteration."""
+        """Elements from calling ``generator(*args)`` anew on each iteration, converted to the
+        declared ``output_types`` (and checked against ``output_shapes``) or ``output_signature``.
+
+        As in TensorFlow each component is converted as NumPy converts it to the declared dtype
+        (``np.asarray(value, dtype)``: float64 data declared ``tf.float32`` is float32), except
+        for a single component of unknown shape, which converts Python values as
+        ``tf.convert_to_tensor(value, dtype)`` does. The element spec is the declared one.
+
+        Raises:
+            TypeError: neither ``output_types`` nor ``output_signature`` is given, or both.
+            tf.errors.InvalidArgumentError: while iterating, for an element that does not have
+                the declared structure, does not convert to its dtype or has another shape
+                (TensorFlow's messages).
+
+        Example:
+            >>> import numpy as np, tapejax as tf
+            >>> def gen():
+            ...     yield 1, np.array([0.5, 1.5])
+            >>> ds = tf.data.Dataset.from_generator(gen, output_types=(tf.int32, tf.float32),
+            ...                                     output_shapes=((), (None,)))
+            >>> ds.element_spec
+            (TensorSpec(shape=(), dtype=tf.int32, name=None), TensorSpec(shape=(None,), dtype=tf.float32, name=None))
+            >>> next(iter(ds))[1]
+            <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.5, 1.5], dtype=float32)>
+        """
+        if not callable(generator):
+            raise TypeError("`generator` must be a Python callable.")
+        types, shapes, tree, declared = _generator_signature(output_types, output_shapes, output_signature)
+        convert = _generator_converter(types, shapes, tree, declared)
+
         def make():
             for e in generator(*(args or ())):
-                yield _map(_to_array, e)
-        spec = None
-        if output_signature is not None:
-            spec = lambda: output_signature  # noqa: E731
-        return Dataset(make, UNKNOWN_CARDINALITY, spec)
+                yield convert(e)
+        specs = [TensorSpec(sh, dt) for dt, sh in zip(types, shapes)]
+        return Dataset(make, UNKNOWN_CARDINALITY, lambda: tree.unflatten(specs))
 
     @staticmethod
     def list_files(file_pattern, shuffle=None, seed=None, name=None):
@@ -1050,6 +1195,10 @@ class Dataset:
         bs = int(batch_size)
         specs, spec_tree = _flatten(self.element_spec)
         if padded_shapes is None:
+            unknown = next((i for i, s in enumerate(specs) if s.shape is None), None)
+            if unknown is not None:
+                raise ValueError(f"You must provide `padded_shapes` argument because component {unknown} has "
+                                 "unknown rank.")
             sizes = [[None] * len(s.shape) for s in specs]
         else:
             sizes = [_padded_sizes(p, s) for p, s in zip(spec_tree.flatten_up_to(padded_shapes), specs)]

@@ -117,7 +117,7 @@ def test_unbatch_prefetch_cache_as_numpy():
         calls.append(1)
         yield from range(3)
 
-    cached = Dataset.from_generator(gen).map(lambda x: x + 1).cache()
+    cached = Dataset.from_generator(gen, output_types=tf.int64).map(lambda x: x + 1).cache()
     assert values(cached) == values(cached) == [1, 2, 3]
     assert len(calls) == 1
     it = Dataset.from_tensor_slices((np.ones((2, 2)), np.zeros(2))).as_numpy_iterator()
@@ -134,7 +134,8 @@ def test_from_tensors_generator_reduce_padded_batch():
 
     assert values(Dataset.from_generator(gen, output_types=tf.int32)) == [0, 1, 2]
     assert int(Dataset.range(5).reduce(tf.constant(0, tf.int64), lambda s, x: s + x)) == 10
-    ragged = Dataset.from_generator(lambda: iter([np.ones(1), np.ones(3)]))
+    ragged = Dataset.from_generator(lambda: iter([np.ones(1), np.ones(3)]), output_types=tf.float64,
+                                    output_shapes=[None])
     np.testing.assert_array_equal(next(iter(ragged.padded_batch(2))).numpy(), [[1, 0, 0], [1, 1, 1]])
 
 
@@ -245,7 +246,7 @@ def test_window_flat_map_batch_time_series_pattern():
     zipped = xy.flat_map(lambda x, y: Dataset.zip((x.batch(2), y.batch(2))))
     assert [(values([a])[0], values([b])[0]) for a, b in zipped] == [([0, 1], [0, 10]), ([2, 3], [20, 30])]
     # Elements that are not index-based (a generator) window the same way.
-    gen = Dataset.from_generator(lambda: iter(range(7)))
+    gen = Dataset.from_generator(lambda: iter(range(7)), output_types=tf.int64)
     assert values(gen.window(3, shift=1, drop_remainder=True).flat_map(lambda w: w.batch(3))) == values(ds)
     with pytest.raises(TypeError, match="flat_map"):
         Dataset.range(4).window(2).batch(2).take(1).get_single_element()
@@ -255,7 +256,7 @@ def test_window_flat_map_batch_time_series_pattern():
     (1, None, 1, False), (2, None, 1, True), (3, 1, 1, False), (3, 1, 1, True), (3, 2, 2, False),
     (3, 2, 2, True), (2, 4, 1, False), (2, 4, 1, True), (4, 1, 3, True), (12, 1, 1, True), (3, 5, 2, False)])
 def test_window_cardinality_matches_the_windows(size, shift, stride, drop):
-    for ds in (Dataset.range(10), Dataset.from_generator(lambda: iter(range(10))).take(10)):
+    for ds in (Dataset.range(10), Dataset.from_generator(lambda: iter(range(10)), output_types=tf.int64).take(10)):
         out = ds.window(size, shift, stride, drop)
         expected = []
         step = size if shift is None else shift

@@ -111,7 +111,7 @@ def test_worker_exceptions_surface_at_next_with_the_original_exception():
         yield from range(5)
         raise ValueError("the source broke")
 
-    prefetched = Dataset.from_generator(gen).prefetch(2)
+    prefetched = Dataset.from_generator(gen, output_types=tf.int32).prefetch(2)
     got = []
     with pytest.raises(ValueError, match="the source broke"):
         for x in prefetched:
@@ -127,7 +127,7 @@ def test_prefetch_produces_ahead_on_a_thread_and_stays_bounded():
             produced.append(threading.current_thread().name)
             yield i
 
-    it = iter(Dataset.from_generator(gen).prefetch(3))
+    it = iter(Dataset.from_generator(gen, output_types=tf.int32).prefetch(3))
     assert int(next(it)) == 0
     deadline = time.monotonic() + WAIT
     while len(produced) < 4 and time.monotonic() < deadline:
@@ -176,7 +176,7 @@ def test_parallel_interleave_reads_its_inputs_at_the_same_time():
         def gen():
             meet.wait()            # both sources must be open and reading at once
             yield from range(10 * i, 10 * i + 3)
-        return Dataset.from_generator(gen)
+        return Dataset.from_generator(gen, output_types=tf.int32)
 
     ds = Dataset.from_tensor_slices([1, 2]).interleave(lambda i: source(int(i)), cycle_length=2,
                                                        num_parallel_calls=2)

@@ -157,11 +157,14 @@ class TensorShape(tuple):
 
 def _python_default_dtype(x):
     """TensorFlow's dtype for Python data: float32 for floats, int32 for ints that fit (else int64),
-    complex128 for complex numbers."""
+    complex128 for complex numbers. An object that is not a Python sequence but has ``__array__``
+    (a pandas DataFrame or Series) keeps NumPy's dtype, as TensorFlow converts it through NumPy."""
     try:
         arr = np.asarray(x)
     except ValueError:  # rows of different lengths
         raise ValueError("Can't convert non-rectangular Python sequence to Tensor.") from None
+    if arr.dtype.kind not in "OUS" and hasattr(type(x), "__array__") and not isinstance(x, (list, tuple)):
+        return arr
     if arr.dtype == np.float64:
         return arr.astype(np.float32)
     if arr.dtype == np.int64:

@@ -1,0 +1,137 @@
+"""tf.data behaviours found by running TensorFlow's tf.data guide and its load_data tutorials
+(numpy, pandas_dataframe) cell by cell under TF 2.21 and tapejax. Expected values are TF 2.21's,
+recorded with /tmp/tf/bin/python."""
+import numpy as np
+import pytest
+
+import tapejax as tf
+
+
+class _ArrayLike:
+    """An object with ``__array__`` that is not a Python sequence (what a pandas Series is to TF)."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.a, dtype)
+
+
+def test_array_likes_keep_numpys_dtype():
+    # TF 2.21: tf.convert_to_tensor(pd.Series([1, 2])) is int64, of a float DataFrame float64
+    # (pandas_dataframe cells 8, 13, 51); Python lists stay int32 / float32.
+    assert tf.convert_to_tensor(_ArrayLike([1.5, 2.0])).dtype == tf.float64
+    assert tf.convert_to_tensor(_ArrayLike([1, 2])).dtype == tf.int64
+    assert tf.constant(_ArrayLike([1, 2])).dtype == tf.int64
+    assert tf.constant(_ArrayLike([1, 2]), dtype=tf.float32).numpy().tolist() == [1.0, 2.0]
+    assert tf.convert_to_tensor([1, 2]).dtype == tf.int32
+    assert tf.convert_to_tensor([1.5]).dtype == tf.float32
+    assert repr(tf.data.Dataset.from_tensor_slices(_ArrayLike([[1.0, 3.5], [2.0, 4.0]])).element_spec) == \
+        "TensorSpec(shape=(2,), dtype=tf.float64, name=None)"
+    assert repr(tf.data.Dataset.from_tensor_slices(_ArrayLike([1, 2])).element_spec) == \
+        "TensorSpec(shape=(), dtype=tf.int64, name=None)"
+
+
+def test_array_likes_from_pandas():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"a": [1, 2], "b": [3.5, 4.0]})
+    assert tf.convert_to_tensor(df).dtype == tf.float64
+    assert tf.convert_to_tensor(df["a"]).dtype == tf.int64
+    assert tf.convert_to_tensor(pd.Series(["x", "y"])).numpy().tolist() == [b"x", b"y"]
+
+
+def test_dict_elements_keep_their_key_order():
+    ds = tf.data.Dataset.from_tensor_slices({"z": [1], "a": [2], "m": [3]})
+    assert repr(ds.element_spec) == (
+        "{'z': TensorSpec(shape=(), dtype=tf.int32, name=None), 'a': TensorSpec(shape=(), dtype=tf.int32, "
+        "name=None), 'm': TensorSpec(shape=(), dtype=tf.int32, name=None)}")
+    assert list(next(iter(ds))) == ["z", "a", "m"]
+    ds = tf.data.Dataset.from_tensor_slices(({"z": [1], "a": [2]}, [5]))
+    assert list(ds.element_spec[0]) == ["z", "a"]
+    mapped = ds.map(lambda x, y: ({"q": x["z"], "b": x["a"]}, y))
+    assert list(mapped.element_spec[0]) == ["q", "b"]
+    assert list(next(iter(mapped))[0]) == ["q", "b"]
+    assert repr(next(iter(ds.batch(1)))) == (
+        "({'z': <tf.Tensor: shape=(1,), dtype=int32, numpy=array([1], dtype=int32)>, 'a': <tf.Tensor: shape=(1,), "
+        "dtype=int32, numpy=array([2], dtype=int32)>}, <tf.Tensor: shape=(1,), dtype=int32, numpy=array([5], "
+        "dtype=int32)>)")
+    zipped = tf.data.Dataset.zip({"y": tf.data.Dataset.range(2), "b": tf.data.Dataset.range(2)})
+    assert list(zipped.element_spec) == ["y", "b"] and list(next(iter(zipped))) == ["y", "b"]
+
+
+def _gen(*values):
+    def gen():
+        yield from values
+    return gen
+
+
+def test_from_generator_converts_to_the_declared_types():
+    # data guide cell 25: float64 series declared tf.float32 with shape (None,)
+    ds = tf.data.Dataset.from_generator(_gen((1, np.array([0.5, 1.5])), (2, np.array([2.5]))),
+                                        output_types=(tf.int32, tf.float32), output_shapes=((), (None,)))
+    assert repr(ds) == ("<_FlatMapDataset element_spec=(TensorSpec(shape=(), dtype=tf.int32, name=None), "
+                        "TensorSpec(shape=(None,), dtype=tf.float32, name=None))>")
+    assert repr(list(ds)) == (
+        "[(<tf.Tensor: shape=(), dtype=int32, numpy=1>, <tf.Tensor: shape=(2,), dtype=float32, numpy=array([0.5, 1.5], "
+        "dtype=float32)>), (<tf.Tensor: shape=(), dtype=int32, numpy=2>, <tf.Tensor: shape=(1,), dtype=float32, "
+        "numpy=array([2.5], dtype=float32)>)]")
+    ds = tf.data.Dataset.from_generator(_gen((1, np.array([0.5, 1.5]))), output_types=(tf.int64, tf.float64))
+    assert repr(ds.element_spec) == ("(TensorSpec(shape=<unknown>, dtype=tf.int64, name=None), "
+                                     "TensorSpec(shape=<unknown>, dtype=tf.float64, name=None))")
+    assert [x.dtype for x in next(iter(ds))] == [tf.int64, tf.float64]
+    # NumPy's conversion: floats declared int32 are truncated
+    ds = tf.data.Dataset.from_generator(_gen((1, np.array([0.5, 1.5]))), output_types=(tf.float32, tf.int32),
+                                        output_shapes=((), (None,)))
+    x, y = next(iter(ds))
+    assert float(x) == 1.0 and x.dtype == tf.float32 and y.numpy().tolist() == [0, 1]
+    ds = tf.data.Dataset.from_generator(_gen(1.5), output_signature=tf.TensorSpec((), tf.int32))
+    assert repr(list(ds)) == "[<tf.Tensor: shape=(), dtype=int32, numpy=1>]"
+    ds = tf.data.Dataset.from_generator(_gen(np.array([1, 2, 3])), output_signature=tf.TensorSpec((None,), tf.float32))
+    assert repr(list(ds)) == "[<tf.Tensor: shape=(3,), dtype=float32, numpy=array([1., 2., 3.], dtype=float32)>]"
+    ds = tf.data.Dataset.from_generator(_gen({"b": 1, "a": 2.0}), output_types={"b": tf.int64, "a": tf.float32})
+    assert repr(list(ds)) == ("[{'b': <tf.Tensor: shape=(), dtype=int64, numpy=1>, "
+                              "'a': <tf.Tensor: shape=(), dtype=float32, numpy=2.0>}]")
+    ds = tf.data.Dataset.from_generator(_gen(("ab", ["x", "yz"])), output_types=(tf.string, tf.string))
+    assert repr(list(ds)) == ("[(<tf.Tensor: shape=(), dtype=string, numpy=b'ab'>, <tf.Tensor: shape=(2,), "
+                              "dtype=string, numpy=array([b'x', b'yz'], dtype=object)>)]")
+    assert repr(tf.data.Dataset.from_generator(_gen(1), output_types=tf.int32, output_shapes=[2, None])
+                .element_spec) == "TensorSpec(shape=(2, None), dtype=tf.int32, name=None)"
+
+
+@pytest.mark.parametrize("kwargs,value,message", [
+    (dict(output_types=tf.int32, output_shapes=(2,)), np.array([1, 2, 3]),
+     "TypeError: `generator` yielded an element of shape (3,) where an element of shape (2,) was expected."),
+    (dict(output_types=tf.int32), 1.5,
+     "TypeError: `generator` yielded an element that did not match the expected structure. The expected structure "
+     "was TensorSpec(shape=<unknown>, dtype=tf.int32, name=None), but the yielded element was 1.5."),
+    (dict(output_types=tf.int32), "abc",
+     "TypeError: `generator` yielded an element that did not match the expected structure. The expected structure "
+     "was TensorSpec(shape=<unknown>, dtype=tf.int32, name=None), but the yielded element was abc."),
+    (dict(output_types=(tf.int32, tf.float32)), [1, 2.5],
+     "TypeError: `generator` yielded an element that did not match the expected structure. The expected structure "
+     "was (tf.int32, tf.float32), but the yielded element was [1, 2.5]."),
+    (dict(output_types=(tf.int32, tf.float32)), ("a", 2),
+     "TypeError: `generator` yielded an element that could not be converted to the expected type. The expected "
+     "type was int32, but the yielded element was a."),
+])
+def test_from_generator_errors(kwargs, value, message):
+    ds = tf.data.Dataset.from_generator(_gen(value), **kwargs)
+    with pytest.raises(tf.errors.InvalidArgumentError) as e:
+        list(ds)
+    assert message in str(e.value)
+
+
+def test_from_generator_needs_a_signature():
+    with pytest.raises(TypeError, match="either the `output_signature` argument or the `output_types` argument"):
+        tf.data.Dataset.from_generator(_gen(1))
+    with pytest.raises(TypeError, match="`output_types` argument can not be used together"):
+        tf.data.Dataset.from_generator(_gen(1), output_types=tf.int32, output_signature=tf.TensorSpec((), tf.int32))
+    ds = tf.data.Dataset.from_generator(_gen(np.ones(1), np.ones(3)), output_types=tf.float64)
+    with pytest.raises(ValueError, match="You must provide `padded_shapes` argument because component 0 has "
+                                         "unknown rank."):
+        ds.padded_batch(2)
+    batched = ds.padded_batch(2, padded_shapes=[None])
+    assert repr(batched.element_spec) == "TensorSpec(shape=(None, None), dtype=tf.float64, name=None)"
+    assert next(iter(batched)).numpy().tolist() == [[1.0, 0.0, 0.0], [1.0, 1.0, 1.0]]
+    unknown = "TensorSpec(shape=<unknown>, dtype=tf.float64, name=None)"
+    assert repr(ds.batch(2).element_spec) == repr(ds.batch(2).unbatch().element_spec) == unknown
