@@ -590,13 +590,72 @@ def map_flat_values(op, *args, **kwargs):
 
 
 def _check_same_rows(rts):
+    """TensorFlow's check that ragged operands have the same row partitions (its message)."""
     first = rts[0]._partitions()
     for rt in rts[1:]:
         p = rt._partitions()
-        if len(p) != len(first) or any(a.shape != b.shape or np.any(a != b) for a, b in zip(p, first)):
+        if len(p) != len(first):
+            raise ValueError(f"Ragged operands of ragged ranks {len(first)} and {len(p)} do not broadcast in "
+                             "tapejax: give them the same ragged rank (tf.RaggedTensor.from_tensor, ragged_rank=).")
+        for a, b in zip(first, p):
+            _check_splits(a, b)
+
+
+def _check_splits(x, y):
+    """Raises TensorFlow's ``assert_equal`` error when row splits ``x`` and ``y`` differ."""
+    if len(x) != len(y):
+        raise errors.InvalidArgumentError(None, None, (
+            "Condition x == y did not hold.\nFirst 1 elements of x:\n"
+            f"[{len(x) - 1}]\nFirst 1 elements of y:\n[{len(y) - 1}]"))
+    diff = np.flatnonzero(x != y)
+    if not diff.size:
+        return
+    k = diff[:3]
+    raise errors.InvalidArgumentError(None, None, (
+        f"Condition x == y did not hold.\nIndices of first {len(k)} different values:\n{k[:, None]}\n"
+        f"Corresponding x values:\n{x[k]}\nCorresponding y values:\n{y[k]}\n"
+        f"First 3 elements of x:\n{x[:3]}\nFirst 3 elements of y:\n{y[:3]}"))
+
+
+def _positions(rt):
+    """For each flat value of ``rt``: its index along the row dimension and every ragged dimension."""
+    parts = rt._partitions()
+    ids = np.arange(_nrows_of(rt.flat_values))
+    pos = [None] * (len(parts) + 1)
+    for level in builtins.reversed(builtins.range(len(parts))):
+        splits = parts[level]
+        row = np.repeat(np.arange(len(splits) - 1), np.diff(splits))[ids]
+        pos[level + 1] = ids - splits[row]
+        ids = row
+    pos[0] = ids
+    return pos
+
+
+def _broadcast_dense(t, rt):
+    """A dense operand at the flat values of ``rt`` (TensorFlow's ragged broadcasting): its shape,
+    aligned right with ``rt``'s, has size 1 or ``rt``'s size in each dimension; in a ragged one,
+    every row must have that length (else TensorFlow's row-splits error)."""
+    parts = rt._partitions()
+    k = len(parts)
+    rank = k + 1 + rt.flat_values.ndim - 1
+    if t.ndim > rank:
+        raise ValueError(f"A dense operand of shape {tuple(t.shape)} has more dimensions than the RaggedTensor "
+                         f"of shape {rt.shape}: tapejax broadcasts dense operands to the ragged shape only.")
+    shape = [1] * (rank - t.ndim) + list(t.shape)
+    pos = _positions(rt)
+    for j in builtins.range(k + 1):
+        d = shape[j]
+        if d == 1:
+            pos[j] = np.zeros_like(pos[j])
+        elif j == 0 and d != _nrows_of(rt):
             raise errors.InvalidArgumentError(None, None, (
-                "Inputs must have identical ragged splits: these ragged tensors have rows of different "
-                "lengths. Pad them with .to_tensor(), or build them with the same row_splits."))
+                f"Incompatible shapes: a dense operand of shape {tuple(t.shape)} does not broadcast to the "
+                f"RaggedTensor of shape {rt.shape} ({d} rows against {_nrows_of(rt)})."))
+        elif j > 0:
+            splits = parts[j - 1]
+            _check_splits(np.arange(len(splits), dtype=np.int64) * d, splits)
+    index = _index_tensor(np.stack(pos, axis=1).reshape(-1, k + 1))
+    return _ops.gather_nd(_ops.reshape(t, shape), index)
 
 
 def range(starts, limits=None, deltas=1, dtype=None, name=None, row_splits_dtype=None):  # noqa: A001
@@ -752,15 +811,7 @@ def _elementwise(op, args, static):
             flat.append(a.flat_values)
             continue
         t = a if isinstance(a, _TensorBase) else _tensor(a)
-        if t.ndim == 0:
-            flat.append(t)
-        elif rts[0].ragged_rank == 1 and t.ndim == rts[0].ndim and t.shape[0] == len(rts[0]._splits) - 1 \
-                and t.shape[1] == 1:
-            flat.append(_ops.gather(t[:, 0], _index_tensor(rts[0]._rowids())))  # one value per row
-        else:
-            raise ValueError(f"{op.name}: tapejax broadcasts a dense tensor against a RaggedTensor when it is a "
-                             f"scalar or has one value per row (shape [nrows, 1]); got shape {tuple(t.shape)}. "
-                             "Use tf.ragged.map_flat_values, or .to_tensor() first.")
+        flat.append(t if t.ndim == 0 else _broadcast_dense(t, rts[0]))
     return rts[0].with_flat_values(op(*flat, **static))
 
 

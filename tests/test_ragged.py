@@ -355,7 +355,8 @@ def test_cell(cell):
     (lambda: len(tf.ragged.constant([[1], []])), TypeError, "has no len()"),
     (lambda: tf.constant([[1], [2, 3]]), ValueError, "Can't convert non-rectangular Python sequence to Tensor."),
     (lambda: tf.ragged.constant([[1], [2, 3]]) + tf.ragged.constant([[1, 2], [3]]), tf.errors.InvalidArgumentError,
-     "Inputs must have identical ragged splits"),
+     "Condition x == y did not hold.\nIndices of first 1 different values:\n[[1]]\nCorresponding x values:\n[1]\n"
+     "Corresponding y values:\n[2]\nFirst 3 elements of x:\n[0 1 3]\nFirst 3 elements of y:\n[0 2 3]"),
     (lambda: tf.RaggedTensor([1], [0, 1]), ValueError, "RaggedTensor constructor is private"),
 ])
 def test_errors_as_tensorflow(fn, error, message):
@@ -411,3 +412,60 @@ def test_map_fn_with_a_dense_signature():
     digits = tf.ragged.constant([[3, 1, 4, 1], [], [5, 9, 2], [6], []])
     out = tf.map_fn(lambda r: tf.reduce_sum(r), digits, fn_output_signature=tf.int32)
     assert out.numpy().tolist() == [9, 0, 16, 6, 0]  # TF 2.21's output
+
+
+# Ragged broadcasting (ragged_tensor guide, "Broadcasting"): TF 2.21's results and errors.
+_X = [[1, 2], [3, 4, 5, 6], [7]]
+
+
+@pytest.mark.parametrize("make, expected", [
+    (lambda: tf.ragged.constant(_X) * tf.constant([[10], [20], [30]]),
+     "<tf.RaggedTensor [[10, 20], [60, 80, 100, 120], [210]]>"),
+    (lambda: tf.constant([[10], [20], [30]]) - tf.ragged.constant(_X), "<tf.RaggedTensor [[9, 8], [17, 16, 15, 14], [23]]>"),
+    (lambda: tf.maximum(tf.ragged.constant(_X), tf.constant([[3]])), "<tf.RaggedTensor [[3, 3], [3, 4, 5, 6], [7]]>"),
+    (lambda: tf.ragged.constant([[[1, 2], [3, 4], [5, 6]], [[7, 8]]], ragged_rank=1) + tf.constant([10, 20]),
+     "<tf.RaggedTensor [[[11, 22],\n  [13, 24],\n  [15, 26]], [[17, 28]]]>"),
+    (lambda: tf.ragged.constant([[[1, 2], [3, 4], [5, 6]], [[7, 8]]], ragged_rank=1) + tf.constant([[[100]], [[200]]]),
+     "<tf.RaggedTensor [[[101, 102],\n  [103, 104],\n  [105, 106]], [[207, 208]]]>"),
+    (lambda: tf.ragged.constant([[[1, 2], [3, 4], [5, 6]], [[7, 8]]], ragged_rank=1) + tf.constant([[[100, 200]]]),
+     "<tf.RaggedTensor [[[101, 202],\n  [103, 204],\n  [105, 206]], [[107, 208]]]>"),
+    (lambda: tf.ragged.constant([[1, 2], [3, 4]]) + tf.constant([[10, 20], [30, 40]]),
+     "<tf.RaggedTensor [[11, 22],\n [33, 44]]>"),
+    (lambda: tf.ragged.constant([[[1], [2]], [], [[3]]], ragged_rank=2) + tf.constant([[[1]], [[2]], [[3]]]),
+     "<tf.RaggedTensor [[[2],\n  [3]], [], [[6]]]>"),
+    (lambda: tf.ragged.constant([[[[1], [2]], [], [[3]], [[4]]], [[[5], [6]], [[7]]]], ragged_rank=2)
+     + tf.constant([10, 20, 30]),
+     "<tf.RaggedTensor [[[[11, 21, 31],\n   [12, 22, 32]], [], [[13, 23, 33]], [[14, 24, 34]]],\n"
+     " [[[15, 25, 35],\n   [16, 26, 36]], [[17, 27, 37]]]]>"),
+])
+def test_broadcasting_dense_operands(make, expected):
+    assert repr(make()) == expected
+
+
+@pytest.mark.parametrize("make, expected", [
+    (lambda: tf.ragged.constant(_X) + tf.constant([1, 2]),
+     "Condition x == y did not hold.\nIndices of first 2 different values:\n[[2]\n [3]]\nCorresponding x values:\n"
+     "[4 6]\nCorresponding y values:\n[6 7]\nFirst 3 elements of x:\n[0 2 4]\nFirst 3 elements of y:\n[0 2 6]"),
+    (lambda: tf.ragged.constant([[[1, 2], [3, 4], [5, 6]], [[7, 8]]], ragged_rank=1) + tf.constant([[100], [200]]),
+     "Condition x == y did not hold.\nIndices of first 1 different values:\n[[1]]\nCorresponding x values:\n[2]\n"
+     "Corresponding y values:\n[3]\nFirst 3 elements of x:\n[0 2 4]\nFirst 3 elements of y:\n[0 3 4]"),
+    (lambda: tf.ragged.constant([[[1], [2]], [], [[3]]], ragged_rank=2) + tf.constant([[1], [2], [3]]),
+     "Condition x == y did not hold.\nIndices of first 3 different values:\n[[1]\n [2]\n [3]]\nCorresponding x "
+     "values:\n[3 6 9]\nCorresponding y values:\n[2 2 3]\nFirst 3 elements of x:\n[0 3 6]\nFirst 3 elements of "
+     "y:\n[0 2 2]"),
+    (lambda: tf.ragged.constant(_X) + tf.ragged.constant([[1], [2], [3]]),
+     "Condition x == y did not hold.\nIndices of first 3 different values:\n[[1]\n [2]\n [3]]\nCorresponding x "
+     "values:\n[2 6 7]\nCorresponding y values:\n[1 2 3]\nFirst 3 elements of x:\n[0 2 6]\nFirst 3 elements of "
+     "y:\n[0 1 2]"),
+])
+def test_broadcasting_errors(make, expected):
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        make()
+    assert str(info.value) == expected
+
+
+def test_broadcast_gradient_reaches_the_dense_operand():
+    y = tf.Variable([[1.0], [2.0], [3.0]])
+    with tf.GradientTape() as tape:
+        out = tf.reduce_sum((tf.ragged.constant([[1.0, 2.0], [3.0, 4.0, 5.0, 6.0], [7.0]]) * y).flat_values)
+    assert tape.gradient(out, y).numpy().tolist() == [[3.0], [18.0], [7.0]]
