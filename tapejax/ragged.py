@@ -29,7 +29,7 @@ from ._core.tensor import Tensor, TensorShape, _TensorBase, _Ref
 from .ops.normalize import INDEX as _INDEX
 from .ops.math_ops import _cast
 from .ops.nn_ops import _leaky_relu
-from .ops.array_ops import _concat as _concat_op, _tile as _tile_op
+from .ops.array_ops import _concat as _concat_op, _tile as _tile_op, _reverse as _reverse_op
 from .extend import defop
 from .sparse import SparseTensor, _host_index, _index_tensor, _tensor
 
@@ -802,6 +802,28 @@ def _tile(rt, multiples):
     return RaggedTensor.from_row_lengths(values, [len(r) for r in rows])
 
 
+def _reverse(rt, axes):
+    """``tf.reverse`` of a RaggedTensor: the row order (axis 0), each row (a ragged axis), or the
+    values' own dimensions."""
+    for a in sorted({int(a) + rt.ndim if a < 0 else int(a) for a in axes}):
+        if not 0 <= a < rt.ndim:
+            raise errors.InvalidArgumentError(None, None, f"'axis'[0] = {a} is out of valid range [0, {rt.ndim}).")
+        rt = _reverse_axis(rt, a)
+    return rt
+
+
+def _reverse_axis(rt, a):
+    if a == 0:
+        return rt._take(np.arange(_nrows_of(rt))[::-1])
+    if a == 1:
+        idx = np.concatenate([np.arange(s, e)[::-1] for s, e in zip(rt._splits[:-1], rt._splits[1:])]
+                             + [np.zeros(0, np.int64)])
+        return RaggedTensor(_take_values(rt._values, idx), rt._splits, internal=True)
+    values = rt._values
+    values = _reverse_axis(values, a - 1) if isinstance(values, RaggedTensor) else _ops.reverse(values, [a - 1])
+    return RaggedTensor(values, rt._splits, internal=True)
+
+
 def _elementwise(op, args, static):
     rts = [a for a in args if isinstance(a, RaggedTensor)]
     _check_same_rows(rts)
@@ -827,6 +849,8 @@ def _dispatch(op, args, static):
         return _concat(list(args), static["axis"])
     if op is _tile_op:
         return _tile(args[0], static["multiples"])
+    if op is _reverse_op:
+        return _reverse(args[0], static["axis"])
     if op is _ops.identity:
         return args[0]
     raise TypeError(f"{op.name} does not take a tf.RaggedTensor in tapejax. Apply it to the values with "

@@ -469,3 +469,22 @@ def test_broadcast_gradient_reaches_the_dense_operand():
     with tf.GradientTape() as tape:
         out = tf.reduce_sum((tf.ragged.constant([[1.0, 2.0], [3.0, 4.0, 5.0, 6.0], [7.0]]) * y).flat_values)
     assert tape.gradient(out, y).numpy().tolist() == [[3.0], [18.0], [7.0]]
+
+
+def test_reverse_of_ragged_tensors():
+    """tf.reverse on each kind of axis, and the guide's make_palindrome in a tf.function (TF 2.21)."""
+    @tf.function
+    def make_palindrome(x, axis):
+        return tf.concat([x, tf.reverse(x, [axis])], axis)
+
+    rt = tf.ragged.constant([[1, 2], [3], [4, 5, 6]])
+    assert repr(make_palindrome(rt, axis=1)) == "<tf.RaggedTensor [[1, 2, 2, 1], [3, 3], [4, 5, 6, 6, 5, 4]]>"
+    assert repr(make_palindrome(rt, axis=0)) == "<tf.RaggedTensor [[1, 2], [3], [4, 5, 6], [4, 5, 6], [3], [1, 2]]>"
+    r3 = tf.ragged.constant([[[1, 2], [3]], [], [[4, 5, 6]]])
+    assert [repr(tf.reverse(r3, ax)) for ax in ([0], [1], [2], [-1], [0, 2])] == [
+        "<tf.RaggedTensor [[[4, 5, 6]], [], [[1, 2], [3]]]>", "<tf.RaggedTensor [[[3], [1, 2]], [], [[4, 5, 6]]]>",
+        "<tf.RaggedTensor [[[2, 1], [3]], [], [[6, 5, 4]]]>", "<tf.RaggedTensor [[[2, 1], [3]], [], [[6, 5, 4]]]>",
+        "<tf.RaggedTensor [[[6, 5, 4]], [], [[2, 1], [3]]]>"]
+    uniform = tf.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1)
+    assert repr(tf.reverse(uniform, [2])) == "<tf.RaggedTensor [[[2, 1],\n  [4, 3]], [[6, 5]]]>"
+    assert repr(tf.reverse(uniform, [1])) == "<tf.RaggedTensor [[[3, 4],\n  [1, 2]], [[5, 6]]]>"
