@@ -719,11 +719,22 @@ def _directed_interleave(datasets, choices, stop_on_empty_dataset):
 
     ``choices(alive)`` yields indices; ``alive`` (one flag per dataset, updated in place)
     lets it avoid exhausted datasets. An exhausted dataset ends the result when ``stop_on_empty_dataset``,
-    else it is skipped; the result ends when every dataset is exhausted.
+    else it is skipped; the result ends when every dataset is exhausted. The inputs' iterators
+    are made now, as TF makes them with this one.
     """
-    its = [d._elements() for d in datasets]
     alive = [True] * len(datasets)
-    for i in choices(alive):
+    return _directed(choices(alive), [d._elements() for d in datasets], alive, stop_on_empty_dataset)
+
+
+def _then(first, make_second):
+    """``first``'s elements, then those of ``make_second()``, whose iterator is made when ``first``
+    is exhausted (TF's ConcatenateDataset)."""
+    yield from first
+    yield from make_second()
+
+
+def _directed(choices, its, alive, stop_on_empty_dataset):
+    for i in choices:
         if alive[i]:
             try:
                 yield next(its[i])
@@ -1099,8 +1110,7 @@ class Dataset:
                                 "Dataset.from_tensor_slices(x).")
 
         def make():
-            for parts in zip(*[d._elements() for d in leaves]):
-                yield tree.unflatten(list(parts))
+            return (tree.unflatten(list(parts)) for parts in zip(*[d._elements() for d in leaves]))
         cards = [d._card for d in leaves]
         finite = [c for c in cards if c >= 0]
         card = min(finite) if finite else (INFINITE_CARDINALITY if all(c == -1 for c in cards) else UNKNOWN_CARDINALITY)
@@ -1129,17 +1139,16 @@ class Dataset:
             source, idx = self._index
             leaves, tree = _flatten(source)
 
-            def make():
-                it = idx()
+            def batches(it):
                 while True:
                     chunk = np.fromiter(itertools.islice(it, bs), dtype=np.int64)
                     if len(chunk) == 0 or (drop_remainder and len(chunk) < bs):
                         return
                     yield tree.unflatten([_rows(l, chunk) for l in leaves])
+            make = lambda: batches(idx())  # noqa: E731 - TF makes the input's iterator with this one
         else:
             def make():
-                for chunk in _chunks(self._elements(), bs, drop_remainder):
-                    yield _stack(chunk)
+                return (_stack(chunk) for chunk in _chunks(self._elements(), bs, drop_remainder))
         card = _batched_cardinality(self._card, bs, drop_remainder)
         lead = bs if drop_remainder else None
         return self._derive(make, card, lambda: _map(lambda s: _batched_spec(s, lead), self.element_spec))
@@ -1214,16 +1223,16 @@ class Dataset:
                 out[(i,) + tuple(slice(0, d) for d in a.shape)] = a
             return out
 
-        def make():
+        def padded(it):
             pv = [None] * len(specs) if padding_values is None else [
                 np.asarray(v._value if isinstance(v, _TensorBase) else v)
                 for v in spec_tree.flatten_up_to(padding_values)]
-            for chunk in _chunks(self._elements(), bs, drop_remainder):
+            for chunk in _chunks(it, bs, drop_remainder):
                 leaves = [_flatten(e)[0] for e in chunk]
                 yield spec_tree.unflatten([pad_stack([l[i] for l in leaves], pv[i], sizes[i])
                                            for i in range(len(specs))])
         lead = bs if drop_remainder else None
-        return self._derive(make, _batched_cardinality(self._card, bs, drop_remainder),
+        return self._derive(lambda: padded(self._elements()), _batched_cardinality(self._card, bs, drop_remainder),
                             lambda: spec_tree.unflatten([
                                 TensorSpec((lead,) + tuple(s.shape[d] if t is None and padded_shapes is None else t
                                                            for d, t in enumerate(size)), s.dtype)
@@ -1231,12 +1240,12 @@ class Dataset:
 
     def unbatch(self, name=None):
         """Splits each element along its first dimension (the inverse of ``batch``)."""
-        def make():
-            for e in self._elements():
+        def rows(it):
+            for e in it:
                 leaves, tree = _flatten(e)
                 for i in range(_nrows(leaves[0])):
                     yield tree.unflatten([_row(l, i) for l in leaves])
-        return self._derive(make, UNKNOWN_CARDINALITY if self._card != INFINITE_CARDINALITY else INFINITE_CARDINALITY,
+        return self._derive(lambda: rows(self._elements()), UNKNOWN_CARDINALITY if self._card != INFINITE_CARDINALITY else INFINITE_CARDINALITY,
                             lambda: _map(_unbatched_spec, self.element_spec))
 
     def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
@@ -1306,10 +1315,8 @@ class Dataset:
 
         def make():
             if workers is None:
-                for chunk in self._chunks(self._CHUNK):
-                    yield from run(chunk)
-            else:
-                yield from _pooled(self._chunks(self._PARALLEL_CHUNK), run, workers, ordered)
+                return itertools.chain.from_iterable(run(chunk) for chunk in self._chunks(self._CHUNK))
+            return _pooled(self._chunks(self._PARALLEL_CHUNK), run, workers, ordered)
         return self._derive(make, self._card)
 
     _CHUNK = 256          # elements per vectorized call of a map function
@@ -1321,37 +1328,41 @@ class Dataset:
         return self._options.deterministic is not False
 
     def _chunks(self, size):
-        """Stacked chunks of consecutive elements (a list where elements do not stack)."""
+        """Stacked chunks of consecutive elements (a list where elements do not stack); the input's
+        iterator is made now."""
         if self._index is not None:
-            source, idx = self._index
-            leaves, tree = _flatten(source)
-            it = idx()
-            while True:
-                chunk = np.fromiter(itertools.islice(it, size), dtype=np.int64)
-                if len(chunk) == 0:
-                    return
-                if any(_is_composite(l) for l in leaves):   # no vectorized map of ragged or sparse values
-                    yield [tree.unflatten([_row(l, i) for l in leaves]) for i in chunk]
-                    continue
-                yield tree.unflatten([l[chunk] for l in leaves])
-        else:
-            it = self._elements()
-            while True:
-                chunk = list(itertools.islice(it, size))
-                if not chunk:
-                    return
-                try:
-                    stacked = _stack(chunk)
-                except (ValueError, TypeError, errors.InvalidArgumentError):
-                    yield chunk
-                    continue
-                yield chunk if any(_is_composite(l) for l in _flatten(stacked)[0]) else stacked
+            return self._index_chunks(self._index[1](), size)
+        return self._element_chunks(self._elements(), size)
+
+    def _index_chunks(self, it, size):
+        leaves, tree = _flatten(self._index[0])
+        while True:
+            chunk = np.fromiter(itertools.islice(it, size), dtype=np.int64)
+            if len(chunk) == 0:
+                return
+            if any(_is_composite(l) for l in leaves):   # no vectorized map of ragged or sparse values
+                yield [tree.unflatten([_row(l, i) for l in leaves]) for i in chunk]
+                continue
+            yield tree.unflatten([l[chunk] for l in leaves])
+
+    @staticmethod
+    def _element_chunks(it, size):
+        while True:
+            chunk = list(itertools.islice(it, size))
+            if not chunk:
+                return
+            try:
+                stacked = _stack(chunk)
+            except (ValueError, TypeError, errors.InvalidArgumentError):
+                yield chunk
+                continue
+            yield chunk if any(_is_composite(l) for l in _flatten(stacked)[0]) else stacked
 
     def flat_map(self, map_func, name=None):
         """Maps each element to a Dataset and flattens the results."""
         def make():
-            for e in self._elements():
-                yield from _as_dataset(_call(map_func, e), "flat_map")._elements()
+            return itertools.chain.from_iterable(_as_dataset(_call(map_func, e), "flat_map")._elements()
+                                                 for e in self._elements())
         return self._derive(make, UNKNOWN_CARDINALITY)
 
     def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
@@ -1393,8 +1404,7 @@ class Dataset:
             elements = _as_dataset(_call(map_func, x), "interleave")._elements()
             return _Prefetch(elements, max(block, _PREFETCH_AUTOTUNE)) if parallel else elements
 
-        def make():
-            inputs = self._elements()
+        def interleaved(inputs):
             slots = [None] * cycle          # the open input elements' iterators
             n_open, end_of_input, i, b = 0, False, 0, 0
             while not end_of_input or n_open:
@@ -1423,7 +1433,7 @@ class Dataset:
                                 n_open += 1
                 else:
                     i, b = (i + 1) % cycle, 0
-        return self._derive(make, UNKNOWN_CARDINALITY)
+        return self._derive(lambda: interleaved(self._elements()), UNKNOWN_CARDINALITY)
 
     def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
         """Groups elements into windows: each element of the result is a Dataset (a window).
@@ -1464,14 +1474,16 @@ class Dataset:
             leaves, tree = _flatten(source)
 
             def make():
-                for rows in _windows(idx(), size, shift, stride, drop):
-                    yield tree.unflatten([_variant(_slices_dataset(l, rows)) for l in leaves])
+                return (tree.unflatten([_variant(_slices_dataset(l, rows)) for l in leaves])
+                        for rows in _windows(idx(), size, shift, stride, drop))
         else:
+            def window_of(elems):
+                tree = _flatten(elems[0])[1]
+                columns = zip(*[_flatten(e)[0] for e in elems])
+                return tree.unflatten([_variant(_list_dataset(list(c))) for c in columns])
+
             def make():
-                for elems in _windows(self._elements(), size, shift, stride, drop):
-                    tree = _flatten(elems[0])[1]
-                    columns = zip(*[_flatten(e)[0] for e in elems])
-                    yield tree.unflatten([_variant(_list_dataset(list(c))) for c in columns])
+                return (window_of(elems) for elems in _windows(self._elements(), size, shift, stride, drop))
         return self._derive(make, card, lambda: _map(_DatasetSpec, self.element_spec))
 
     def scan(self, initial_state, scan_func, name=None):
@@ -1509,16 +1521,16 @@ class Dataset:
                 out.append(t)
             return tree.unflatten(out)
 
-        def make():
+        def scanned(it):
             state = _to_tensors(init)
-            for e in self._elements():
+            for e in it:
                 out = scan_func(state, _to_tensors(e))
                 if not isinstance(out, (tuple, list)) or len(out) != 2:
                     raise TypeError("scan: scan_func must return a pair (new_state, output_element), got "
                                     f"{type(out).__name__}.")
                 state = as_state(out[0])
                 yield _map(_to_array, out[1])
-        return self._derive(make, self._card)
+        return self._derive(lambda: scanned(self._elements()), self._card)
 
     def take_while(self, predicate, name=None):
         """The elements up to (not including) the first for which ``predicate`` is false.
@@ -1532,10 +1544,7 @@ class Dataset:
             [0, 1, 2, 3, 4]
         """
         def make():
-            for e in self._elements():
-                if not _scalar_bool(_call(predicate, e), "take_while"):
-                    return
-                yield e
+            return itertools.takewhile(lambda e: _scalar_bool(_call(predicate, e), "take_while"), self._elements())
         return self._derive(make, UNKNOWN_CARDINALITY, self._spec_fn)
 
     def unique(self, name=None):
@@ -1565,9 +1574,9 @@ class Dataset:
             check(leaves, ["O" if isinstance(s, _DatasetSpec) or s.dtype == _dtypes.string
                            else np.dtype(s.dtype.as_numpy_dtype).kind for s in leaves])
 
-        def make():
+        def unique(it):
             seen = set()
-            for e in self._elements():
+            for e in it:
                 leaves = _flatten(e)[0]
                 arrs = [l if isinstance(l, Dataset) else np.asarray(l) for l in leaves]
                 check(arrs, [getattr(a, "dtype", np.dtype(object)).kind if not isinstance(a, Dataset) else "?"
@@ -1577,7 +1586,7 @@ class Dataset:
                 if key not in seen:
                     seen.add(key)
                     yield e
-        return self._derive(make, UNKNOWN_CARDINALITY, self._spec_fn)
+        return self._derive(lambda: unique(self._elements()), UNKNOWN_CARDINALITY, self._spec_fn)
 
     def rebatch(self, batch_size, drop_remainder=False, name=None):
         """Re-splits batched elements into batches of ``batch_size`` (``unbatch().batch(n)`` in one copy).
@@ -1601,10 +1610,10 @@ class Dataset:
                              f"integers with at least one positive, got {batch_size!r}.")
         drop = bool(drop_remainder)
 
-        def make():
+        def rebatched(it):
             cycle = itertools.cycle(sizes)
             want, have, parts, template, tree = next(cycle), 0, [], None, None
-            for e in self._elements():
+            for e in it:
                 leaves, tree = _flatten(e)
                 leaves = [np.asarray(l) for l in leaves]
                 if any(l.ndim == 0 for l in leaves):
@@ -1628,7 +1637,8 @@ class Dataset:
 
         c = self._card
         lead = sizes[0] if drop and len(set(sizes)) == 1 else None
-        return self._derive(make, INFINITE_CARDINALITY if c == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY,
+        return self._derive(lambda: rebatched(self._elements()),
+                            INFINITE_CARDINALITY if c == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY,
                             lambda: _map(lambda s: TensorSpec((lead,) + tuple(s.shape)[1:], s.dtype),
                                          self.element_spec))
 
@@ -1762,9 +1772,7 @@ class Dataset:
     def filter(self, predicate, name=None):
         """Keeps the elements for which ``predicate`` (receiving Tensors) is true."""
         def make():
-            for e in self._elements():
-                if bool(_call(predicate, e)):
-                    yield e
+            return (e for e in self._elements() if bool(_call(predicate, e)))
         return self._derive(make, UNKNOWN_CARDINALITY if self._card != INFINITE_CARDINALITY else INFINITE_CARDINALITY,
                             self._spec_fn)
 
@@ -1775,14 +1783,16 @@ class Dataset:
         c = self._card
         card = (0 if c == 0 else INFINITE_CARDINALITY) if forever else (c * n if c >= 0 else c)
 
-        def loop(it_fn):
-            for _ in (itertools.count() if forever else range(n)):
-                yield from it_fn()
+        def loop(it_fn):    # TF makes the first pass's iterator with this one, the others as they start
+            if not forever and n == 0:
+                return iter(())
+            return itertools.chain([it_fn()], (it_fn() for _ in (itertools.count() if forever else range(n - 1))))
 
         if self._index is not None:
             source, idx = self._index
-            return self._derive(None, card, self._spec_fn, index=(source, lambda: loop(idx)))
-        return self._derive(lambda: loop(self._elements), card, self._spec_fn)
+            return self._derive(None, card, self._spec_fn,
+                                index=(source, lambda: itertools.chain.from_iterable(loop(idx))))
+        return self._derive(lambda: itertools.chain.from_iterable(loop(self._elements)), card, self._spec_fn)
 
     def take(self, count, name=None):
         """The first ``count`` elements (all for -1)."""
@@ -1817,8 +1827,7 @@ class Dataset:
     def enumerate(self, start=0, name=None):
         """Pairs each element with its index: ``(i, element)``."""
         def make():
-            for i, e in enumerate(self._elements(), start):
-                yield (_to_array(np.int64(i)), e)
+            return ((_to_array(np.int64(i)), e) for i, e in enumerate(self._elements(), start))
         return self._derive(make, self._card,
                             lambda: (TensorSpec((), jax.dtypes.canonicalize_dtype(np.int64)), self.element_spec))
 
@@ -1826,7 +1835,7 @@ class Dataset:
         """This dataset's elements, then ``dataset``'s."""
         a, b = self._card, dataset._card
         card = INFINITE_CARDINALITY if -1 in (a, b) else (a + b if a >= 0 and b >= 0 else UNKNOWN_CARDINALITY)
-        return self._derive(lambda: itertools.chain(self._elements(), dataset._elements()), card, self._spec_fn)
+        return self._derive(lambda: _then(self._elements(), dataset._elements), card, self._spec_fn)
 
     def prefetch(self, buffer_size=AUTOTUNE, name=None):
         """Produces elements on a background thread, up to ``buffer_size`` ahead of the consumer.
@@ -1860,16 +1869,14 @@ class Dataset:
         store = []
         done = [False]
 
-        def make():
-            if done[0]:
-                yield from store
-                return
+        def filling(it):
             store.clear()
-            for e in self._elements():
+            for e in it:
                 store.append(e)
                 yield e
             done[0] = True
-        return self._derive(make, self._card, self._spec_fn)
+        return self._derive(lambda: iter(list(store)) if done[0] else filling(self._elements()), self._card,
+                            self._spec_fn)
 
     def apply(self, transformation_func):
         """``transformation_func(self)``."""
@@ -2646,8 +2653,7 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
         return features
 
     def make():
-        for b in batches._elements():
-            yield organize(b)
+        return (organize(b) for b in batches._elements())
     out = batches._derive(make, batches._card, lambda: organize(col_specs))
     return out.prefetch(AUTOTUNE if prefetch_buffer_size is None else prefetch_buffer_size)
 

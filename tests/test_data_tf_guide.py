@@ -135,3 +135,37 @@ def test_from_generator_needs_a_signature():
     assert next(iter(batched)).numpy().tolist() == [[1.0, 0.0, 0.0], [1.0, 1.0, 1.0]]
     unknown = "TensorSpec(shape=<unknown>, dtype=tf.float64, name=None)"
     assert repr(ds.batch(2).element_spec) == repr(ds.batch(2).unbatch().element_spec) == unknown
+
+
+def test_an_iterator_draws_its_shuffle_seeds_when_it_is_made():
+    # TF makes an iterator's inputs' iterators (a shuffle's seeds) when the iterator is made, not
+    # at its first element: Keras 3 makes an iterator it never reads after each full pass, so a
+    # seeded fit on ds.shuffle(n).batch(b) sees iterator #1, #3, #5 (pandas_dataframe cell 14).
+    tf.random.set_seed(42)
+    ds = tf.data.Dataset.range(8).shuffle(8).batch(4)
+    it1, _, it3 = iter(ds), iter(ds), iter(ds)
+    assert [b.numpy().tolist() for b in it3] == [[1, 0, 4, 2], [6, 7, 3, 5]]
+    assert [b.numpy().tolist() for b in it1] == [[3, 4, 1, 0], [6, 5, 2, 7]]
+    tf.random.set_seed(7)
+    ds = tf.data.Dataset.range(6).shuffle(6).map(lambda x: x * 10).filter(lambda x: x >= 0).repeat(2)
+    _, it2 = iter(ds), iter(ds)
+    assert [int(x) for x in it2] == [40, 0, 30, 50, 20, 10, 40, 0, 20, 30, 50, 10]
+    tf.random.set_seed(3)
+    a, b = tf.data.Dataset.range(4).shuffle(4), tf.data.Dataset.range(4, 8).shuffle(4)
+    z = tf.data.Dataset.zip((a, b)).enumerate().take(3)
+    _, it2 = iter(z), iter(z)
+    assert [(int(i), int(x), int(y)) for i, (x, y) in it2] == [(0, 0, 5), (1, 3, 6), (2, 2, 4)]
+    c = a.concatenate(b)
+    _, it2 = iter(c), iter(c)
+    assert [int(x) for x in it2] == [2, 1, 0, 3, 6, 5, 7, 4]
+
+
+def test_seeded_fit_on_a_shuffled_dataset_follows_tensorflows_epochs():
+    tf.keras.utils.set_random_seed(1)
+    x = np.arange(16, dtype=np.float32).reshape(16, 1) / 16
+    ds = tf.data.Dataset.from_tensor_slices((x, 2 * x + 1)).shuffle(16).batch(4)
+    model = tf.keras.Sequential([tf.keras.Input((1,)), tf.keras.layers.Dense(1, kernel_initializer="zeros")])
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    history = model.fit(ds, epochs=3, verbose=0)
+    np.testing.assert_allclose(history.history["loss"], [2.189652681350708, 0.3221791386604309, 0.13326622545719147],
+                               rtol=1e-5)
