@@ -31,6 +31,7 @@ from .ops.math_ops import _cast
 from .ops.nn_ops import _leaky_relu
 from .ops.array_ops import _concat as _concat_op, _tile as _tile_op, _reverse as _reverse_op
 from .extend import defop
+from ._staging.function import TensorSpec as _TensorSpec
 from .sparse import SparseTensor, _host_index, _index_tensor, _tensor
 
 
@@ -472,6 +473,17 @@ class RaggedTensorSpec:
         if other.dtype != self.dtype or other.ragged_rank != self.ragged_rank:
             return False
         return self.shape is None or other.shape is None or self.shape.is_compatible_with(other.shape)
+
+    def _tf_bind(self, value):
+        """``value`` as an argument of a tf.function with this spec in its ``input_signature``
+        (TypeError with TensorFlow's reason when it does not fit)."""
+        if isinstance(value, RaggedTensor) and self.is_compatible_with(value):
+            return value
+        if isinstance(value, RaggedTensor) and value.ragged_rank == self.ragged_rank:
+            inner = [] if self.shape is None else list(self.shape)[self.ragged_rank + 1:]
+            got, want = value.flat_values, _TensorSpec([None] + inner, self.dtype)
+            raise TypeError(f"Can not cast {_TensorSpec(got.shape, got.dtype)!r} to {want!r}")
+        raise TypeError(f"Can not cast {value!r} to {self!r}")
 
     def _key(self):
         return (None if self._shape is None else tuple(self._shape), self._dtype.name, self._ragged_rank,

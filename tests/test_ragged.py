@@ -488,3 +488,22 @@ def test_reverse_of_ragged_tensors():
     uniform = tf.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1)
     assert repr(tf.reverse(uniform, [2])) == "<tf.RaggedTensor [[[2, 1],\n  [4, 3]], [[6, 5]]]>"
     assert repr(tf.reverse(uniform, [1])) == "<tf.RaggedTensor [[[3, 4],\n  [1, 2]], [[5, 6]]]>"
+
+
+def test_function_input_signature_of_ragged_tensor_spec():
+    """ragged_tensor guide: a tf.function with a RaggedTensorSpec input_signature (TF 2.21)."""
+    @tf.function(input_signature=[tf.RaggedTensorSpec(shape=[None, None], dtype=tf.int32)])
+    def max_and_min(rt):
+        return (tf.math.reduce_max(rt, axis=-1), tf.math.reduce_min(rt, axis=-1))
+
+    hi, lo = max_and_min(tf.ragged.constant([[1, 2], [3], [4, 5, 6]]))
+    assert (hi.numpy().tolist(), lo.numpy().tolist()) == ([2, 3, 6], [1, 3, 4])
+    hi, lo = max_and_min(tf.ragged.constant([[1], [3, 3, 3, 3]]))
+    assert (hi.numpy().tolist(), lo.numpy().tolist()) == ([1, 3], [1, 3])
+    with pytest.raises(TypeError) as info:
+        max_and_min(tf.ragged.constant([[1.0]]))
+    assert str(info.value).startswith(
+        "Binding inputs to tf.function failed due to `Can not cast TensorSpec(shape=(1,), dtype=tf.float32, "
+        "name=None) to TensorSpec(shape=(None,), dtype=tf.int32, name=None)`. Received args: "
+        "(<tf.RaggedTensor [[1.0]]>,) and kwargs: {} for signature: (rt: RaggedTensorSpec(TensorShape([None, None]), "
+        "tf.int32,")

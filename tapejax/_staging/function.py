@@ -155,7 +155,8 @@ class TensorSpec:
 
 
 def _is_leaf(x):
-    return isinstance(x, (_TensorBase, TensorSpec)) or x is None
+    # A spec with ``_tf_bind`` (tf.RaggedTensorSpec) binds its argument itself.
+    return isinstance(x, (_TensorBase, TensorSpec)) or x is None or hasattr(x, "_tf_bind")
 
 
 def _bind_signature(fn_name, signature, params, args, kwargs):
@@ -185,6 +186,12 @@ def _bind_signature(fn_name, signature, params, args, kwargs):
             raise fail(f"Can not cast {a!r} to {type(spec).__name__} type.") from None
         conv = []
         for s, x in zip(spec_leaves, arg_leaves):
+            if hasattr(s, "_tf_bind"):
+                try:
+                    conv.append(s._tf_bind(x))
+                except TypeError as e:
+                    raise fail(e) from None
+                continue
             if isinstance(x, _variable.Variable):
                 if x.dtype != s.dtype:
                     raise fail(f"Incompatible type conversion requested to type {s.dtype.name} for "
@@ -1147,6 +1154,8 @@ def _type_str(x):
         return f"{name}[{', '.join(_type_str(e) for e in x)}]"
     if isinstance(x, dict):
         return "Dict[" + ", ".join(f"[{k!r}, {_type_str(v)}]" for k, v in x.items()) + "]"
+    if hasattr(x, "_tf_bind"):
+        return repr(x)
     return f"Literal[{x!r}]"
 
 
