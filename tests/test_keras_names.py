@@ -162,6 +162,7 @@ def test_model_paths_names_and_reprs():
 
 
 def test_optimizer_variable_names():
+    tf.keras.backend.clear_session()   # Keras 3 names optimizers like layers: adam, adam_1...
     opt = tf.keras.optimizers.Adam()
     d = L.Dense(2)
     d.build((None, 3))

@@ -190,6 +190,7 @@ def test_one_compiled_update_for_all_variables():
 
 
 def test_slots_are_nontrainable_variables_created_lazily():
+    tf.keras.backend.clear_session()   # Keras 3 names optimizers like layers: adam, adam_1...
     w = tf.Variable([1.0, 2.0], name="w")
     opt = optimizers.Adam()
     assert [v.name for v in opt.variables] == ["iteration", "learning_rate"]
@@ -438,6 +439,7 @@ def test_built_and_summary_count_the_optimizer_as_keras3(capsys):
     """Keras 3 lists iteration (int64), learning_rate and the slots (no update-rule step count),
     and summary() counts them once the optimizer is built, also an SGD without slots. Recorded
     from TF 2.21: Adam after fit 'Optimizer params: 18 (76.00 B)', SGD '2 (12.00 B)'."""
+    tf.keras.backend.clear_session()   # Keras 3 names optimizers like layers: adam, adam_1...
     opt = optimizers.Adam(0.1)
     assert not opt.built
     assert repr(opt.iterations) == "<Variable path=adam/iteration, shape=(), dtype=int64, value=0>"

@@ -112,10 +112,14 @@ class InitializationOnlyStatus(CheckpointLoadStatus):
         self._nothing()
 
 
-def _restore(root, path):
+def _restore(root, path, skip=()):
+    """Restores ``path`` into ``root``'s Variables; saved paths starting with one of the
+    prefixes in ``skip`` are left out (``load_weights`` skips an optimizer whose state does not
+    fit, as Keras does)."""
     index = read_index(path)
     graph = Graph(root)
     values = read_values(path, index, targets=graph.variables)
+    values = {p: v for p, v in values.items() if not p.startswith(skip)}
     found = dict(graph.variables)
     missing = [p for p in graph.variables if p not in values]
     if missing and index.get("aliases"):

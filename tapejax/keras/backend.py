@@ -5,7 +5,7 @@ Example:
     >>> tf.keras.backend.floatx(), tf.keras.backend.epsilon()
     ('float32', 1e-07)
 """
-from .layers._base import reset_uids as _reset_uids
+from ._naming import reset_uids as _reset_uids
 
 _FLOATX = ["float32"]
 _EPSILON = [1e-7]

@@ -341,6 +341,7 @@ class Model(Layer):
         self._k_optimizer = _optimizers.get(optimizer)
         self._k_loss = None if loss is None else (_losses.get(loss) if isinstance(loss, (str, dict)) else loss)
         self._k_loss_spec = loss
+        self.loss = loss   # Keras 3 keeps compile's argument as model.loss
         specs = metrics or []
         if isinstance(specs, (str,)) or callable(specs) and not isinstance(specs, (list, tuple)):
             specs = [specs]

@@ -33,6 +33,7 @@ from ._repr import KerasObjectRepr as _KerasObjectRepr
 from .._core.state import init_scope, read_for_update
 from .._core.tensor import Tensor, _TensorBase, to_array, is_tracer
 from ._variables import owned_variable
+from ._naming import _to_snake_case, unique_name
 from ..checkpoint.tracking import apply_deferred as _apply_deferred
 from .._core.tape import GradientTape
 
@@ -270,8 +271,6 @@ class Optimizer(_KerasObjectRepr):
 
     _keras_modules = _KERAS_MODULES
 
-    _default_name = "optimizer"
-
     def __init__(self, transform, learning_rate=None, *, weight_decay=None, clipnorm=None,
                  clipvalue=None, global_clipnorm=None, name=None, **kwargs):
         for k in ("ema_momentum", "ema_overwrite_frequency", "jit_compile", "is_legacy_optimizer", "mesh"):
@@ -295,7 +294,9 @@ class Optimizer(_KerasObjectRepr):
         if not (callable(getattr(transform, "init", None)) and callable(getattr(transform, "update", None))):
             raise TypeError(f"Optimizer(transform) needs an optax.GradientTransformation, got "
                             f"{type(transform).__name__}. For example: Optimizer(optax.adam(1e-3)).")
-        self.name = name or self._default_name
+        # Keras 3's auto_name: the class name in snake case, made unique among the process's
+        # layer and optimizer names (adam, adam_1, sgd, adam_w, rm_sprop; clear_session resets).
+        self.name = name or unique_name(_to_snake_case(type(self).__name__))
         self.weight_decay = weight_decay
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
         pre = []
@@ -574,7 +575,6 @@ def _alias(name, keras_name, direction, defaults, doc):
         self._config = dict(cfg, learning_rate=lr)
         for k, v in cfg.items():
             setattr(self, k, v)
-        kwargs.setdefault("name", keras_name)
         if "weight_decay" in cfg:
             kwargs["weight_decay"] = cfg.pop("weight_decay")
         Optimizer.__init__(self, direction(**cfg), lr, **kwargs)
@@ -584,7 +584,7 @@ def _alias(name, keras_name, direction, defaults, doc):
                f"        >>> opt = tf.keras.optimizers.{name}()\n"
                f"        >>> _ = opt.apply_gradients([(tf.constant([0.5]), w)])\n"
                f"        >>> bool(w.numpy()[0] < 1.0), int(opt.iterations)\n        (True, 1)\n")
-    return type(name, (Optimizer,), {"__init__": __init__, "_default_name": keras_name,
+    return type(name, (Optimizer,), {"__init__": __init__,
                                      "__doc__": f"{doc}\n\n    ``{name}({sig})``, Keras's defaults.{example}"})
 
 

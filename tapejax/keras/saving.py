@@ -11,12 +11,15 @@ import json
 import os
 import shutil
 import uuid
+import warnings
 
 from ..checkpoint import Checkpoint as _Checkpoint, DataLossError as _DataLossError, NotFoundError as _NotFoundError
+from ..checkpoint.checkpoint import _restore
+from ..checkpoint.reader import read_index as _read_index
 from ..checkpoint.tracking import Graph as _Graph
 from ..checkpoint.writer import swap_into_place as _swap_into_place, write as _write
 from .. import saved_model as _saved_model
-from . import layers as _layers, optimizers as _optimizers
+from . import layers as _layers, losses as _losses, metrics as _metrics, optimizers as _optimizers
 
 __all__ = ["save_model", "load_model", "save_weights", "load_weights", "register_keras_serializable",
            "get_registered_name", "get_registered_object"]
@@ -123,7 +126,38 @@ def load_weights(model, filepath, skip_mismatch=False, **kwargs):
     filepath = os.fspath(filepath)
     if os.path.exists(os.path.join(filepath, _KERAS_FILE)):
         filepath = os.path.join(filepath, "weights")
-    return _Checkpoint(root=model).read(filepath)
+    return _read_weights(model, filepath)
+
+
+_OPTIMIZER = "_k_optimizer/"
+
+
+def _saved_optimizer_size(filepath):
+    """How many variables Keras would list for the optimizer saved in the checkpoint: its
+    ``iterations``, learning rate and slots, not the update rules' step counts (see
+    ``Optimizer.variables``)."""
+    entries = [e for p, e in _read_index(filepath)["variables"].items() if p.startswith(_OPTIMIZER)]
+    return sum(1 for e in entries if not (e.get("name", "").endswith("/count") and e.get("shape") == []
+                                          and str(e.get("dtype", "")).startswith("int")))
+
+
+def _read_weights(model, filepath):
+    """Restores ``filepath`` into ``model``. As Keras 3's ``load_own_variables``, the saved
+    optimizer state is restored only into an optimizer with as many variables (built alike);
+    otherwise it is skipped with Keras's warning, and the optimizer starts afresh."""
+    ckpt, skip = _Checkpoint(root=model), ()
+    opt = getattr(model, "_k_optimizer", None)
+    if opt is not None:
+        saved, own = _saved_optimizer_size(filepath), len(opt.variables)
+        if saved and saved != own:
+            msg = (f"Skipping variable loading for optimizer '{opt.name}', because it has {own} variables "
+                   f"whereas the saved optimizer has {saved} variables. ")
+            if own == 0:
+                msg += "This is likely because the optimizer has not been called/built yet."
+            warnings.warn(msg, stacklevel=3)
+            skip = (_OPTIMIZER,)
+    ckpt._ensure_counter()
+    return _restore(ckpt, filepath, skip)
 
 
 def _keras_compile_config(model, include_optimizer):
@@ -132,14 +166,30 @@ def _keras_compile_config(model, include_optimizer):
     metrics = getattr(model, "_k_metric_specs", [])
     if opt is None:
         return None
-    cfg = {"loss": loss if isinstance(loss, str) else None,
-           "metrics": [m for m in metrics if isinstance(m, str)]}
+    cfg = {"loss": _compile_entry(loss, _losses),
+           "metrics": [e for e in (_compile_entry(m, _metrics) for m in metrics) if e is not None]}
     if include_optimizer:
         try:
             cfg["optimizer"] = json.loads(json.dumps(_optimizers.serialize(opt)))
         except (TypeError, ValueError):   # a schedule or optax transformation: not serialisable
             cfg["optimizer"] = None
     return cfg
+
+
+def _compile_entry(spec, module):
+    """A loss or metric of ``compile`` as JSON: a name, a Keras function's name, or a built-in
+    class's ``{'class_name', 'config'}`` (Keras 3 saves the objects' configurations too); None
+    for what cannot be rebuilt from JSON (a custom callable)."""
+    if isinstance(spec, str):
+        return spec
+    cls = type(spec)
+    if module._CLASSES.get(cls.__name__) is cls:
+        try:
+            return json.loads(json.dumps(module.serialize(spec)))
+        except (TypeError, ValueError):
+            return None
+    names = [k for k, f in getattr(module, "_FUNCTIONS", {}).items() if f is spec]
+    return names[0] if names else None
 
 
 def save_model(model, filepath, overwrite=True, zipped=None, include_optimizer=True, save_format=None, **kwargs):
@@ -260,11 +310,12 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True, **kw
             d is None or (type(d) is int and 0 <= d < 2 ** 31) for d in build_shape)):
         raise damaged("'build_shape' must list sizes (non-negative integers or null)")
     comp = meta.get("compile")
-    if comp is not None and not (isinstance(comp, dict) and isinstance(comp.get("loss"), (str, type(None)))
+    if comp is not None and not (isinstance(comp, dict) and isinstance(comp.get("loss"), (str, dict, type(None)))
                                  and isinstance(comp.get("metrics") or [], list)
-                                 and all(isinstance(m, str) for m in comp.get("metrics") or [])
+                                 and all(isinstance(m, (str, dict)) for m in comp.get("metrics") or [])
                                  and isinstance(comp.get("optimizer"), (dict, type(None)))):
-        raise damaged("'compile' must be an object with a loss name, metric names and an optimizer configuration")
+        raise damaged("'compile' must be an object with a loss, metrics (names or configurations) and an "
+                      "optimizer configuration")
     custom_objects = dict(custom_objects or {})
     layers = []
     for i, entry in enumerate(config["layers"]):
@@ -286,13 +337,23 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True, **kw
         if build_shape is not None and not model.built:
             model.build(tuple(build_shape))
         if compile and comp:
-            opt = comp.get("optimizer")
-            model.compile(optimizer=_optimizers.deserialize(opt) if opt else "rmsprop", loss=comp.get("loss"),
-                          metrics=comp.get("metrics") or None)
+            _compile_from_config(model, comp)
     except Exception as e:  # noqa: BLE001 -- a configuration whose parts do not fit together
         raise damaged(f"the model cannot be built from it ({type(e).__name__}: {str(e)[:200]})") from None
-    _Checkpoint(root=model).read(os.path.join(filepath, "weights")).expect_partial()
+    _read_weights(model, os.path.join(filepath, "weights")).expect_partial()
     return model
+
+
+def _compile_from_config(model, comp):
+    """Keras 3's ``compile_from_config``: compile with the saved arguments, then build the
+    optimizer on the (built) model's trainable variables, so its saved state loads now."""
+    opt, loss = comp.get("optimizer"), comp.get("loss")
+    model.compile(optimizer=_optimizers.deserialize(opt) if opt else "rmsprop",
+                  loss=_losses.deserialize(loss) if isinstance(loss, dict) else loss,
+                  metrics=[_metrics.deserialize(m) if isinstance(m, dict) else m
+                           for m in comp.get("metrics") or []] or None)
+    if model.built:
+        model.optimizer.build(model.trainable_variables)
 
 
 def _load_registered(cls, meta, filepath, damaged):

@@ -5,9 +5,7 @@ on its first call (``build(input_shape)`` creates the weights with
 ``add_weight``), tracks weights in creation order and sub-layers in
 attribute-assignment order, and passes ``training`` down to the layers it calls.
 """
-import collections
 import inspect
-import re
 import threading
 import warnings
 
@@ -27,32 +25,12 @@ from .. import regularizers as regularizers
 from ...ops import cast
 from ..mixed_precision import _layer_policy
 from ...checkpoint.tracking import apply_deferred as _apply_deferred
+from .._naming import _to_snake_case, unique_name
 
 
 # ---------------------------------------------------------------------------
 # Names and call context
 # ---------------------------------------------------------------------------
-
-_uids = collections.defaultdict(int)
-
-
-def _to_snake_case(name):
-    # Keras's own rule, so Conv2D -> conv2d, ReLU -> re_lu, BatchNormalization -> batch_normalization.
-    s = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
-    s = re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()
-    return s if s[0] != "_" else "private" + s
-
-
-def unique_name(base):
-    """``base``, then ``base_1``, ``base_2``... (Keras's layer naming)."""
-    n = _uids[base]
-    _uids[base] = n + 1
-    return base if n == 0 else f"{base}_{n}"
-
-
-def reset_uids():
-    _uids.clear()
-
 
 class _CallContext(threading.local):
     def __init__(self):

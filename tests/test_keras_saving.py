@@ -1,0 +1,102 @@
+"""Keras 3's saving semantics (recorded from TF 2.21): load_model compiles with the saved loss and
+metric objects and builds the optimizer; the optimizer's saved state loads only into an optimizer
+with as many variables (Keras's warning otherwise); optimizers are named like layers."""
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+import tapejax as tf
+
+X = np.random.RandomState(0).rand(8, 3).astype("float32")
+
+
+def _model(optimizer="adam", loss="mse", metrics=None):
+    m = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(4, activation="relu"),
+                             tf.keras.layers.Dense(2)])
+    m.compile(optimizer=optimizer, loss=loss, metrics=metrics)
+    return m
+
+
+def test_optimizers_are_named_as_keras3():
+    tf.keras.backend.clear_session()
+    O = tf.keras.optimizers
+    names = [o.name for o in [O.Adam(), O.Adam(), O.SGD(), O.AdamW(), O.RMSprop(), O.Adagrad(), O.Adadelta(),
+                              O.Adamax(), O.Nadam(), O.Lion(), O.SGD(name="mine"), O.SGD()]]
+    assert names == ['adam', 'adam_1', 'sgd', 'adam_w', 'rm_sprop', 'adagrad', 'adadelta', 'adamax', 'nadam',
+                     'lion', 'mine', 'sgd_1']
+    tf.keras.backend.clear_session()
+    assert O.Adam().name == "adam" and O.Adam().iterations.path == "adam_1/iteration"
+    m = tf.keras.Sequential([tf.keras.Input((1,)), tf.keras.layers.Dense(1)])
+    m.compile("adam", "mse")
+    assert m.optimizer.name == "adam_2"
+
+
+def test_load_model_compiles_with_loss_and_metric_objects_and_builds_the_optimizer(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    tf.keras.backend.clear_session()
+    tf.keras.utils.set_random_seed(1)
+    y = np.array([0, 1] * 4)
+    m = _model(loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+               metrics=[tf.keras.metrics.SparseCategoricalAccuracy(), "accuracy"])
+    m.save("untrained.keras")
+    # TF 2.21: the loaded optimizer is built (10 variables) and the saved one (2) is skipped.
+    with pytest.warns(UserWarning) as rec:
+        u = tf.keras.models.load_model("untrained.keras")
+    assert [str(w.message) for w in rec] == [
+        "Skipping variable loading for optimizer 'adam', because it has 10 variables whereas the saved "
+        "optimizer has 2 variables. "]
+    assert u.optimizer.built and len(u.optimizer.variables) == 10
+    m.fit(X, y, epochs=2, verbose=0)
+    m.save("trained.keras")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        t = tf.keras.models.load_model("trained.keras")
+    assert type(t.loss).__name__ == "SparseCategoricalCrossentropy" and t.loss.get_config()["from_logits"] is True
+    assert type(t.optimizer).__name__ == "Adam" and t.optimizer.built
+    assert int(t.optimizer.iterations.numpy()) == 2 and len(t.optimizer.variables) == 10
+    capsys.readouterr()
+    t.summary()
+    out = capsys.readouterr().out
+    assert " Total params: 80 (324.00 B)\n" in out and " Optimizer params: 54 (220.00 B)\n" in out
+    assert t.evaluate(X, y, verbose=0) == m.evaluate(X, y, verbose=0)
+    t.fit(X, y, epochs=1, verbose=0)
+    m.fit(X, y, epochs=1, verbose=0)
+    np.testing.assert_allclose(t.get_weights()[0], m.get_weights()[0], atol=1e-6)
+    assert int(t.optimizer.iterations.numpy()) == 3
+
+
+def test_load_weights_skips_an_optimizer_state_that_does_not_fit(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    tf.keras.backend.clear_session()
+    tf.keras.utils.set_random_seed(1)
+    y = np.random.RandomState(1).rand(8, 2).astype("float32")
+    m = _model()
+    m.fit(X, y, epochs=2, verbose=0)
+    m.save_weights("t.weights.h5")
+    fresh = _model()
+    with pytest.warns(UserWarning) as rec:
+        fresh.load_weights("t.weights.h5")
+    # TF 2.21: the fresh model's optimizer is not built: its state starts afresh.
+    assert [str(w.message) for w in rec] == [
+        "Skipping variable loading for optimizer 'adam_1', because it has 2 variables whereas the saved "
+        "optimizer has 10 variables. "]
+    assert not fresh.optimizer.built and int(fresh.optimizer.iterations.numpy()) == 0
+    assert all(np.array_equal(a, b) for a, b in zip(fresh.get_weights(), m.get_weights()))
+    fresh.fit(X, y, epochs=1, verbose=0)
+    assert int(fresh.optimizer.iterations.numpy()) == 1
+    np.testing.assert_allclose([float(v.ravel()[0]) for v in fresh.get_weights()][:2],
+                               [-0.4492327570915222, -0.0029983557760715485], rtol=1e-6)
+    built = _model()
+    built.fit(X, y, epochs=1, verbose=0)   # built alike: the state loads
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        built.load_weights("t.weights.h5")
+    assert int(built.optimizer.iterations.numpy()) == 2
+    sgd = _model("sgd")
+    sgd.fit(X, y, epochs=1, verbose=0)
+    with pytest.warns(UserWarning, match="^Skipping variable loading for optimizer 'sgd', because it has 2 "
+                                         "variables whereas the saved optimizer has 10 variables. $"):
+        sgd.load_weights("t.weights.h5")
+    assert int(sgd.optimizer.iterations.numpy()) == 1
