@@ -56,15 +56,16 @@ class RaggedTensor:
         (TensorShape([4, None]), [5, 9], TensorShape([4, 4]))
     """
 
-    __slots__ = ("_values", "_splits", "__weakref__")
+    __slots__ = ("_values", "_splits", "_uniform", "__weakref__")
     _tf_composite = True  # tf.is_tensor is True, as for TensorFlow's composite tensors
 
-    def __init__(self, values, row_splits, internal=False):
+    def __init__(self, values, row_splits, internal=False, uniform_row_length=None):
         if not internal:
             raise ValueError("RaggedTensor constructor is private; please use one of the factory methods "
                              "instead (e.g., RaggedTensor.from_row_lengths())")
         self._values = values
         self._splits = row_splits  # NumPy int64, concrete
+        self._uniform = uniform_row_length  # an int for a uniform partition (its size is in the shape)
 
     # ------------------------------------------------------------------ factories
     @classmethod
@@ -110,6 +111,29 @@ class RaggedTensor:
     def from_row_limits(cls, values, row_limits, name=None, validate=True):
         """Row ``i`` ends at ``row_limits[i]``."""
         return cls.from_row_splits(values, np.concatenate([[0], _host_index(row_limits).reshape(-1)]), validate=validate)
+
+    @classmethod
+    def from_uniform_row_length(cls, values, uniform_row_length, nrows=None, validate=True, name=None):
+        """Rows of ``uniform_row_length`` values each: a partitioned dimension of known size.
+
+        Example:
+            >>> import tapejax as tf
+            >>> rt = tf.RaggedTensor.from_uniform_row_length(
+            ...     tf.RaggedTensor.from_row_lengths([1, 2, 3, 4, 5], [2, 0, 1, 2]), uniform_row_length=2)
+            >>> rt.shape, rt.ragged_rank
+            (TensorShape([2, 2, None]), 2)
+        """
+        values = values if isinstance(values, RaggedTensor) else _tensor(values)
+        n, length = _nrows_of(values), int(_host_index(uniform_row_length).reshape(()))
+        rows = (n // length if length else 0) if nrows is None else int(_host_index(nrows).reshape(()))
+        if rows * length != n:
+            raise ValueError(f"uniform_row_length={length} times nrows={rows} must equal nvals={n}")
+        return cls(values, np.arange(rows + 1, dtype=np.int64) * length, internal=True, uniform_row_length=length)
+
+    @property
+    def uniform_row_length(self):
+        """The length of every row (int64 scalar) of a uniform partition, else None."""
+        return None if self._uniform is None else _index_tensor(self._uniform)
 
     @classmethod
     def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None, validate=True):
@@ -210,7 +234,7 @@ class RaggedTensor:
     def shape(self):
         """``[nrows, None, ...]``: ``None`` for each ragged dimension."""
         inner = self._values.shape[1:]
-        return TensorShape([len(self._splits) - 1, None] + list(inner))
+        return TensorShape([len(self._splits) - 1, self._uniform] + list(inner))
 
     def get_shape(self):
         return self.shape
@@ -258,12 +282,15 @@ class RaggedTensor:
     def with_values(self, new_values):
         """The same rows over new ``values`` (same number of values)."""
         new_values = new_values if isinstance(new_values, RaggedTensor) else _tensor(new_values)
-        return RaggedTensor.from_row_splits(new_values, self._splits)
+        out = RaggedTensor.from_row_splits(new_values, self._splits)
+        out._uniform = self._uniform
+        return out
 
     def with_flat_values(self, new_values):
         """The same ragged partitions over new innermost values."""
         if isinstance(self._values, RaggedTensor):
-            return RaggedTensor(self._values.with_flat_values(new_values), self._splits, internal=True)
+            return RaggedTensor(self._values.with_flat_values(new_values), self._splits, internal=True,
+                                uniform_row_length=self._uniform)
         return self.with_values(new_values)
 
     def _partitions(self):
@@ -349,7 +376,9 @@ class RaggedTensor:
         rows = np.asarray(rows, np.int64)
         lengths = self._lengths()[rows]
         idx = np.concatenate([np.arange(self._splits[r], self._splits[r + 1]) for r in rows] + [np.zeros(0, np.int64)])
-        return RaggedTensor.from_row_lengths(_take_values(self._values, idx), lengths)
+        out = RaggedTensor.from_row_lengths(_take_values(self._values, idx), lengths)
+        out._uniform = self._uniform
+        return out
 
     def __getitem__(self, key):
         """Rows (``rt[0]``, ``rt[1:3]``), values (``rt[2, 1]``) and per-row slices (``rt[:, :2]``)."""
@@ -830,10 +859,11 @@ def _reverse_axis(rt, a):
     if a == 1:
         idx = np.concatenate([np.arange(s, e)[::-1] for s, e in zip(rt._splits[:-1], rt._splits[1:])]
                              + [np.zeros(0, np.int64)])
-        return RaggedTensor(_take_values(rt._values, idx), rt._splits, internal=True)
+        return RaggedTensor(_take_values(rt._values, idx), rt._splits, internal=True,
+                            uniform_row_length=rt._uniform)
     values = rt._values
     values = _reverse_axis(values, a - 1) if isinstance(values, RaggedTensor) else _ops.reverse(values, [a - 1])
-    return RaggedTensor(values, rt._splits, internal=True)
+    return RaggedTensor(values, rt._splits, internal=True, uniform_row_length=rt._uniform)
 
 
 def _elementwise(op, args, static):
@@ -896,7 +926,8 @@ RaggedTensor.__invert__ = lambda self: _dispatch(_ops.logical_not, (self,), {})
 # A RaggedTensor is a JAX pytree: its values are the leaf, its row partition static data, so
 # jax.tree functions and a compiled tf.function see the values (a new partition traces again).
 jax.tree_util.register_pytree_node(
-    RaggedTensor, lambda rt: ((rt._values,), tuple(rt._splits.tolist())),
-    lambda splits, children: RaggedTensor(children[0], np.asarray(splits, np.int64), internal=True))
+    RaggedTensor, lambda rt: ((rt._values,), (tuple(rt._splits.tolist()), rt._uniform)),
+    lambda aux, children: RaggedTensor(children[0], np.asarray(aux[0], np.int64), internal=True,
+                                       uniform_row_length=aux[1]))
 
 __all__ = ["RaggedTensor", "constant", "map_flat_values", "range", "stack"]

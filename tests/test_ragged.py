@@ -507,3 +507,22 @@ def test_function_input_signature_of_ragged_tensor_spec():
         "name=None) to TensorSpec(shape=(None,), dtype=tf.int32, name=None)`. Received args: "
         "(<tf.RaggedTensor [[1.0]]>,) and kwargs: {} for signature: (rt: RaggedTensorSpec(TensorShape([None, None]), "
         "tf.int32,")
+
+
+def test_from_uniform_row_length():
+    """ragged_tensor guide's last cell and the uniform partition's shape through ops (TF 2.21)."""
+    rt = tf.RaggedTensor.from_uniform_row_length(
+        values=tf.RaggedTensor.from_row_splits(values=[10, 11, 12, 13, 14, 15, 16, 17, 18, 19],
+                                               row_splits=[0, 3, 5, 9, 10]),
+        uniform_row_length=2)
+    assert str(rt) == "<tf.RaggedTensor [[[10, 11, 12], [13, 14]],\n [[15, 16, 17, 18], [19]]]>"
+    assert str(rt.shape) == "(2, 2, None)" and rt.ragged_rank == 2
+    assert int(rt.uniform_row_length) == 2 and rt.row_splits.numpy().tolist() == [0, 2, 4]
+    assert str((rt + 1).shape) == "(2, 2, None)" and str(rt[1:].shape) == "(1, 2, None)"
+    assert repr(rt[0]) == "<tf.RaggedTensor [[10, 11, 12], [13, 14]]>"
+    u = tf.RaggedTensor.from_uniform_row_length([1, 2, 3, 4, 5, 6], 3)
+    assert str(u) == "<tf.RaggedTensor [[1, 2, 3],\n [4, 5, 6]]>" and str(u.shape) == "(2, 3)"
+    assert u.to_tensor().numpy().tolist() == [[1, 2, 3], [4, 5, 6]]
+    assert tf.RaggedTensor.from_row_splits([1, 2, 3], [0, 1, 3]).uniform_row_length is None
+    with pytest.raises(ValueError, match="uniform_row_length=0 times nrows=2 must equal nvals=6"):
+        tf.RaggedTensor.from_uniform_row_length([1, 2, 3, 4, 5, 6], 0, nrows=2)
