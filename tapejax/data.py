@@ -1022,6 +1022,21 @@ class Dataset:
         return Dataset.from_tensor_slices(src)
 
     @staticmethod
+    def counter(start=0, step=1, dtype=_dtypes.int64, name=None):
+        """``start``, ``start + step``, ... forever (TF prints it as the ``_ScanDataset`` it is built from).
+
+        Example:
+            >>> import tapejax as tf
+            >>> [int(x) for x in tf.data.Dataset.counter(3, 2).take(3)]
+            [3, 5, 7]
+        """
+        dt = jax.dtypes.canonicalize_dtype(_dtypes.np_dtype(dtype))
+        out = Dataset(lambda: (np.asarray(v, dt) for v in itertools.count(start, step)), INFINITE_CARDINALITY,
+                      lambda: TensorSpec((), dt))
+        out._REPR = "_ScanDataset"
+        return out
+
+    @staticmethod
     def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None,
                        name=None):
         """Elements from calling ``generator(*args)`` anew on each iteration, converted to the
@@ -2692,6 +2707,19 @@ class experimental:
     @staticmethod
     def cardinality(dataset):
         return dataset.cardinality()
+
+    @staticmethod
+    def Counter(start=0, step=1, dtype=_dtypes.int64, name=None):  # noqa: N802 - TensorFlow's name
+        """``tf.data.Dataset.counter`` (deprecated in TensorFlow, which logs so).
+
+        Example:
+            >>> import tapejax as tf
+            >>> [int(x) for x in tf.data.experimental.Counter(start=5).take(2)]
+            [5, 6]
+        """
+        _deprecated("CounterV2", "tensorflow.python.data.experimental.ops.counter",
+                    "Use `tf.data.Dataset.counter(...)` instead.")
+        return Dataset.counter(start, step, dtype, name)
 
     @staticmethod
     def dense_to_ragged_batch(batch_size, drop_remainder=False, row_splits_dtype=_dtypes.int64):

@@ -169,3 +169,39 @@ def test_seeded_fit_on_a_shuffled_dataset_follows_tensorflows_epochs():
     history = model.fit(ds, epochs=3, verbose=0)
     np.testing.assert_allclose(history.history["loss"], [2.189652681350708, 0.3221791386604309, 0.13326622545719147],
                                rtol=1e-5)
+
+
+def test_counter():
+    # data guide cells 71-76
+    c = tf.data.Dataset.counter()
+    assert repr(c) == "<_ScanDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>"
+    assert int(c.cardinality()) == -1
+    assert repr(list(tf.data.Dataset.counter(3, 2, tf.int32).take(3))) == (
+        "[<tf.Tensor: shape=(), dtype=int32, numpy=3>, <tf.Tensor: shape=(), dtype=int32, numpy=5>, "
+        "<tf.Tensor: shape=(), dtype=int32, numpy=7>]")
+    assert [float(x) for x in tf.data.Dataset.counter(0, 0.5, tf.float32).take(3)] == [0.0, 0.5, 1.0]
+    tf.random.set_seed(5)
+    counter = tf.data.experimental.Counter()
+    ds = tf.data.Dataset.zip((counter, tf.data.Dataset.range(100, 130))).shuffle(buffer_size=10).batch(6)
+    n, line_batch = next(iter(ds))
+    assert n.numpy().tolist() == [7, 9, 2, 10, 11, 14]
+    assert line_batch.numpy().tolist() == [107, 109, 102, 110, 111, 114]
+
+
+def test_counter_is_deprecated(caplog):
+    import tapejax.data as data
+    data._WARNED.discard("CounterV2")
+    tf.data.experimental.Counter(start=5)
+    err = caplog.text
+    assert "CounterV2 (from tensorflow.python.data.experimental.ops.counter) is deprecated and will be removed " \
+           "in a future version.\nInstructions for updating:\nUse `tf.data.Dataset.counter(...)` instead." in err
+
+
+def test_eager_set_shape_checks_compatibility():
+    # data guide cell 83: image.set_shape(im_shape) on a tf.py_function result
+    t = tf.zeros([2, 3])
+    assert t.set_shape([2, None]) is None and t.set_shape(None) is None and t.set_shape(tf.TensorShape([2, 3])) is None
+    for shape, printed in (([3, 3], "(3, 3)"), ((2,), "(2,)"), (tf.TensorShape([2, 4]), "(2, 4)")):
+        with pytest.raises(ValueError) as e:
+            t.set_shape(shape)
+        assert str(e.value) == f"Tensor's shape (2, 3) is not compatible with supplied shape {printed}."

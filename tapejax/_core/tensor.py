@@ -482,6 +482,23 @@ class Tensor(_TensorBase):
         kind = "SymbolicTensor" if symbolic else type(self).__name__
         raise AttributeError(f"'{kind}' object has no attribute '{name}'")
 
+    def set_shape(self, shape):
+        """Checks that ``shape`` (``None`` for unknown sizes) fits this tensor's shape, which is
+        always known here, as TF's eager tensors do (a ``tf.py_function`` result in a dataset map).
+
+        Raises:
+            ValueError: TensorFlow's, when the shapes are incompatible.
+
+        Example:
+            >>> import tapejax as tf
+            >>> tf.zeros([2, 3]).set_shape([None, 3])
+        """
+        if shape is None:
+            return
+        if not self.shape.is_compatible_with(shape):
+            raise ValueError(f"Tensor's shape {self.shape} is not compatible with supplied shape "
+                             f"{TensorShape(shape)}.")
+
     def __format__(self, spec):
         """As TF's eager tensors: formatted as the NumPy value (``f"{tf.size(x)}"`` is ``12``)."""
         if is_tracer(self._value):
