@@ -100,3 +100,27 @@ def test_load_weights_skips_an_optimizer_state_that_does_not_fit(tmp_path, monke
                                          "variables whereas the saved optimizer has 10 variables. $"):
         sgd.load_weights("t.weights.h5")
     assert int(sgd.optimizer.iterations.numpy()) == 1
+
+
+def test_h5_paths_log_keras3s_legacy_format_warnings(tmp_path, caplog, monkeypatch):
+    # TF 2.21 prints these as WARNING:absl:<message> (absl's logger; tapejax writes its own format).
+    monkeypatch.chdir(tmp_path)
+    m = _model(loss=tf.keras.losses.MeanSquaredError(), metrics=[tf.keras.metrics.MeanAbsoluteError()])
+    u = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+    with caplog.at_level("WARNING", logger="absl"):
+        m.save("m.h5")
+        tf.keras.models.load_model("m.h5")
+        u.save("u.h5")
+        tf.keras.models.load_model("u.h5")
+        m.save("m.keras")
+        tf.keras.models.load_model("m.keras")
+    saving = ("You are saving your model as an HDF5 file via `model.save()` or `keras.saving.save_model(model)`. "
+              "This file format is considered legacy. We recommend using instead the native Keras format, e.g. "
+              "`model.save('my_model.keras')` or `keras.saving.save_model(model, 'my_model.keras')`. ")
+    assert [(r.name, r.levelname, r.getMessage()) for r in caplog.records] == [
+        ("absl", "WARNING", saving),
+        ("absl", "WARNING", "Compiled the loaded model, but the compiled metrics have yet to be built. "
+                            "`model.compile_metrics` will be empty until you train or evaluate the model."),
+        ("absl", "WARNING", saving),
+        ("absl", "WARNING", "No training configuration found in the save file, so the model was *not* compiled. "
+                            "Compile it manually.")]

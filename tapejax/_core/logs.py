@@ -45,3 +45,12 @@ def warning(msg, *args):
 
 def info(msg, *args):
     get_logger().info(msg, *args)
+
+
+def absl_warning(msg, *args):
+    """A warning Keras 3 logs through absl (``WARNING:absl:<message>``): as ``absl.logging``
+    does before absl is initialised, the root logger gets ``logging.basicConfig()`` when
+    nothing configured logging, then the ``absl`` logger warns."""
+    if not logging.root.handlers:
+        logging.basicConfig()
+    logging.getLogger("absl").warning(msg, *args)

@@ -19,6 +19,7 @@ from ..checkpoint.reader import read_index as _read_index
 from ..checkpoint.tracking import Graph as _Graph
 from ..checkpoint.writer import swap_into_place as _swap_into_place, write as _write
 from .. import saved_model as _saved_model
+from .._core.logs import absl_warning as _absl_warning
 from . import layers as _layers, losses as _losses, metrics as _metrics, optimizers as _optimizers
 
 __all__ = ["save_model", "load_model", "save_weights", "load_weights", "register_keras_serializable",
@@ -130,6 +131,7 @@ def load_weights(model, filepath, skip_mismatch=False, **kwargs):
 
 
 _OPTIMIZER = "_k_optimizer/"
+_H5 = (".h5", ".hdf5")   # Keras 3's legacy format: tapejax writes its own under these names too
 
 
 def _saved_optimizer_size(filepath):
@@ -216,6 +218,10 @@ def save_model(model, filepath, overwrite=True, zipped=None, include_optimizer=T
         TensorShape([3, 2])
     """
     filepath = os.path.abspath(os.fspath(filepath))
+    if filepath.endswith(_H5):
+        _absl_warning("You are saving your model as an HDF5 file via `model.save()` or `keras.saving.save_model(model)`. "
+                      "This file format is considered legacy. We recommend using instead the native Keras format, "
+                      "e.g. `model.save('my_model.keras')` or `keras.saving.save_model(model, 'my_model.keras')`. ")
     if os.path.exists(filepath) and not overwrite:
         raise FileExistsError(f"{filepath!r} exists; pass overwrite=True to replace it.")
     tmp = f"{filepath}.tmp-{uuid.uuid4().hex[:8]}"
@@ -338,6 +344,11 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True, **kw
             model.build(tuple(build_shape))
         if compile and comp:
             _compile_from_config(model, comp)
+        if compile and filepath.endswith(_H5):   # what Keras 3's legacy HDF5 loader logs
+            _absl_warning("Compiled the loaded model, but the compiled metrics have yet to be built. "
+                          "`model.compile_metrics` will be empty until you train or evaluate the model." if comp else
+                          "No training configuration found in the save file, so the model was *not* compiled. "
+                          "Compile it manually.")
     except Exception as e:  # noqa: BLE001 -- a configuration whose parts do not fit together
         raise damaged(f"the model cannot be built from it ({type(e).__name__}: {str(e)[:200]})") from None
     _read_weights(model, os.path.join(filepath, "weights")).expect_partial()
