@@ -902,8 +902,14 @@ class _LoadedObject(Module):
                             "__call__ with an input_signature or called before saving.")
         return fn(*args, **kwargs)
 
+    # TF revives a saved user object as a class local to its loader: its default repr names that.
+    _TF_CLASS = "tensorflow.python.saved_model.load.Loader._recreate_base_user_object.<locals>._UserObject"
+
     def __repr__(self):
-        return f"<tapejax.saved_model loaded object {self._name!r}>"
+        return f"<{self._TF_CLASS} object at {id(self):#x}>"
+
+    def _repr_pretty_(self, printer, cycle):
+        printer.text(f"<{self._TF_CLASS} at {id(self):#x}>")   # IPython's form of a default repr
 
 
 def _unescape(seg):

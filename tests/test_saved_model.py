@@ -429,3 +429,22 @@ def test_signature_structured_outputs_as_tensorflow(tmp_path):
     assert repr(loaded.signatures['g'].structured_outputs) == (
         "{'output_0': TensorSpec(shape=(2,), dtype=tf.int32, name='output_0')}")
     assert repr(TensorSpec(None, tf.float32)) == "TensorSpec(shape=<unknown>, dtype=tf.float32, name=None)"
+
+
+def test_loaded_objects_print_tensorflows_repr(tmp_path):
+    # TF 2.21: a revived user object (and each child) is Loader._recreate_base_user_object's local class.
+    class M(tf.Module):
+        def __init__(self):
+            self.v = tf.Variable(1.0)
+            self.child = tf.Module()
+            self.child.w = tf.Variable(2.0)
+
+        @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+        def __call__(self, x):
+            return x * self.v
+
+    tf.saved_model.save(M(), str(tmp_path))
+    loaded = tf.saved_model.load(str(tmp_path))
+    cls = "tensorflow.python.saved_model.load.Loader._recreate_base_user_object.<locals>._UserObject"
+    assert repr(loaded) == f"<{cls} object at {id(loaded):#x}>" == str(loaded)
+    assert repr(loaded.child) == f"<{cls} object at {id(loaded.child):#x}>"
