@@ -205,3 +205,27 @@ def test_eager_set_shape_checks_compatibility():
         with pytest.raises(ValueError) as e:
             t.set_shape(shape)
         assert str(e.value) == f"Tensor's shape (2, 3) is not compatible with supplied shape {printed}."
+
+
+def test_functional_inputs_are_cast_to_their_input_dtype():
+    # pandas_dataframe cells 26-27: int64 columns into float32 Inputs (Keras 3 casts them)
+    inputs = {n: tf.keras.Input(shape=(1,), name=n, dtype=tf.float32) for n in ["b", "a"]}
+    model = tf.keras.Model(inputs, tf.keras.layers.Concatenate(axis=1)([inputs["b"], inputs["a"]]))
+    out = model({"b": np.array([[1], [2]]), "a": np.array([[3.5], [4.5]])})
+    assert out.dtype == tf.float32 and out.numpy().tolist() == [[1.0, 3.5], [2.0, 4.5]]
+    i = tf.keras.Input(shape=(2,), dtype="int32")
+    m2 = tf.keras.Model(i, tf.keras.layers.Lambda(lambda t: t * 2)(i))
+    assert repr(m2(np.array([[1.7, 2.2]]))) == \
+        "<tf.Tensor: shape=(1, 2), dtype=int32, numpy=array([[2, 4]], dtype=int32)>"
+    assert repr(m2(tf.constant([[3, 4]], tf.int64))) == \
+        "<tf.Tensor: shape=(1, 2), dtype=int32, numpy=array([[6, 8]], dtype=int32)>"
+
+
+def test_string_inputs():
+    # pandas_dataframe cell 30: tf.keras.Input(shape=(1,), name=name, dtype=tf.string)
+    s = tf.keras.Input(shape=(1,), dtype=tf.string, name="s")
+    assert repr(s) == "<KerasTensor shape=(None, 1), dtype=string, sparse=False, ragged=False, name=s>"
+    assert repr(tf.keras.Model(s, s)(tf.constant([["x"]]))) == \
+        "<tf.Tensor: shape=(1, 1), dtype=string, numpy=array([[b'x']], dtype=object)>"
+    layer = tf.keras.layers.InputLayer(shape=(1,), dtype="string")
+    assert (layer.dtype, layer.compute_dtype, layer.variable_dtype) == ("string", "float32", "float32")

@@ -127,7 +127,7 @@ class Model(Layer):
         if len(vals) != len(syms):
             raise ValueError(f"Model '{self.name}' expects {len(syms)} input(s) but received {len(vals)}.")
         for s, v in zip(syms, vals):
-            values[id(s)] = _adjust_input_rank(_to_tensors(v), s.shape)
+            values[id(s)] = _adjust_input_rank(_as_input_dtype(_to_tensors(v), s.dtype), s.shape)
 
         def sub(x):
             return values[id(x)] if isinstance(x, KerasTensor) else x
@@ -866,6 +866,14 @@ def _standardize_arrays(x):
     if x is None or _is_dataset(x) and _pandas_kind(x) is None:
         return x
     return jax.tree_util.tree_map(_standardize_array, x, is_leaf=lambda a: _pandas_kind(a) is not None)
+
+
+def _as_input_dtype(x, dtype):
+    """Keras 3's functional input conversion (``Functional._convert_inputs_to_tensors``): a value
+    of another dtype than its ``Input`` is cast to it (int64 data into a float32 input)."""
+    if not isinstance(x, _TensorBase) or x.dtype.name == dtype or dtype == "string" or x.dtype.name == "string":
+        return x
+    return _ops.cast(x, dtype)
 
 
 def _adjust_input_rank(x, ref_shape):

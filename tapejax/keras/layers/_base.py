@@ -895,15 +895,22 @@ class InputLayer(Layer):
         tensor_name = name   # Keras 3: an unnamed Input's tensor is keras_tensor_<n>
         if name is None:
             name = unique_name("input_layer")
-        super().__init__(name=name, dtype=dtype, batch_input_shape=batch_input_shape, **kwargs)
+        # Keras 3: a string input's layer keeps the global policy; its dtype is 'string'
+        text = dtype is not None and _dtypes.as_dtype(dtype) == _dtypes.string
+        super().__init__(name=name, dtype=None if text else dtype, batch_input_shape=batch_input_shape, **kwargs)
+        self._k_input_dtype = "string" if text else self._k_dtype.name
         self.built = True
         self._k_output_shape = None if batch_input_shape is None else TensorShape(batch_input_shape)
         self.sparse, self.ragged = bool(sparse), ragged
-        self._k_tensor = KerasTensor(batch_input_shape, self._k_dtype, node=None, name=tensor_name,
+        self._k_tensor = KerasTensor(batch_input_shape, self._k_input_dtype, node=None, name=tensor_name,
                                      sparse=self.sparse, ragged=ragged) \
             if batch_input_shape is not None else None
         if self._k_tensor is not None:
             self._k_tensor._k_input_layer = self
+
+    @property
+    def dtype(self):
+        return self._k_input_dtype
 
     def get_config(self):
         return {"batch_input_shape": self._k_batch_input_shape, "dtype": self.dtype, "name": self.name}
