@@ -293,6 +293,14 @@ class RaggedTensor:
                                 uniform_row_length=self._uniform)
         return self.with_values(new_values)
 
+    def _tf_shape(self, out_type):
+        """``tf.shape(rt)``: a DynamicRaggedShape."""
+        parts, rt = [], self
+        while isinstance(rt, RaggedTensor):
+            parts.append(RowPartition(rt._splits, rt._uniform, out_type, internal=True))
+            rt = rt._values
+        return DynamicRaggedShape(parts, list(rt.shape), out_type)
+
     def _partitions(self):
         out, rt = [], self
         while isinstance(rt, RaggedTensor):
@@ -528,6 +536,165 @@ class RaggedTensorSpec:
         shape = "TensorShape(None)" if self._shape is None else repr(self._shape)
         return (f"RaggedTensorSpec({shape}, tf.{self._dtype.name}, {self._ragged_rank}, "
                 f"tf.{self._row_splits_dtype.name})")
+
+
+class RowPartition:
+    """How one ragged dimension cuts its values into rows: ``row_splits`` (and a length when
+    every row has it), ``tf.experimental.RowPartition``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.experimental.RowPartition.from_row_lengths([5, 3, 2])
+        tf.RowPartition(row_splits=[ 0  5  8 10])
+    """
+
+    __slots__ = ("_splits", "_uniform", "_dtype")
+
+    def __init__(self, row_splits, uniform_row_length=None, dtype=_dtypes.int64, internal=False):
+        if not internal:
+            raise ValueError("RowPartition constructor is private; please use one of the factory methods "
+                             "instead (e.g., RowPartition.from_row_lengths())")
+        self._splits, self._uniform, self._dtype = row_splits, uniform_row_length, _dtypes.as_dtype(dtype)
+
+    @classmethod
+    def from_row_splits(cls, row_splits, validate=True, dtype=None, dtype_hint=None):
+        return cls(_host_index(row_splits).reshape(-1), None, dtype or _dtypes.int64, internal=True)
+
+    @classmethod
+    def from_row_lengths(cls, row_lengths, validate=True, dtype=None, dtype_hint=None):
+        lengths = _host_index(row_lengths).reshape(-1)
+        return cls(np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64), None, dtype or _dtypes.int64,
+                   internal=True)
+
+    @classmethod
+    def from_uniform_row_length(cls, uniform_row_length, nvals=None, nrows=None, validate=True, dtype=None,
+                                dtype_hint=None):
+        length = int(_host_index(uniform_row_length).reshape(()))
+        rows = int(nrows) if nrows is not None else (int(nvals) // length if length else 0)
+        return cls(np.arange(rows + 1, dtype=np.int64) * length, length, dtype or _dtypes.int64, internal=True)
+
+    def row_splits(self):
+        return _index_tensor(self._splits)
+
+    def row_lengths(self):
+        return _index_tensor(np.diff(self._splits))
+
+    def nrows(self):
+        return _index_tensor(len(self._splits) - 1)
+
+    def nvals(self):
+        return _index_tensor(self._splits[-1])
+
+    def uniform_row_length(self):
+        return None if self._uniform is None else _index_tensor(self._uniform)
+
+    def is_uniform(self):
+        return self._uniform is not None
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    def __repr__(self):
+        return f"tf.RowPartition(row_splits={self._splits})"
+
+
+class DynamicRaggedShape:
+    """The shape of a RaggedTensor: its row partitions and the shape of its flat values
+    (``tf.shape(rt)``, ``tf.experimental.DynamicRaggedShape``). ``tf.zeros``, ``tf.ones``,
+    ``tf.fill`` and ``tf.reshape`` of one make a RaggedTensor of that shape.
+
+    Example:
+        >>> import tapejax as tf
+        >>> shape = tf.shape(tf.ragged.constant([[1], [2, 3, 4], [], [5, 6]]))
+        >>> shape
+        <DynamicRaggedShape lengths=[4, (1, 3, 0, 2)] num_row_partitions=1>
+        >>> tf.ones(shape)
+        <tf.RaggedTensor [[1.0], [1.0, 1.0, 1.0], [], [1.0, 1.0]]>
+    """
+
+    __slots__ = ("_parts", "_inner", "_dtype")
+
+    def __init__(self, row_partitions, inner_shape, dtype=None, validate=True, static_inner_shape=None):
+        self._parts = list(row_partitions)
+        self._inner = [int(d) for d in _host_index(inner_shape).reshape(-1)]
+        dt = dtype or (self._parts[0].dtype if self._parts else _dtypes.int64)
+        self._dtype = _dtypes.as_dtype(dt)
+        if self._parts and self._inner and validate and self._parts[-1]._splits[-1] != self._inner[0]:
+            raise ValueError(f"Last row partition does not match inner_shape: {self._parts[-1]._splits[-1]} "
+                             f"values against {self._inner[0]}.")
+
+    @classmethod
+    def from_lengths(cls, lengths, num_row_partitions=None, dtype=_dtypes.int64):
+        """From sizes, outermost first: an int for a uniform dimension, a tuple of row lengths
+        for a ragged one (``[4, (2, 1, 0, 8), 12]``)."""
+        lengths = list(lengths)
+        last = max([i for i, d in enumerate(lengths) if isinstance(d, (tuple, list))], default=0)
+        n = last if num_row_partitions is None else int(num_row_partitions)
+        parts, count = [], int(lengths[0]) if lengths else 0
+        for d in lengths[1:n + 1]:
+            if isinstance(d, (tuple, list)):
+                parts.append(RowPartition.from_row_lengths(list(d), dtype=dtype))
+            else:
+                parts.append(RowPartition.from_uniform_row_length(int(d), nrows=count, dtype=dtype))
+            count = int(parts[-1]._splits[-1])
+        return cls(parts, [count] + [int(d) for d in lengths[n + 1:]] if lengths else [], dtype)
+
+    @classmethod
+    def from_tensor(cls, t, dtype=None):
+        if isinstance(t, RaggedTensor):
+            return t._tf_shape(dtype or _dtypes.int64)
+        return cls([], list(_tensor(t).shape), dtype)
+
+    row_partitions = property(lambda self: tuple(self._parts))
+    dtype = property(lambda self: self._dtype)
+    num_row_partitions = property(lambda self: len(self._parts))
+    rank = property(lambda self: len(self._parts) + len(self._inner))
+
+    @property
+    def inner_shape(self):
+        return Tensor(jnp.asarray(np.asarray(self._inner, self._dtype._np)))
+
+    def _lengths(self):
+        if not self._parts:
+            return list(self._inner)
+        out = [len(self._parts[0]._splits) - 1]
+        for p in self._parts:
+            out.append(p._uniform if p._uniform is not None else tuple(np.diff(p._splits).tolist()))
+        return out + self._inner[1:]
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            return self._prefix(key)
+        dims = self._lengths()
+        d = dims[int(key)]
+        if isinstance(d, tuple):
+            raise ValueError(f"Index {key} is not uniform")
+        return Tensor(jnp.asarray(np.asarray(d, self._dtype._np)))
+
+    def _prefix(self, key):
+        """``shape[:k]``: the outer ``k`` dimensions."""
+        start, stop, step = key.indices(self.rank)
+        if start != 0 or step != 1:
+            raise ValueError("tapejax slices a DynamicRaggedShape from its first dimension: shape[:k].")
+        n = len(self._parts)
+        if stop > n:
+            return DynamicRaggedShape(self._parts, self._inner[:stop - n], self._dtype)
+        if stop == 0:
+            return DynamicRaggedShape([], [], self._dtype)
+        total = int(self._parts[stop - 2]._splits[-1]) if stop >= 2 else len(self._parts[0]._splits) - 1
+        return DynamicRaggedShape(self._parts[:stop - 1], [total], self._dtype)
+
+    def _tf_with_flat_values(self, make):
+        """The RaggedTensor of this shape over ``make(inner_shape)`` (tf.zeros / tf.fill / tf.reshape)."""
+        values = make(list(self._inner))
+        for p in reversed(self._parts):
+            values = RaggedTensor.from_row_splits(values, p._splits)
+            values._uniform = p._uniform
+        return values
+
+    def __repr__(self):
+        return f"<DynamicRaggedShape lengths={self._lengths()} num_row_partitions={len(self._parts)}>"
 
 
 def _formatter(x):

@@ -526,3 +526,38 @@ def test_from_uniform_row_length():
     assert tf.RaggedTensor.from_row_splits([1, 2, 3], [0, 1, 3]).uniform_row_length is None
     with pytest.raises(ValueError, match="uniform_row_length=0 times nrows=2 must equal nvals=6"):
         tf.RaggedTensor.from_uniform_row_length([1, 2, 3, 4, 5, 6], 0, nrows=2)
+
+
+def test_dynamic_ragged_shape():
+    """ragged_tensor guide, "Ragged shapes": tf.shape of a RaggedTensor and what it builds (TF 2.21)."""
+    rt = tf.ragged.constant([[1], [2, 3, 4], [], [5, 6]])
+    s = tf.shape(rt)
+    assert str(s) == repr(s) == "<DynamicRaggedShape lengths=[4, (1, 3, 0, 2)] num_row_partitions=1>"
+    assert (s.dtype, s.rank, s.num_row_partitions, s.inner_shape.numpy().tolist()) == (tf.int32, 2, 1, [6])
+    assert repr(s[0]) == "<tf.Tensor: shape=(), dtype=int32, numpy=4>"
+    assert repr(s[:1]) == "<DynamicRaggedShape lengths=[4] num_row_partitions=0>"
+    assert repr(s[:2]) == repr(s)
+    with pytest.raises(ValueError, match="^Index 1 is not uniform$"):
+        s[1]
+    x = tf.constant([['a', 'b'], ['c', 'd'], ['e', 'f']])
+    assert repr(tf.reshape(x, s)) == "<tf.RaggedTensor [[b'a'], [b'b', b'c', b'd'], [], [b'e', b'f']]>"
+    assert repr(tf.zeros(s)) == "<tf.RaggedTensor [[0.0], [0.0, 0.0, 0.0], [], [0.0, 0.0]]>"
+    assert repr(tf.ones(s, tf.int32)) == "<tf.RaggedTensor [[1], [1, 1, 1], [], [1, 1]]>"
+    assert repr(tf.fill(s, 'x')) == "<tf.RaggedTensor [[b'x'], [b'x', b'x', b'x'], [], [b'x', b'x']]>"
+    d = tf.experimental.DynamicRaggedShape(
+        row_partitions=[tf.experimental.RowPartition.from_row_lengths([5, 3, 2])], inner_shape=[10, 8])
+    assert repr(d) == "<DynamicRaggedShape lengths=[3, (5, 3, 2), 8] num_row_partitions=1>"
+    assert (d.rank, int(d[2]), d[0].dtype) == (3, 8, tf.int64)
+    f = tf.experimental.DynamicRaggedShape.from_lengths([4, (2, 1, 0, 8), 12])
+    assert repr(f) == "<DynamicRaggedShape lengths=[4, (2, 1, 0, 8), 12] num_row_partitions=1>"
+    assert str(tf.zeros(f).shape) == "(4, None, 12)"
+    assert repr(tf.experimental.DynamicRaggedShape.from_lengths([2, 3, (1, 2, 3, 4, 5, 6)])) == (
+        "<DynamicRaggedShape lengths=[2, 3, (1, 2, 3, 4, 5, 6)] num_row_partitions=2>")
+    assert repr(tf.experimental.DynamicRaggedShape.from_lengths([2, 3])) == (
+        "<DynamicRaggedShape lengths=[2, 3] num_row_partitions=0>")
+    assert str(tf.shape(tf.ragged.constant([[[1], [2, 3]], [[4]]]))) == (
+        "<DynamicRaggedShape lengths=[2, (2, 1), (1, 2, 1)] num_row_partitions=2>")
+    assert str(tf.shape(tf.ragged.constant([[[1, 2]], [[3, 4], [5, 6]]], ragged_rank=1))) == (
+        "<DynamicRaggedShape lengths=[2, (1, 2), 2] num_row_partitions=1>")
+    assert repr(tf.experimental.RowPartition.from_row_lengths([5, 3, 2])) == (
+        "tf.RowPartition(row_splits=[ 0  5  8 10])")

@@ -53,6 +53,8 @@ def reshape(tensor, shape, name=None):
         >>> tf.reshape(tf.range(6), [2, -1]).shape
         TensorShape([2, 3])
     """
+    if hasattr(shape, "_tf_with_flat_values"):   # a tf.experimental.DynamicRaggedShape: a RaggedTensor
+        return shape._tf_with_flat_values(lambda inner: reshape(tensor, inner))
     shape = normalize.static_shape(shape)
     if -1 in shape and _state.is_exporting():
         shape = _symbolic_minus_one(tensor, shape)
@@ -539,6 +541,8 @@ def _empty_strings(shape):
 @export("zeros")
 def zeros(shape, dtype=_dtypes.float32, name=None):
     """A tensor of zeros (float32 by default; empty strings for ``tf.string``)."""
+    if hasattr(shape, "_tf_with_flat_values"):
+        return shape._tf_with_flat_values(lambda inner: zeros(inner, dtype))
     dt = _dtypes.np_dtype(dtype)
     if dt == object:
         return _empty_strings(normalize.static_shape(shape))
@@ -548,6 +552,8 @@ def zeros(shape, dtype=_dtypes.float32, name=None):
 @export("ones")
 def ones(shape, dtype=_dtypes.float32, name=None):
     """A tensor of ones (float32 by default)."""
+    if hasattr(shape, "_tf_with_flat_values"):
+        return shape._tf_with_flat_values(lambda inner: ones(inner, dtype))
     return Tensor(jnp.ones(normalize.static_shape(shape), _dtypes.np_dtype(dtype)))
 
 
@@ -573,6 +579,8 @@ def ones_like(input, dtype=None, name=None):
 @export("fill")
 def fill(dims, value, name=None):
     """A tensor of shape ``dims`` filled with ``value`` (a number or a string)."""
+    if hasattr(dims, "_tf_with_flat_values"):
+        return dims._tf_with_flat_values(lambda inner: fill(inner, value))
     v = to_array(value)
     if v.dtype == object:
         return Tensor(string_array(np.full(normalize.static_shape(dims), v[()], object)))
@@ -623,7 +631,10 @@ def _per_call(v):
 
 @export("shape")
 def shape(input, out_type=_dtypes.int32, name=None):
-    """The shape of ``input`` as an int32 tensor (``tf.shape``)."""
+    """The shape of ``input`` as an int32 tensor (``tf.shape``); a RaggedTensor's is a
+    ``tf.experimental.DynamicRaggedShape``."""
+    if hasattr(input, "_tf_shape"):
+        return input._tf_shape(out_type)
     v = to_array(input)
     if _per_call(v):
         return _host.call("tf.shape", shape, input, out_type)
