@@ -467,17 +467,58 @@ def test_fuse_ops_lets_xla_fuse_within_rounding():
     assert "fuse_ops" not in cfg.describe_lazy_execution()
 
 
-def test_ops_run_apart_except_convolutions(lazy_on):
-    """On a CPU an op is compiled apart (a conditional) so values stay eager's; a convolution is
-    not (XLA's CPU runs it an order of magnitude slower inside a conditional, and it is not
-    contracted with its neighbours), nor is a pass that contains one."""
+def test_how_ops_are_kept_apart(lazy_on):
+    """On a CPU an op is compiled apart (a conditional) so values stay eager's; an op of IEEE
+    arithmetic and data movement only is fused with a -0.0 added to its output (nothing is
+    contracted across it); a convolution is neither (XLA's CPU runs it an order of magnitude
+    slower inside a conditional, and it is not contracted with its neighbours), nor is a pass
+    that contains one."""
     x = tf.constant(np.ones((1, 5, 5, 1), np.float32))
     k = tf.constant(np.ones((3, 3, 1, 1), np.float32))
     a = tf.sin(x)
-    c = tf.nn.conv2d(a, k, strides=1, padding="VALID")
+    b = tf.reshape(a * 2.0 + 1.0, [1, 5, 5, 1])
+    c = tf.nn.conv2d(b, k, strides=1, padding="VALID")
     ops = lazy._local.program.ops
-    assert [(op.name, apart) for op, *_, apart in ops] == [("sin", True), ("conv2d", False)]
-    assert_close(c, np.full((1, 3, 3, 1), 9 * np.sin(1.0), np.float32), rtol=1e-6)
+    assert [(op.name, apart) for op, *_, apart in ops] == [
+        ("sin", True), ("multiply", "fenced"), ("add", "fenced"), ("reshape", "fenced"), ("conv2d", False)]
+    assert_close(c, np.full((1, 3, 3, 1), 9 * (2 * np.sin(1.0) + 1), np.float32), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 7, 1000, 4099])
+def test_fenced_and_apart_ops_equal_eager_bit_for_bit(dtype, n):
+    """Every intermediate value observed (a program with many outputs: XLA fuses the fenced ops
+    into loops with several outputs), sizes with and without a vector remainder: each value
+    equals eager's to the last bit. Eager runs three times first (a shape met for the first
+    time runs on the host, within rounding)."""
+    rng = np.random.default_rng(n)
+    x = tf.constant((rng.normal(size=n) * 3).astype(dtype))
+    i = tf.constant(rng.integers(0, n, size=n).astype(np.int32))
+
+    def run():
+        a = tf.sin(x)
+        b = a * 1.01 + 0.1
+        c = tf.tanh(b) * b - a / 3.0
+        d = tf.sqrt(tf.abs(c) + 1.0) / (b * b + 0.5)
+        e = tf.exp(d) * 2.0 - 1.0
+        f = tf.math.log(tf.abs(e) + 0.5) * tf.sigmoid(d) + tf.cos(c)
+        g = tf.where(f > 0.0, f * e, -f - d)
+        h = tf.gather(tf.concat([g, f * 0.5], 0), i) + tf.reverse(g, [0]) * 3.0
+        j = tf.math.floormod(i * 7 + 3, 5) + i // 2
+        k = tf.math.softplus(h) - tf.math.expm1(h * 0.01) + tf.cast(j, dtype) * h
+        return [a, b, c, d, e, f, g, h, j, k, tf.reduce_sum(k * k)]
+
+    for _ in range(3):
+        eager = [t.numpy() for t in run()]
+    cfg.set_lazy_execution(True)
+    try:
+        for _ in range(3):       # on the host, compiled, cached
+            got = [t.numpy() for t in run()]
+    finally:
+        cfg.set_lazy_execution(False)
+    assert "cached" in lazy.describe().split("last run:")[1]
+    for k, (l, e) in enumerate(zip(got, eager)):
+        assert_eager_values(l, e), k
 
 
 def test_pending_value_observed_while_a_function_is_traced(lazy_on):

@@ -13,7 +13,8 @@ The program runs when a value is observed: ``Tensor._value`` (``.numpy()``, ``re
 ``bool``/``int``/``float``, NumPy conversion, a Variable assignment, a host op, a
 ``tf.function`` argument...), when it reaches ``max_pending_ops`` ops, or when lazy execution
 is turned off. It is one ``jax.jit`` function replaying the ops in order (on a CPU each
-compiled apart, so values are eager's to the bit: ``_alone``), cached by the
+compiled apart, or fenced from its neighbours where that rounds alike, so values are eager's to
+the bit: ``_alone``, ``_fenced``), cached by the
 program's fingerprint (ops, static arguments, wiring, input shapes and dtypes, which values
 are still referenced), in a bounded ``CompileCache``; a program met for the first time is run
 on the host by NumPy instead and compiled when it comes back (``_first_sighting``). Values no
@@ -178,19 +179,22 @@ def _replay(ops, input_slots, inputs, n_slots, out_slots, call):
 
 
 def _program(ops, input_slots, float_slots, int_slots, n_slots, out_slots):
-    """The pending program as one JAX function of (alone, floats, ints, *arrays): ``alone`` a
-    run-time True to compile each op apart (``_alone``), None to let XLA fuse across ops."""
+    """The pending program as one JAX function of (apart, floats, ints, *arrays): ``apart`` the
+    run-time values (True, -0.0) that keep each op's values eager's (``_alone``, ``_fenced``),
+    None to let XLA fuse across ops."""
     slots = list(input_slots) + list(float_slots) + list(int_slots)
     ops = _with_static_dicts(ops)
 
-    def program(alone, floats, ints, *inputs):
+    def program(apart, floats, ints, *inputs):
         # Constants (zeros, seeds of ones) stay in the program: the run's ensure_compile_time_eval
         # would compute each one while tracing, compiling (and keeping) an executable per shape.
         with _jax_config.eager_constant_folding(False):
             scalars = [_weak(floats[k]) for k in range(len(float_slots))]
             scalars += [_weak(ints[k]) for k in range(len(int_slots))]
-            call = (lambda op, apart: op.fn) if alone is None else (
-                lambda op, apart: _alone(op, alone) if apart else op.fn)
+            if apart is None:
+                call = lambda op, how: op.fn          # noqa: E731
+            else:
+                call = functools.partial(_apart, *apart)
             return _replay(ops, slots, list(inputs) + scalars, n_slots, out_slots, call)
     return program
 
@@ -199,7 +203,15 @@ def _compile(program, exact):
     """The compiled program: a function of (floats, ints, *arrays)."""
     if not exact:
         return jax.jit(functools.partial(program, None))
-    return functools.partial(jax.jit(program), True)
+    return functools.partial(jax.jit(program), (True, np.float32(-0.0)))
+
+
+def _apart(alone, zero, op, how):
+    """``op.fn`` as a program runs it for eager's values: ``how`` is the op's entry of
+    ``_separation`` (True: ``_alone``; ``_FENCED``: ``_fenced``; False: as it is)."""
+    if how is True:
+        return _alone(op, alone)
+    return _fenced(op, zero) if how == _FENCED else op.fn
 
 
 def _alone(op, alone):
@@ -213,11 +225,71 @@ def _alone(op, alone):
     return fn
 
 
-def _convolves(jaxpr):
-    """Whether ``jaxpr`` computes a convolution: XLA's CPU runs one inside a conditional an
-    order of magnitude slower, so such an op is not run apart (rounding is not at stake there:
-    a convolution and what follows it are not contracted into FMAs)."""
-    return _engine.uses(jaxpr, ("conv_general_dilated",))
+def _fenced(op, zero):
+    """``op.fn`` with ``zero`` (a run-time -0.0: XLA and LLVM cannot fold it away) added to each
+    float32/float64 output. XLA fuses the op with its neighbours, but nothing is contracted across
+    it: a multiply that ends the op becomes at most ``fma(a, b, -0.0)``, which rounds as the
+    multiply alone does, and an add that starts the next op reads the sum, never a product. For
+    ops whose every primitive computes elementwise or moves data (``_separation``), whose values
+    then do not depend on what they are fused with; a conditional per op (``_alone``) costs
+    about a microsecond each on a CPU."""
+    def fn(*args, **static):
+        return jax.tree_util.tree_map(lambda x: _fence(x, zero), op.fn(*args, **static))
+    return fn
+
+
+def _fence(x, zero):
+    aval = jax.typeof(x)
+    if aval.dtype not in _FENCE_DTYPES:
+        return x            # integers and booleans round nothing
+    return jax.lax.add(x, _convert_element_type(zero, aval.dtype, weak_type=aval.weak_type))
+
+
+_FENCED = "fenced"
+_FENCE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+# Primitives whose values do not depend on what XLA fuses them with, once nothing is contracted
+# across ops: IEEE operations rounded once (+, -, *, /, sqrt), exact ones, comparisons, integer
+# arithmetic and data movement. Not transcendental functions: XLA's CPU computes sin, exp, tanh...
+# by approximations whose results may differ between a loop of the op alone and a fused loop
+# (log, fused with its neighbours, differed in the last digit of one value in seven: see
+# tests/test_lazy.py). Sixteen-bit floats are left out
+# (XLA may keep them in float32 between fused ops), and so is anything not named here.
+_FUSE_EXACT = frozenset("""
+    abs add and ceil clamp convert_element_type copy div eq floor ge gt integer_pow is_finite le lt
+    max min mul ne neg nextafter not or rem round select_n shift_left shift_right_arithmetic
+    shift_right_logical sign sqrt square sub xor
+    broadcast_in_dim concatenate dynamic_slice dynamic_update_slice iota pad reshape rev slice
+    squeeze transpose""".split())
+_CALLS = frozenset(("pjit", "jit", "closed_call", "core_call", "custom_jvp_call", "custom_vjp_call",
+                    "custom_vjp_call_jaxpr"))
+
+
+def _separation(jaxpr):
+    """How a program keeps the values of an op with this ``jaxpr`` eager's: ``_FENCED`` for one
+    of ``_FUSE_EXACT`` primitives only (``_fenced``), False for a convolution (XLA's CPU runs one
+    inside a conditional an order of magnitude slower; it is not contracted with its
+    neighbours), True for the rest (``_alone``)."""
+    if _fuses_exactly(jaxpr):
+        return _FENCED
+    return not _engine.uses(jaxpr, ("conv_general_dilated",))
+
+
+def _fuses_exactly(jaxpr):
+    for eqn in jaxpr.eqns:
+        if any(getattr(v.aval, "dtype", None) not in _EXACT_DTYPES for v in eqn.outvars):
+            return False
+        name = eqn.primitive.name
+        if name in _CALLS:
+            subs = [getattr(p, "jaxpr", p) for p in eqn.params.values()]
+            if not all(_fuses_exactly(s) for s in subs if hasattr(s, "eqns")):
+                return False
+        elif name not in _FUSE_EXACT:
+            return False
+    return True
+
+
+_EXACT_DTYPES = frozenset(np.dtype(d) for d in (np.float32, np.float64, np.bool_, np.int8, np.int16, np.int32,
+                                                 np.int64, np.uint8, np.uint16, np.uint32, np.uint64))
 
 
 def _zeros(aval):
@@ -349,7 +421,7 @@ def _infer(op, static, skey, specs):
             isinstance(out, (tuple, list)) and all(type(o) is _ShapedArray or o is None for o in out))):
         known = _EAGER      # effects; outputs other than arrays or a flat tuple/list of them
     else:
-        known = (out, _engine.signature(op, skey), not _convolves(closed.jaxpr),
+        known = (out, _engine.signature(op, skey), _separation(closed.jaxpr),
                  type(out) is _ShapedArray and _engine.is_float_dtype(out.dtype))
     return _cache_shapes(op, skey, known)
 
