@@ -822,3 +822,25 @@ def test_input_shape_argument_warns_as_keras3():
     # stacklevel 2, as Keras: the warning points at the layer's super().__init__ call, so Python's
     # default filter shows it once per layer class (the tutorials print it per class).
     assert all(x.filename.endswith("_builtin.py") for x in w)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: tf.keras.layers.Dense(np.int32(784)),
+     "Received an invalid value for `units`, expected a positive integer. Received: units=784"),
+    (lambda: tf.keras.layers.Dense(0), "Received an invalid value for `units`, expected a positive integer. Received: units=0"),
+    (lambda: tf.keras.layers.Dense(2.0),
+     "Received an invalid value for `units`, expected a positive integer. Received: units=2.0"),
+    (lambda: tf.keras.layers.Embedding(np.int64(10), 3),
+     "`input_dim` must be a positive integer. Received: input_dim=10 (of type int64)."),
+    (lambda: tf.keras.layers.Embedding(10, 0), "`output_dim` must be a positive integer. Received: output_dim=0 (of type int)."),
+    (lambda: tf.keras.layers.Embedding(True, 3),
+     "`input_dim` must be a positive integer. Received: input_dim=True (of type bool)."),
+])
+def test_dense_units_and_embedding_sizes_must_be_python_ints_as_keras3(make, message):
+    # Recorded from TF 2.21; autoencoder.ipynb passes Dense(tf.math.reduce_prod(shape).numpy()), which
+    # Keras 3 rejects. The check comes before the layer takes a name.
+    tf.keras.backend.clear_session()
+    with pytest.raises(ValueError) as e:
+        make()
+    assert str(e.value) == message
+    assert tf.keras.layers.Dense(1).name == "dense" and tf.keras.layers.Dense(True).units is True

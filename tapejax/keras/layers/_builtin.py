@@ -358,8 +358,11 @@ class Dense(_Activated, Layer):
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
                  activity_regularizer=None, kernel_constraint=None, bias_constraint=None, **kwargs):
+        # Keras 3 checks before the layer exists (no name taken): a NumPy integer is refused too.
+        if not isinstance(units, int) or units <= 0:
+            raise ValueError(f"Received an invalid value for `units`, expected a positive integer. Received: units={units}")
         super().__init__(**kwargs)
-        self.units = int(units)
+        self.units = units
         self._set_kernel_options(activation, use_bias, kernel_initializer, bias_initializer,
                                  kernel_regularizer, bias_regularizer)
 
@@ -1026,11 +1029,15 @@ class Embedding(Layer):
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform", embeddings_regularizer=None,
                  activity_regularizer=None, embeddings_constraint=None, mask_zero=False, input_length=None,
                  **kwargs):
+        for arg, value in (("input_dim", input_dim), ("output_dim", output_dim)):
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"`{arg}` must be a positive integer. Received: {arg}={value} "
+                                 f"(of type {type(value).__name__}).")
         if input_length is not None:
             kwargs.setdefault("input_shape", (input_length,))
         super().__init__(**kwargs)
-        self.input_dim = int(input_dim)
-        self.output_dim = int(output_dim)
+        self.input_dim = input_dim
+        self.output_dim = output_dim
         if embeddings_initializer == "uniform":
             embeddings_initializer = _initializers.RandomUniform()
         self.embeddings_initializer = _initializers.get(embeddings_initializer)
