@@ -119,6 +119,14 @@ class Model(Layer):
         self._k_output_shape = jax.tree_util.tree_map(lambda t: t.shape, outputs, is_leaf=_is_tensor_leaf)
         self.built = True
 
+    def _k_output_specs(self, fn, inputs):
+        """A functional model called on KerasTensors gives its outputs' specs (Keras 3 runs its
+        graph symbolically), without tracing layers that compute on the host (string lookups)."""
+        graph = getattr(self, "_k_graph", None)
+        if graph is None:
+            return super()._k_output_specs(fn, inputs)
+        return jax.tree_util.tree_map(lambda t: _Spec(t.shape, t.dtype), graph[1], is_leaf=_is_tensor_leaf)
+
     def _k_run_graph(self, inputs, training):
         sym_in, sym_out, order = self._k_graph
         values = {}

@@ -749,12 +749,17 @@ class Layer(Module):
                 finally:
                     _ctx.training.pop()
 
-        specs = _infer_output(fn, [flat[i] for i in sym_pos])
+        specs = self._k_output_specs(fn, [flat[i] for i in sym_pos])
         node = _Node(self, args, kwargs)
         outputs = jax.tree_util.tree_map(lambda sp: KerasTensor(sp.shape, sp.dtype, node=node), specs)
         node.outputs = outputs
         self._k_output_shape = jax.tree_util.tree_map(lambda t: t.shape, outputs)
         return outputs
+
+    def _k_output_specs(self, fn, inputs):
+        """The output specs of a symbolic call of ``fn`` on ``inputs`` (KerasTensors): by tracing
+        ``call`` abstractly; a layer that computes on the host (strings) says them itself."""
+        return _infer_output(fn, inputs)
 
     def compute_output_shape(self, input_shape):
         """Output shape for inputs of ``input_shape`` (by tracing ``call`` abstractly).

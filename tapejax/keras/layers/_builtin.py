@@ -8,6 +8,7 @@ The pieces come from JAX (``lax.conv_general_dilated``, ``lax.reduce_window`` po
 fused activation from the saved output (``_layer_vjp``), so the backward pass does
 not repeat the layer's forward matmul or convolution.
 """
+import functools
 import random as _pyrandom
 
 import jax
@@ -15,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ... import ops as _ops
-from ..._core import philox as _philox
+from ..._core import dtypes as _dtypes, philox as _philox
 from ..._core.indexed_slices import register_sparse_gradient
 from ..._core.tensor import TensorShape
 from ..._core.variable import Variable
@@ -1081,6 +1082,12 @@ class Concatenate(_Merge):
         self.axis = axis
 
     def _merge(self, xs):
+        # Keras 3's ops.concatenate: inputs of different dtypes meet at their result type
+        # (int64 and float32: float32), where tf.concat would raise
+        dtypes = {x.dtype for x in xs}
+        if len(dtypes) > 1 and _dtypes.string not in dtypes:
+            common = functools.reduce(jnp.promote_types, [d.as_numpy_dtype for d in dtypes])
+            xs = [_ops.cast(x, common) for x in xs]
         return _ops.concat(xs, axis=self.axis)
 
 
