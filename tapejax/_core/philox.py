@@ -152,11 +152,16 @@ def _two_pi_times(u):
     return p + (e + u * _TWO_PI_LO)
 
 
+_LOG_DTYPE = jnp.float64 if jax.config.jax_enable_x64 else jnp.float32
+
+
 def _box_muller(x0, x1):
     """BoxMullerFloat: two words -> two float32 normals (sin first, then cos)."""
     u1 = jnp.maximum(_uint32_to_float(x0), np.float32(1.0e-7))
     v1 = _two_pi_times(_uint32_to_float(x1))
-    u2 = jnp.sqrt(np.float32(-2.0) * jnp.log(u1))
+    # TF's logf is glibc's (correctly rounded in practice); XLA's float32 log is often an ulp off
+    # it, so the logarithm is taken in float64 and rounded (float32 where 64-bit mode is off).
+    u2 = jnp.sqrt(np.float32(-2.0) * jnp.log(u1.astype(_LOG_DTYPE)).astype(jnp.float32))
     return jnp.sin(v1) * u2, jnp.cos(v1) * u2
 
 
