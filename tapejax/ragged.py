@@ -915,8 +915,10 @@ def _segment_fn(data, ids, count, kind, n, mean_dtype):
     if kind == "prod":
         return jax.ops.segment_prod(data, ids, n)
     if kind == "mean":
+        # ``count`` comes with the result's shape: XLA rewrites a division by a broadcast into a
+        # multiplication by its reciprocal, one ulp off TensorFlow's quotient.
         total = jax.ops.segment_sum(data.astype(mean_dtype), ids, n)
-        return total / count.reshape(count.shape + (1,) * (data.ndim - 1)).astype(mean_dtype)
+        return total / count.astype(mean_dtype)
     if kind == "any":
         return jax.ops.segment_sum(data.astype(np.int32), ids, n) > 0
     if kind == "all":
@@ -925,7 +927,7 @@ def _segment_fn(data, ids, count, kind, n, mean_dtype):
     r = f(data, ids, n)
     if data.dtype.kind == "f":  # TensorFlow fills empty rows with the lowest / highest finite value
         lim = jnp.finfo(data.dtype).min if kind == "max" else jnp.finfo(data.dtype).max
-        empty = count.reshape(count.shape + (1,) * (data.ndim - 1)) == 0
+        empty = count == 0
         r = jnp.where(empty, lim, r)
     return r
 
@@ -953,8 +955,9 @@ def _reduce(op, rt, axis=None, keepdims=False):
     else:
         ids = np.arange(len(rt._rowids())) - rt._splits[:-1][rt._rowids()]
         n = int(rt._lengths().max()) if rt._lengths().size else 0
-    count = np.bincount(ids, minlength=n).astype(np.int32)
     values = rt._values
+    count = np.bincount(ids, minlength=n).astype(np.int32)
+    count = np.broadcast_to(count.reshape((n,) + (1,) * (values.ndim - 1)), (n,) + tuple(values.shape[1:]))
     kind = _REDUCTIONS[op]
     mean_dtype = None
     if kind == "mean":

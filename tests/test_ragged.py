@@ -561,3 +561,33 @@ def test_dynamic_ragged_shape():
         "<DynamicRaggedShape lengths=[2, (1, 2), 2] num_row_partitions=1>")
     assert repr(tf.experimental.RowPartition.from_row_lengths([5, 3, 2])) == (
         "tf.RowPartition(row_splits=[ 0  5  8 10])")
+
+
+def test_reduce_mean_with_inner_dimensions_divides_as_tensorflow():
+    """reduce_mean(axis=1) of rows of 4-vectors: TF's quotient (tapejax multiplied by the
+    reciprocal, an ulp off in some entries). Recorded from TF 2.21."""
+    x = np.random.RandomState(3).randn(20, 4).astype(np.float32)
+    mean = tf.reduce_mean(tf.RaggedTensor.from_row_lengths(x, [3, 7, 10]), axis=1)
+    assert mean.numpy().tolist() == [
+        [0.48914071917533875, -0.1318223923444748, -0.43336954712867737, -0.5352903008460999],
+        [-0.6870893239974976, -0.3765529692173004, 0.6012946367263794, -0.2863469421863556],
+        [-0.1214148998260498, 0.4490867555141449, -0.13136866688728333, -0.02157345972955227]]
+
+
+def test_guide_bigram_embeddings_seeded():
+    """ragged_tensor guide cell 20 with tf.keras.utils.set_random_seed(42) (TF 2.21's output)."""
+    import math
+    tf.keras.utils.set_random_seed(42)
+    queries = tf.ragged.constant([['Who', 'is', 'Dan', 'Smith'], ['Pause'], ['Will', 'it', 'rain', 'later', 'today']])
+    table = tf.Variable(tf.random.truncated_normal([1024, 4], stddev=1.0 / math.sqrt(4)))
+    word_embeddings = tf.nn.embedding_lookup(table, tf.strings.to_hash_bucket_fast(queries, 1024))
+    marker = tf.fill([queries.nrows(), 1], '#')
+    padded = tf.concat([marker, queries, marker], axis=1)
+    bigrams = tf.strings.join([padded[:, :-1], padded[:, 1:]], separator='+')
+    bigram_embeddings = tf.nn.embedding_lookup(table, tf.strings.to_hash_bucket_fast(bigrams, 1024))
+    avg = tf.reduce_mean(tf.concat([word_embeddings, bigram_embeddings], axis=1), axis=1)
+    assert str(avg) == ("tf.Tensor(\n[[ 0.02094391 -0.08333479 -0.16323045 -0.0770272 ]\n"
+                        " [-0.15259077 -0.08659901 -0.27207097  0.06410756]\n"
+                        " [ 0.22957534  0.06953489  0.38135675  0.0111092 ]], shape=(3, 4), dtype=float32)")
+    assert repr(tf.gather([10, 20, 30], tf.ragged.constant([[0, 2], [], [1]]))) == (
+        "<tf.RaggedTensor [[10, 30], [], [20]]>")

@@ -259,7 +259,10 @@ def _decode_index(spec, dyn):
 
 @export("gather")
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
-    """Gathers slices of ``params`` at ``indices`` along ``axis`` (``tf.gather``)."""
+    """Gathers slices of ``params`` at ``indices`` along ``axis`` (``tf.gather``); ragged
+    ``indices`` (a RaggedTensor) give a RaggedTensor of the same rows."""
+    if hasattr(indices, "with_flat_values") and not batch_dims and axis in (None, 0):
+        return indices.with_flat_values(gather(params, indices.flat_values))
     _check_gather_bounds(params, indices, batch_dims if axis is None else int(axis))
     return _gather(params, indices, axis=batch_dims if axis is None else int(axis), batch_dims=int(batch_dims))
 
