@@ -55,6 +55,7 @@ from ._core import dtypes as _dtypes, philox as _philox, state as _state, logs a
 from . import errors as errors
 from . import io as _tfio
 from ._core.variable import Variable
+from ._staging.py_function import calls_run_eagerly as _calls_run_eagerly
 from .ragged import RaggedTensor, RaggedTensorSpec
 from .sparse import SparseTensor, SparseTensorSpec
 
@@ -456,8 +457,9 @@ class _VectorizedMap:
             return None
         key = tuple((np.shape(l), np.asarray(l).dtype) for l in leaves)
         try:
-            # A strict scope refuses Variables: a map function that reads one runs eagerly.
-            with _state.Scope(strict=True):
+            # A strict scope refuses Variables: a map function that reads one runs eagerly; so
+            # does one calling tf.py_function (its Python function runs once per element).
+            with _state.Scope(strict=True), _calls_run_eagerly():
                 if key in self.traced:
                     out = self.jitted(chunk)
                 else:

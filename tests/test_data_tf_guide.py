@@ -229,3 +229,24 @@ def test_string_inputs():
         "<tf.Tensor: shape=(1, 1), dtype=string, numpy=array([[b'x']], dtype=object)>"
     layer = tf.keras.layers.InputLayer(shape=(1,), dtype="string")
     assert (layer.dtype, layer.compute_dtype, layer.variable_dtype) == ("string", "float32", "float32")
+
+
+def test_a_map_calling_py_function_runs_it_once_per_element():
+    # data guide cells 81-84: a scipy rotation by a np.random angle in tf.py_function; TF runs
+    # the Python function once per element (tapejax also ran it once more to learn its shapes)
+    calls = []
+
+    @tf.py_function(Tout=tf.float32)
+    def rot(image):
+        calls.append(np.asarray(image).shape)
+        return image * 2
+
+    def f(image, label):
+        s = image.shape
+        image = rot(image)
+        image.set_shape(s)
+        return image, label
+    ds = tf.data.Dataset.from_tensor_slices((np.ones((3, 4, 4), np.float32), np.arange(3))).map(f)
+    assert calls == []
+    out = [(a.numpy()[0, 0], int(b)) for a, b in ds.take(2)]
+    assert calls == [(4, 4), (4, 4)] and out == [(2.0, 0), (2.0, 1)]

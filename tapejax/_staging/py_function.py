@@ -28,6 +28,7 @@ the backward pass re-runs too).
 import contextlib
 import functools
 import io
+import threading
 
 import jax
 import jax.numpy as jnp
@@ -45,6 +46,31 @@ _NO_SHAPES = (
     "tf.{name} inside a tf.function: the output shapes of {func!r} could not be learned by running it "
     "on placeholder inputs ({err}). JAX compiles the callback with static output shapes, so give them: "
     "Tout=tf.TensorSpec(shape, dtype) (or a list of TensorSpecs).")
+
+
+class _Refused(RuntimeError):
+    """Raised by a Python function op met while :func:`calls_run_eagerly` is active."""
+
+
+_refusing = threading.local()
+
+
+@contextlib.contextmanager
+def calls_run_eagerly():
+    """While active, a ``py_function`` / ``numpy_function`` met by a trace raises instead of
+    running its Python function on placeholders to learn its output shapes: a dataset ``map``
+    whose function calls one then runs eagerly, so the Python function runs once per element,
+    as in TensorFlow (a random rotation's ``np.random`` draws are TF's)."""
+    before, _refusing.on = getattr(_refusing, "on", False), True
+    try:
+        yield
+    finally:
+        _refusing.on = before
+
+
+def _refuse_if_asked(name):
+    if getattr(_refusing, "on", False):
+        raise _Refused(f"tf.{name} in a traced dataset map: run eagerly")
 
 
 def _check_args(name, func, inp, Tout, make):
@@ -162,6 +188,7 @@ def py_function(func=None, inp=None, Tout=None, name=None):
     ins = [x if isinstance(x, _TensorBase) else Tensor(to_array(x)) for x in inp]
     if not _staged([x._value for x in ins]):
         return _eager_py(func, ins, single, specs)
+    _refuse_if_asked("py_function")
     shapes = _learn_shapes(func, ins, single, specs, "py_function", numpy=False)
     op = _callback_op(func, single, tuple(specs), tuple(shapes), len(ins))
     with _function.staged(may_fail=True):
@@ -302,6 +329,7 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
             return []
         return _result([Tensor(jnp.asarray(a)) for a in _convert_outputs(ret, single, specs, "numpy_function")],
                        single)
+    _refuse_if_asked("numpy_function")
     ins = [Tensor(v) for v in vals]
     shapes = tuple(_learn_shapes(func, ins, single, specs, "numpy_function", numpy=True))
 
