@@ -82,8 +82,7 @@ MISSING = {
         **{name: f"tf.io.{name} (tf.train.Example protocol buffers) " + _NOT_PROVIDED + ": store arrays "
                  "with np.save / np.savez, or decode each record in Python (a protobuf library) inside "
                  "tf.data.Dataset.from_generator." for name in
-           ["parse_single_example", "parse_example", "FixedLenFeature", "VarLenFeature",
-            "FixedLenSequenceFeature", "parse_sequence_example", "parse_single_sequence_example"]},
+           ["FixedLenSequenceFeature", "parse_sequence_example", "parse_single_sequence_example"]},
     },
     "tapejax.summary": {
         name: f"tf.summary.{name} (TensorFlow graph traces for TensorBoard's graph dashboard) " + _NOT_PROVIDED

@@ -20,6 +20,7 @@ Example:
     >>> tf.io.gfile.exists(path)
     True
 """
+import collections
 import functools
 import glob as _glob
 import gzip
@@ -31,6 +32,7 @@ import types
 import zlib
 
 import numpy as np
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
 from ._core import dtypes as _dtypes, host as _host
 from . import errors as errors
@@ -38,9 +40,11 @@ from ._core.tensor import Tensor, string_array, to_array
 from .image import convert_image_dtype
 from .ops.messages import _kernel_message
 from .strings import _numbers, _text
+from . import ragged as _ragged, sparse as _sparse
 
 __all__ = ["read_file", "write_file", "gfile", "serialize_tensor", "parse_tensor", "decode_raw", "decode_png", "decode_jpeg",
-           "decode_image", "encode_png", "encode_jpeg", "is_jpeg", "TFRecordWriter", "TFRecordOptions"]
+           "decode_image", "encode_png", "encode_jpeg", "is_jpeg", "TFRecordWriter", "TFRecordOptions",
+           "parse_example", "parse_single_example", "FixedLenFeature", "VarLenFeature", "RaggedFeature"]
 
 
 def _path(p):
@@ -882,6 +886,199 @@ class TFRecordWriter:
 
     def __exit__(self, *exc):
         self.close()
+
+
+# ---------------------------------------------------------------------------
+# tf.train.Example protocol buffers and tf.io.parse_example
+# ---------------------------------------------------------------------------
+
+def _example_classes():
+    """TensorFlow's ``feature.proto`` / ``example.proto`` messages (package ``tensorflow``), built
+    from their descriptors in a pool of their own: the same wire format and text format."""
+    f = descriptor_pb2.FieldDescriptorProto
+    fdp = descriptor_pb2.FileDescriptorProto(name="tensorflow/core/example/example.proto",
+                                             package="tensorflow", syntax="proto3")
+
+    def message(name, fields, nested=()):
+        m = fdp.message_type.add(name=name)
+        for n in nested:
+            m.nested_type.add().CopyFrom(n)
+        for number, (fname, ftype, label, type_name, oneof) in enumerate(fields, 1):
+            field = m.field.add(name=fname, number=number, type=ftype, label=label)
+            if type_name:
+                field.type_name = type_name
+            if oneof is not None:
+                if not m.oneof_decl:
+                    m.oneof_decl.add(name="kind")
+                field.oneof_index = 0
+        return m
+
+    def map_entry(name, value_type):
+        entry = descriptor_pb2.DescriptorProto(name=name)
+        entry.field.add(name="key", number=1, type=f.TYPE_STRING, label=f.LABEL_OPTIONAL)
+        entry.field.add(name="value", number=2, type=f.TYPE_MESSAGE, label=f.LABEL_OPTIONAL, type_name=value_type)
+        entry.options.map_entry = True
+        return entry
+
+    rep, opt = f.LABEL_REPEATED, f.LABEL_OPTIONAL
+    message("BytesList", [("value", f.TYPE_BYTES, rep, None, None)])
+    message("FloatList", [("value", f.TYPE_FLOAT, rep, None, None)])
+    message("Int64List", [("value", f.TYPE_INT64, rep, None, None)])
+    message("Feature", [(n, f.TYPE_MESSAGE, opt, f".tensorflow.{t}", 0) for n, t in
+                        (("bytes_list", "BytesList"), ("float_list", "FloatList"), ("int64_list", "Int64List"))])
+    message("Features", [("feature", f.TYPE_MESSAGE, rep, ".tensorflow.Features.FeatureEntry", None)],
+            [map_entry("FeatureEntry", ".tensorflow.Feature")])
+    message("FeatureList", [("feature", f.TYPE_MESSAGE, rep, ".tensorflow.Feature", None)])
+    message("FeatureLists", [("feature_list", f.TYPE_MESSAGE, rep, ".tensorflow.FeatureLists.FeatureListEntry",
+                              None)], [map_entry("FeatureListEntry", ".tensorflow.FeatureList")])
+    message("Example", [("features", f.TYPE_MESSAGE, opt, ".tensorflow.Features", None)])
+    message("SequenceExample", [("context", f.TYPE_MESSAGE, opt, ".tensorflow.Features", None),
+                                ("feature_lists", f.TYPE_MESSAGE, opt, ".tensorflow.FeatureLists", None)])
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(fdp)
+    names = ["BytesList", "FloatList", "Int64List", "Feature", "Features", "FeatureList", "FeatureLists",
+             "Example", "SequenceExample"]
+    return {n: message_factory.GetMessageClass(pool.FindMessageTypeByName(f"tensorflow.{n}")) for n in names}
+
+
+EXAMPLE_PROTOS = _example_classes()
+
+
+class FixedLenFeature(collections.namedtuple("FixedLenFeature", ["shape", "dtype", "default_value"])):
+    """A feature of a fixed shape (``tf.io.FixedLenFeature``): a dense tensor per example."""
+
+    def __new__(cls, shape, dtype, default_value=None):
+        return super().__new__(cls, shape, dtype, default_value)
+
+    def __repr__(self):
+        return f"FixedLenFeature(shape={self.shape!r}, dtype={self.dtype!r}, default_value={self.default_value!r})"
+
+
+class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
+    """A feature of any length (``tf.io.VarLenFeature``): a SparseTensor."""
+
+    def __repr__(self):
+        return f"VarLenFeature(dtype={self.dtype!r})"
+
+
+class RaggedFeature(collections.namedtuple(
+        "RaggedFeature", ["dtype", "value_key", "partitions", "row_splits_dtype", "validate"])):
+    """A feature of any length (``tf.io.RaggedFeature``): a RaggedTensor of the examples' values
+    (``value_key`` names the feature; the key of the spec by default). Only the values are read:
+    ``partitions`` (more ragged dimensions) are not provided.
+
+    Example:
+        >>> import tapejax as tf
+        >>> ex = tf.train.Example(features=tf.train.Features(feature={
+        ...     'n': tf.train.Feature(int64_list=tf.train.Int64List(value=[1, 2]))}))
+        >>> tf.io.parse_example([ex.SerializeToString()] * 2, {'n': tf.io.RaggedFeature(tf.int64)})['n']
+        <tf.RaggedTensor [[1, 2], [1, 2]]>
+    """
+
+    def __new__(cls, dtype, value_key=None, partitions=(), row_splits_dtype=_dtypes.int32, validate=False):
+        if partitions:
+            raise ValueError("tapejax's RaggedFeature reads the values of one feature (partitions=() only).")
+        return super().__new__(cls, dtype, value_key, tuple(partitions), row_splits_dtype, validate)
+
+    def __repr__(self):
+        return (f"RaggedFeature(dtype={self.dtype!r}, value_key={self.value_key!r}, partitions={self.partitions!r}, "
+                f"row_splits_dtype={self.row_splits_dtype!r}, validate={self.validate!r})")
+
+
+_KINDS = {"string": ("bytes_list", object, "string"), "int64": ("int64_list", np.int64, "int64"),
+          "float32": ("float_list", np.float32, "float")}
+
+
+def _feature_values(example, key, dtype, where):
+    """The values of feature ``key`` of one parsed Example (None if it is absent)."""
+    kind, np_dt, tf_name = _KINDS.get(_dtypes.as_dtype(dtype).name, (None, None, None))
+    if kind is None:
+        raise ValueError(f"Unsupported dtype {_dtypes.as_dtype(dtype).name} for a feature: use tf.string, "
+                         "tf.int64 or tf.float32.")
+    if key not in example.features.feature:
+        return None
+    feature = example.features.feature[key]
+    got = feature.WhichOneof("kind")
+    if got is not None and got != kind:
+        names = {"bytes_list": "string", "int64_list": "int64", "float_list": "float"}
+        raise errors.InvalidArgumentError(None, None, (
+            f"Name: <unknown>, Key: {key}, Index: {where}.  Data types don't match. Data type: {names[got]} but "
+            f"expected type: {tf_name} [Op:ParseExampleV2]"))
+    values = list(getattr(feature, kind).value) if got else []
+    return np.asarray(values, dtype=np_dt) if np_dt is not object else np.asarray(values + [b""], object)[:-1]
+
+
+def _values_tensor(values, dtype):
+    return Tensor(string_array(values)) if values.dtype == object else _numbers(values, values.dtype)
+
+
+def _parse_fixed(examples, key, spec):
+    shape = [int(d) for d in spec.shape]
+    rows = []
+    for i, ex in enumerate(examples):
+        v = _feature_values(ex, key, spec.dtype, i)
+        if v is None:
+            if spec.default_value is None:
+                raise errors.InvalidArgumentError(None, None, (
+                    f"Name: <unknown>, Feature: {key} (data type: {_KINDS[_dtypes.as_dtype(spec.dtype).name][2]}) "
+                    "is required but could not be found. [Op:ParseExampleV2]"))
+            v = np.broadcast_to(np.asarray(spec.default_value, dtype=_KINDS[_dtypes.as_dtype(spec.dtype).name][1]),
+                                shape).reshape(-1)
+        if v.size != int(np.prod(shape)):
+            raise errors.InvalidArgumentError(None, None, (
+                f"Name: <unknown>, Key: {key}, Index: {i}.  Number of {_dtypes.as_dtype(spec.dtype).name} values != "
+                f"expected.  Values size: {v.size} but output shape: {shape} [Op:ParseExampleV2]"))
+        rows.append(v.reshape(shape))
+    return rows
+
+
+def _parse(serialized, features, batched):
+    examples = [EXAMPLE_PROTOS["Example"].FromString(bytes(s)) for s in
+                (_text(serialized).reshape(-1) if batched else _text(serialized).reshape(1))]
+    out = {}
+    for key, spec in features.items():
+        if isinstance(spec, FixedLenFeature):
+            rows = _parse_fixed(examples, key, spec)
+            stacked = np.stack(rows) if rows else np.zeros([0] + list(spec.shape))
+            out[key] = _values_tensor(stacked if batched else np.asarray(stacked[0], stacked.dtype), spec.dtype)
+            continue
+        name = spec.value_key or key if isinstance(spec, RaggedFeature) else key
+        rows = [_feature_values(ex, name, spec.dtype, i) for i, ex in enumerate(examples)]
+        np_dt = _KINDS[_dtypes.as_dtype(spec.dtype).name][1]
+        rows = [np.zeros(0, np_dt) if r is None else r for r in rows]
+        flat = np.concatenate(rows) if rows else np.zeros(0, np_dt)
+        values = _values_tensor(flat, spec.dtype)
+        if isinstance(spec, RaggedFeature):
+            out[key] = _ragged.RaggedTensor.from_row_lengths(values, [len(r) for r in rows]) if batched else values
+        else:
+            cols = np.concatenate([np.arange(len(r)) for r in rows] + [np.zeros(0, np.int64)])
+            rowid = np.repeat(np.arange(len(rows)), [len(r) for r in rows])
+            width = max([len(r) for r in rows], default=0)
+            out[key] = _sparse.SparseTensor(np.stack([rowid, cols], 1) if batched else cols[:, None], values,
+                                            [len(rows), width] if batched else [width])
+    return out
+
+
+def parse_example(serialized, features, example_names=None, name=None):
+    """Parses a batch of serialized ``tf.train.Example`` protos (``tf.io.parse_example``): a dict,
+    in the order of ``features``, of dense tensors (``FixedLenFeature``), SparseTensors
+    (``VarLenFeature``) and RaggedTensors (``RaggedFeature``), with TensorFlow's errors for a
+    missing required feature, a wrong number of values or a wrong type.
+
+    Example:
+        >>> import tapejax as tf
+        >>> ex = tf.train.Example(features=tf.train.Features(feature={
+        ...     'x': tf.train.Feature(float_list=tf.train.FloatList(value=[1.0, 2.0]))}))
+        >>> tf.io.parse_example([ex.SerializeToString()], {'x': tf.io.FixedLenFeature([2], tf.float32)})['x']
+        <tf.Tensor: shape=(1, 2), dtype=float32, numpy=array([[1., 2.]], dtype=float32)>
+    """
+    return _parse(serialized, features, batched=True)
+
+
+def parse_single_example(serialized, features, example_names=None, name=None):
+    """Parses one serialized ``tf.train.Example`` (``tf.io.parse_single_example``): as
+    :func:`parse_example` without the batch dimension (a RaggedFeature gives a 1-D Tensor)."""
+    return _parse(serialized, features, batched=False)
 
 
 from ._missing import module_getattr as _module_getattr  # noqa: E402

@@ -16,6 +16,14 @@ deferred restores); this module is the ``tf.train`` namespace.
 from .checkpoint import (Checkpoint, CheckpointLoadStatus, CheckpointManager, CheckpointOptions,  # noqa: F401
                          CheckpointReader, DataLossError, ListWrapper, NotFoundError, latest_checkpoint,
                          list_variables, load_checkpoint, load_variable)
+from .io import EXAMPLE_PROTOS as _PROTOS
+
+# TensorFlow's tf.train.Example protocol buffers (feature.proto, example.proto).
+BytesList, FloatList, Int64List = _PROTOS["BytesList"], _PROTOS["FloatList"], _PROTOS["Int64List"]
+Feature, Features, FeatureList, FeatureLists = (_PROTOS["Feature"], _PROTOS["Features"], _PROTOS["FeatureList"],
+                                                _PROTOS["FeatureLists"])
+Example, SequenceExample = _PROTOS["Example"], _PROTOS["SequenceExample"]
 
 __all__ = ["Checkpoint", "CheckpointManager", "latest_checkpoint", "CheckpointOptions", "list_variables",
-           "load_variable", "load_checkpoint", "CheckpointReader"]
+           "load_variable", "load_checkpoint", "CheckpointReader", "BytesList", "FloatList", "Int64List", "Feature",
+           "Features", "FeatureList", "FeatureLists", "Example", "SequenceExample"]
