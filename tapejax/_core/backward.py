@@ -23,7 +23,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import engine, new_shapes
+from . import engine, lazy as _lazy, new_shapes
 from .cache import CompileCache, abstract_key, data_bytes, limits, resident_bytes
 from .engine import Op, apply, is_float_dtype, signature, state
 from .state import pause_recording
@@ -431,9 +431,11 @@ def run_backward(p, targets, seeds, mode="grad", vmap_info=None):
         if how is _WHOLE:
             _BACKWARD_CACHE.put(key, op)     # a pass run on the host is cached only if it compiled
     before = None if how is None else resident_bytes()
-    flat = list(_chain(map(_ARGS, p.nodes)))
-    flat += given
-    out = apply(op, flat, {})
+    out = None if given or how is not None else _lazy.defer_recorded(op, p.nodes)
+    if out is None:
+        flat = list(_chain(map(_ARGS, p.nodes)))
+        flat += given
+        out = apply(op, flat, {})
     if how is _ON_HOST and op._jfn._cache_size():
         _BACKWARD_CACHE.put(key, op)
         how = _WHOLE
@@ -458,7 +460,9 @@ def _build(p, layout, seed_mask, target_avals, mode, vmap_info, on_host):
     else:
         (shape, dt) = target_avals[0]
         fn = _jacobian_fn(pure, layout, shape, dt, mode, vmap_info)
-    return Op(fn, name="gradient" if mode == "grad" else mode, first_on_host=on_host)
+    op = Op(fn, name="gradient" if mode == "grad" else mode, first_on_host=on_host)
+    op.fixed_inputs = not any(seed_mask)      # the plan fixes its arguments (seeds given do not)
+    return op
 
 
 def _jacobian_fn(pure, layout, shape, dt, mode, use_pfor):

@@ -45,7 +45,7 @@ class Op:
 
     __slots__ = ("name", "fn", "vjp", "static", "n_args", "variadic", "_jfn", "same_dtype", "host",
                  "explain", "dtype_error", "no_gradient", "__weakref__", "_sized", "_variants", "_limit", "_recent", "_evicted",
-                 "_seen", "lazy_shapes", "signatures")
+                 "_seen", "lazy_shapes", "fixed_inputs", "lazy_fixed", "signatures")
 
     def __init__(self, fn, vjp=None, name=None, static=(), jit=True, first_on_host=True):
         self.name = name or getattr(fn, "__name__", "op")
@@ -87,6 +87,10 @@ class Op:
         # Lazy execution's shape inference for it: {(static items, abstract inputs): result}, see
         # lazy._infer (kept by the op: an op made per tape structure takes its entries with it).
         self.lazy_shapes = None
+        # Whether its construction fixes its arguments' shapes and dtypes (a backward pass: the
+        # plan's), and then lazy execution's result for them once inferred (lazy.defer_recorded).
+        self.fixed_inputs = False
+        self.lazy_fixed = None
         self.signatures = None  # {(static items, abstract inputs): Signature}, see signature()
 
     def __call__(self, *args, **kwargs):
@@ -221,7 +225,7 @@ class Node:
     re-run the op's forward computation to get it.
     """
 
-    __slots__ = ("op", "static", "ins", "args", "in_ids", "out_ids", "custom", "sig")
+    __slots__ = ("op", "static", "ins", "args", "in_ids", "out_ids", "custom", "sig", "lazy", "slots")
 
     def __init__(self, op, static, ins, out_ids, custom=None, in_ids=None, ans=None, sig=None):
         self.op = op
@@ -234,6 +238,8 @@ class Node:
         # The node's Signature (op, static arguments, abstract inputs), set by lazy execution
         # at record time and otherwise when a gradient first needs it (``backward.plan``).
         self.sig = sig
+        # Recorded lazily: the pending program, and the slots of ``args`` in it (lazy._record).
+        self.lazy = self.slots = None
 
 
 class Signature:

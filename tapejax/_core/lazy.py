@@ -29,6 +29,8 @@ that may fail (those run eagerly, after their pending inputs are computed).
 """
 import collections
 import functools
+import itertools
+import operator
 import os
 import sys
 import threading
@@ -429,6 +431,8 @@ def _infer(op, static, skey, specs):
 def _cache_shapes(op, skey, known):
     with _shapes_lock:
         _engine.bounded_entries(op, "lazy_shapes", _SHAPES_MAX)[skey] = known
+    if op.fixed_inputs:
+        op.lazy_fixed = known
     return known
 
 
@@ -487,14 +491,15 @@ def defer(op, args, static):
             tensors.append(result)
         else:
             result, outs, out_slots = _outputs(program, out)
-        program.ops.append((op, items, tuple(slots), out_slots, apart))
+        program.ops.append((op, items, tslots := tuple(slots), out_slots, apart))
         full = len(program.ops) >= config.max_pending_ops
     finally:
         lock.release()
     recorders = _engine.state.recorders
     if recorders:
         if type(out) is _ShapedArray:
-            _record(recorders, op, items, ins, tuple(ids), result, rid if float_out else None, sig)
+            _record(recorders, program, op, items, ins, tuple(ids), result, rid if float_out else None, sig,
+                    tslots if op.vjp is None else (*tslots, out_slots))
         else:
             _engine._record(recorders, op, items, ins, outs, None, None, sig, tuple(ids))
     if full:
@@ -517,8 +522,9 @@ def _input_slots(program, slots, ins):
             slots[k] = program._input(a) if s is None else s
 
 
-def _record(recorders, op, items, ins, ids, result, out_id, sig):
-    """``engine._record`` of an op with one output, written for speed."""
+def _record(recorders, program, op, items, ins, ids, result, out_id, sig, slots):
+    """``engine._record`` of an op with one output, written for speed; the node keeps the
+    program and the slots of its ``args`` in it (``defer_recorded``)."""
     node = None
     for r in recorders:
         watched = r._watched
@@ -535,9 +541,40 @@ def _record(recorders, op, items, ins, ids, result, out_id, sig):
             node.out_ids = (out_id,)
             node.custom = None
             node.sig = sig
+            node.lazy = program
+            node.slots = slots
         r._nodes.append(node)
         if out_id is not None:
             watched.add(out_id)
+
+
+def defer_recorded(op, nodes):
+    """``apply(op, [the nodes' args...])`` of a backward pass ``op`` while lazy execution is on,
+    read from the slots the nodes were recorded with (their args are pending values of this
+    thread's program, or its inputs): hundreds of arguments, none read again. None where a
+    node was not recorded into the pending program, or a tape records the pass (``apply``)."""
+    program = _local.program
+    known = op.lazy_fixed
+    if (known is None or type(known[0]) not in (tuple, list) or program is None or program.done or _engine.state.recorders
+            or _state._local.tracing or _DEFAULT_DEVICE.value is not None
+            or set(map(_NODE_PROGRAM, nodes)) != {program}):
+        return None
+    slots = tuple(_chain(map(_NODE_SLOTS, nodes)))
+    out, _, apart, _ = known
+    with program.lock:
+        if program.done:                           # run meanwhile by another thread
+            return None
+        result, _, out_slots = _outputs(program, out)
+        program.ops.append((op, (), slots, out_slots, apart))
+        full = len(program.ops) >= config.max_pending_ops
+    if full:
+        program.run()
+    return result
+
+
+_NODE_PROGRAM = operator.attrgetter("lazy")
+_NODE_SLOTS = operator.attrgetter("slots")
+_chain = itertools.chain.from_iterable
 
 
 def _read(program, args):
