@@ -718,3 +718,45 @@ def test_fit_on_datasets_iterates_as_keras3_epoch_iterator():
                                                           "need to use the `.repeat()` function when building "
                                                           "your dataset.")]
     assert len(ran_out) == 8
+
+
+def test_sequentials_inside_a_subclassed_model_build_on_an_unknown_batch_in_fit_as_keras3():
+    # Recorded from TF 2.21 (autoencoder.ipynb's encoder/decoder): fit and evaluate call the model in
+    # their traced step on the dataset's spec, so the Sequential models it calls (built there) show
+    # None; a direct call or predict builds them on that batch.
+    import contextlib
+    import io
+    L = tf.keras.layers
+
+    class AE(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.encoder = tf.keras.Sequential([L.Flatten(), L.Dense(4, activation="relu")])
+            self.decoder = tf.keras.Sequential([L.Dense(6), L.Reshape((2, 3))])
+
+        def call(self, x):
+            return self.decoder(self.encoder(x))
+
+    def shapes(model):
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            model.summary()
+        return [line.split("│")[2].strip() for line in buf.getvalue().splitlines() if line.startswith("│")]
+
+    x = np.random.RandomState(0).rand(10, 2, 3).astype("float32")
+    expected = {"fit": (['(None, 6)', '(None, 4)'], ['(None, 6)', '(None, 2, 3)']),
+                "evaluate": (['(None, 6)', '(None, 4)'], ['(None, 6)', '(None, 2, 3)']),
+                "call": (['(3, 6)', '(3, 4)'], ['(3, 6)', '(3, 2, 3)']),
+                "predict": (['(4, 6)', '(4, 4)'], ['(4, 6)', '(4, 2, 3)'])}
+    for how, (enc, dec) in expected.items():
+        m = AE()
+        m.compile("adam", "mse")
+        if how == "fit":
+            m.fit(x, x, batch_size=4, epochs=1, verbose=0)
+        elif how == "evaluate":
+            m.evaluate(x, x, batch_size=4, verbose=0)
+        elif how == "predict":
+            m.predict(x, batch_size=4, verbose=0)
+        else:
+            m(x[:3])
+        assert (shapes(m.encoder), shapes(m.decoder)) == (enc, dec), how

@@ -470,7 +470,7 @@ class Tensor(_TensorBase):
 
     # Lazy execution (lazy.py): while the value is pending, ``_lazy`` is the pending program,
     # ``_slot`` the value's place in it and ``_v`` its abstract value (jax.ShapeDtypeStruct).
-    __slots__ = ("_v", "_id", "_lazy", "_slot", "__weakref__")
+    __slots__ = ("_v", "_id", "_lazy", "_slot", "_keras_mask", "__weakref__")   # a Keras layer's output mask
 
     def __getattr__(self, name):
         # Only reached for a missing attribute. Inside a traced function a tensor is a

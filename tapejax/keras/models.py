@@ -16,7 +16,7 @@ from .callbacks import CallbackList as _CallbackList, History, ProgbarLogger
 from .._core.tensor import Tensor, TensorShape, _TensorBase, to_array
 from .._core.module import Module
 from .layers._base import (
-    Layer, unique_name, InputLayer, KerasTensor, _Spec, _infer_output, _dedup, _leaves,
+    Layer, unique_name, InputLayer, KerasTensor, _Spec, _infer_output, _build_on_unknown_batch, _dedup, _leaves,
     _is_tensor_leaf, _to_tensors, _batchless,
 )
 from . import saving as _saving
@@ -501,13 +501,28 @@ class Model(Layer):
     def _k_prepare(self, x, y):
         """Builds, and resolves the metrics, on the first batch before any step is compiled."""
         if self._k_metric_objs is None:
-            if not self.built and isinstance(self, Sequential) and isinstance(x, _TensorBase) and x.shape.rank:
+            if not self.built and isinstance(x, _TensorBase) and x.shape.rank:
                 # Keras 3's fit/evaluate first call the model in their tf.function on the
                 # dataset's element spec: the batch size is unknown where it builds.
-                self._k_maybe_build(TensorShape((None,) + tuple(x.shape)[1:]))
+                spec = TensorShape((None,) + tuple(x.shape)[1:])
+                if isinstance(self, Sequential):
+                    self._k_maybe_build(spec)
+                elif type(self).build is Model.build and self._k_graph is None:
+                    self._k_build_subclassed(spec)
             with _NoTape():
                 y_pred = self(x, training=False)
             self._k_resolve_metrics(y, y_pred)
+
+    def _k_build_subclassed(self, spec):
+        """A subclassed model's call, traced on ``spec`` (batch size unknown): the Sequential
+        models and layers it calls build there, as in Keras 3's traced train step (their
+        summaries show ``None``). A call that needs concrete values builds on the first batch."""
+        try:
+            with self._k_scope():
+                _build_on_unknown_batch(lambda xs: self._k_plain_call(xs[0]), [_Spec(spec, self._k_dtype)])
+        except Exception:  # noqa: BLE001 -- Python control flow on values, shape arithmetic on None...
+            return
+        self._k_build_shape = spec
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None, sample_weight=None,

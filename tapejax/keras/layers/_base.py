@@ -35,6 +35,7 @@ from .._naming import _to_snake_case, unique_name
 class _CallContext(threading.local):
     def __init__(self):
         self.training = []   # the training value of each enclosing layer call
+        self.stand_in_batch = []   # the size standing in for an unknown batch size (_infer_output)
 
 
 _ctx = _CallContext()
@@ -120,6 +121,27 @@ def _with_call_arguments(layer, error, args, kwargs):
                       message) if is_op_error else type(error)(message)
     new._keras_call_info_injected = True
     return new.with_traceback(error.__traceback__)
+
+
+def _keras_mask(x):
+    """The mask a Keras layer attached to a tensor (``x._keras_mask``), or None."""
+    try:
+        return x._keras_mask if type(x) is Tensor else None
+    except AttributeError:
+        return None
+
+
+def _takes_mask(fn):
+    """Keras 3 passes a mask only to a ``call`` with a parameter named ``mask``."""
+    key = (getattr(fn, "__func__", fn), "mask:named")
+    hit = _accepts_cache.get(key)
+    if hit is None:
+        try:
+            hit = "mask" in inspect.signature(fn).parameters
+        except (TypeError, ValueError):
+            hit = False
+        _accepts_cache[key] = hit
+    return hit
 
 
 def _accepts(fn, name):
@@ -296,6 +318,7 @@ class _autocast:
 def _infer_output(fn, specs):
     """Output specs of ``fn([tensors])`` for input ``specs`` by ``jax.eval_shape`` (nothing computed)."""
     results = []
+    unknown_batch = any(sp.shape and sp.shape[0] is None for sp in specs)
     for batch, other in _STAND_INS:
         arrays = [jax.ShapeDtypeStruct(
             tuple((batch if i == 0 else other) if d is None else d for i, d in enumerate(sp.shape)),
@@ -308,10 +331,34 @@ def _infer_output(fn, specs):
                 out = fn([Tensor(a) for a in arrays])
             return jax.tree_util.tree_map(to_array, out, is_leaf=_is_tensor_leaf)
 
-        results.append(jax.eval_shape(run, arrays))
+        _ctx.stand_in_batch.append(batch if unknown_batch else None)
+        try:
+            results.append(jax.eval_shape(run, arrays))
+        finally:
+            _ctx.stand_in_batch.pop()
     return jax.tree_util.tree_map(
         lambda x, y: _Spec(tuple(p if p == q else None for p, q in zip(x.shape, y.shape)), x.dtype),
         results[0], results[1])
+
+
+def _build_on_unknown_batch(fn, specs):
+    """Runs ``fn([tensors])`` once abstractly (nothing computed), the specs' unknown batch size
+    stood in for: the layers it builds build on ``None`` (Keras 3's symbolic build)."""
+    batch, other = _STAND_INS[0]
+    arrays = [jax.ShapeDtypeStruct(tuple((batch if i == 0 else other) if d is None else d
+                                         for i, d in enumerate(sp.shape)), _dtypes.np_dtype(sp.dtype))
+              for sp in specs]
+
+    def run(arrays):
+        with pause_recording(), Scope():
+            out = fn([Tensor(a) for a in arrays])
+        return jax.tree_util.tree_map(to_array, out, is_leaf=_is_tensor_leaf)
+
+    _ctx.stand_in_batch.append(batch)
+    try:
+        jax.eval_shape(run, arrays)
+    finally:
+        _ctx.stand_in_batch.pop()
 
 
 # ---------------------------------------------------------------------------
@@ -673,12 +720,31 @@ class Layer(Module):
         """The forward computation; the base layer is the identity."""
         return inputs
 
+    @property
+    def supports_masking(self):
+        """Whether the layer passes a mask on (Keras 3: True where ``compute_mask`` is its own)."""
+        own = self.__dict__.get("_k_supports_masking")
+        return own if own is not None else type(self).compute_mask is not Layer.compute_mask
+
+    @supports_masking.setter
+    def supports_masking(self, value):
+        self.__dict__["_k_supports_masking"] = bool(value)
+
+    def compute_mask(self, inputs, previous_mask=None):
+        """The mask of the output (Keras 3: the input's, for a layer that supports masking)."""
+        return previous_mask
+
     def _k_maybe_build(self, input_shape):
         if self.built:
             return
         if isinstance(input_shape, (tuple, list)) and not isinstance(input_shape, TensorShape) \
                 and not any(isinstance(e, (tuple, list, dict)) for e in input_shape):
             input_shape = TensorShape(input_shape)
+        if _ctx.stand_in_batch and _ctx.stand_in_batch[-1] is not None and isinstance(input_shape, TensorShape) \
+                and input_shape.rank and input_shape[0] == _ctx.stand_in_batch[-1]:
+            # Built inside an abstract call whose batch size is unknown (a subclassed model's
+            # build, fit's first step): the layer builds on None, as Keras 3's symbolic call.
+            input_shape = TensorShape((None,) + tuple(input_shape)[1:])
         with self._k_scope():
             self.build(input_shape)
         self.built = True
@@ -696,6 +762,9 @@ class Layer(Module):
         if not self.built:
             self._k_maybe_build(_shape_of(inputs))
         training = self._k_resolve_training(kwargs)
+        mask = _keras_mask(inputs)
+        if mask is not None and "mask" not in kwargs and _takes_mask(self.call):
+            kwargs["mask"] = mask
         self._k_call_losses = []
         _ctx.training.append(training)
         try:
@@ -705,6 +774,10 @@ class Layer(Module):
             raise _with_call_arguments(self, e, args, kwargs) from None
         finally:
             _ctx.training.pop()
+        if self.supports_masking and type(out) is Tensor and _keras_mask(out) is None:
+            out_mask = self.compute_mask(inputs, mask)
+            if out_mask is not None:
+                out._keras_mask = out_mask
         # Raw shapes are kept (cheap); summary() and output_shape hide the batch size. A model
         # built from a declared input shape keeps its shapes (None dimensions), as Keras 3.
         if not self._k_declared_shape:

@@ -182,10 +182,12 @@ def _zero_pad_fn(x, padding):
 
 
 def _rnn_fn(x, kernel, recurrent_kernel, *rest, cell, units, return_sequences, go_backwards, act, rec_act,
-            reset_after=True, n_states=0):
+            reset_after=True, n_states=0, masked=False):
     # Keras's cell equations; the input projection of every step is one matmul before the scan.
     # A GRU with reset_after has a (2, 3 * units) bias: row 0 for the input, row 1 for the recurrence.
-    # ``rest`` is the bias (if any) and then ``n_states`` initial states (zeros when none are given).
+    # ``rest`` is the bias (if any) and then ``n_states`` initial states (zeros when none are given),
+    # then, when ``masked``, the (batch, time) mask.
+    mask, rest = (rest[-1], rest[:-1]) if masked else (None, rest)
     bias, states = rest[:len(rest) - n_states], rest[len(rest) - n_states:]
     x = _as_float(x, kernel)
     b_in = b_rec = 0.0
@@ -232,9 +234,30 @@ def _rnn_fn(x, kernel, recurrent_kernel, *rest, cell, units, return_sequences, g
     step, init = {"lstm": (lstm, (zeros, zeros)), "gru": (gru, (zeros,)), "simple": (simple, (zeros,))}[cell]
     if states:
         init = tuple(_as_float(s, kernel) for s in states)
+    if mask is not None:
+        step, init, xs = _masked_step(step, init, xs, mask, go_backwards)
     final, hs = jax.lax.scan(step, init, xs)
-    out = jnp.swapaxes(hs, 0, 1) if return_sequences else final[0]
+    if mask is not None:
+        final = final[:-1]   # the carried output
+    out = jnp.swapaxes(hs, 0, 1) if return_sequences else final[0] if mask is None else hs[-1]
     return (out,) + tuple(final)
+
+
+def _masked_step(step, init, xs, mask, go_backwards):
+    """Keras 3's masked recurrence: a masked step keeps the states and repeats the last output."""
+    ms = jnp.swapaxes(jnp.asarray(mask, bool), 0, 1)[:, :, None]   # (T, N, 1)
+    if go_backwards:
+        ms = ms[::-1]
+
+    def masked(carry, inp):
+        xt, mt = inp
+        states, prev = carry[:-1], carry[-1]
+        new, h = step(states, xt)
+        new = tuple(jnp.where(mt, n, s) for n, s in zip(new, states))
+        h = jnp.where(mt, h, prev)
+        return new + (h,), h
+
+    return masked, tuple(init) + (jnp.zeros_like(init[0]),), (xs, ms)
 
 
 def _layer_vjp(fn):
@@ -261,7 +284,7 @@ def _layer_vjp(fn):
 
 _dense = defop(_dense_fn, name="dense", static=("act",), vjp=_layer_vjp(_dense_fn))
 _rnn = defop(_rnn_fn, name="rnn", static=("cell", "units", "return_sequences", "go_backwards", "act", "rec_act",
-                                          "reset_after", "n_states"))
+                                          "reset_after", "n_states", "masked"))
 _conv1d = defop(_conv1d_fn, name="conv1d", static=("strides", "padding", "dilation", "act"),
                 vjp=_layer_vjp(_conv1d_fn))
 _upsample = defop(_upsample_fn, name="upsampling2d", static=("size",))
@@ -355,6 +378,8 @@ class Dense(_Activated, Layer):
         >>> [(v.name, v.path) for v in layer.trainable_variables]
         [('kernel', 'dense/kernel'), ('bias', 'dense/bias')]
     """
+
+    supports_masking = True   # Keras 3 passes an input mask on
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
@@ -678,6 +703,9 @@ class _GlobalPooling(Layer):
     def call(self, inputs):
         return _global_pool(inputs, kind=self._kind, axes=self._axes, keepdims=self.keepdims)
 
+    def compute_mask(self, inputs, previous_mask=None):
+        return None
+
 
 class GlobalAveragePooling2D(_GlobalPooling):
     """Mean over height and width: ``(N, H, W, C) -> (N, C)``.
@@ -713,6 +741,15 @@ class GlobalAveragePooling1D(_GlobalPooling):
     """
 
     _kind, _axes = "avg", (1,)
+    supports_masking = True
+
+    def call(self, inputs, mask=None):
+        """The mean over the steps the mask keeps (all of them without one), as Keras 3."""
+        if mask is None:
+            return super().call(inputs)
+        m = _ops.expand_dims(_ops.cast(mask, inputs.dtype), 2)
+        return (_ops.reduce_sum(inputs * m, axis=1, keepdims=self.keepdims)
+                / _ops.reduce_sum(m, axis=1, keepdims=self.keepdims))
 
 
 class GlobalMaxPooling1D(_GlobalPooling):
@@ -799,6 +836,8 @@ class Dropout(Layer):
         [0.0, 2.0]
     """
 
+    supports_masking = True   # Keras 3 passes an input mask on
+
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
         rate = float(rate)
@@ -831,6 +870,8 @@ class Activation(Layer):
         >>> tf.keras.layers.Activation('relu')(tf.constant([-1.0, 2.0])).numpy().tolist()
         [0.0, 2.0]
     """
+
+    supports_masking = True   # Keras 3 passes an input mask on
 
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
@@ -1052,6 +1093,10 @@ class Embedding(Layer):
     def call(self, inputs):
         return _embedding(self.embeddings, inputs)
 
+    def compute_mask(self, inputs, previous_mask=None):
+        """With ``mask_zero``, the positions of non-zero ids (``inputs != 0``), for the layers after."""
+        return _ops.not_equal(inputs, 0) if self.mask_zero else None
+
     def get_config(self):
         return {**super().get_config(), "input_dim": self.input_dim, "output_dim": self.output_dim}
 
@@ -1221,8 +1266,12 @@ class _RNN(Layer):
 
     def call(self, inputs, initial_state=None, mask=None, training=None):
         outs = _run_cell(self, inputs, initial_state, return_sequences=self.return_sequences,
-                         go_backwards=self.go_backwards)
+                         go_backwards=self.go_backwards, mask=mask)
         return list(outs) if self.return_state else outs[0]
+
+    def compute_mask(self, inputs, previous_mask=None):
+        """The input mask goes on with the sequence output (Keras 3), not with the last step."""
+        return previous_mask if self.return_sequences else None
 
     def get_config(self):
         """Keras's RNN config; ``type(layer).from_config(config)`` makes a fresh copy (Bidirectional's)."""
@@ -1266,9 +1315,10 @@ def _set_cell_initializers(cell, kernel_initializer, recurrent_initializer, bias
     cell.seed = seed
 
 
-def _run_cell(cell, inputs, initial_state, return_sequences, go_backwards):
+def _run_cell(cell, inputs, initial_state, return_sequences, go_backwards, mask=None):
     """One ``_rnn`` op for a built-in cell's weights (an LSTM/GRU/SimpleRNN layer or cell):
-    ``(output, *final_states)``; ``initial_state`` a state or list of states, or None for zeros."""
+    ``(output, *final_states)``; ``initial_state`` a state or list of states, or None for zeros.
+    A ``mask`` (batch, time) skips the steps it marks False: states and output carry over."""
     if initial_state is None:
         states = ()
     elif isinstance(initial_state, (list, tuple)):
@@ -1276,9 +1326,10 @@ def _run_cell(cell, inputs, initial_state, return_sequences, go_backwards):
     else:
         states = (initial_state,)
     ws = (cell.kernel, cell.recurrent_kernel) + ((cell.bias,) if cell.use_bias else ())
-    return _rnn(inputs, *ws, *states, cell=cell._cell, units=cell.units, return_sequences=return_sequences,
+    masks = () if mask is None else (mask,)
+    return _rnn(inputs, *ws, *states, *masks, cell=cell._cell, units=cell.units, return_sequences=return_sequences,
                 go_backwards=go_backwards, act=cell._k_act, rec_act=cell._k_rec_act, n_states=len(states),
-                **cell._cell_options())
+                masked=mask is not None, **cell._cell_options())
 
 
 def _rnn_config_value(obj, module):
