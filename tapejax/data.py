@@ -31,7 +31,6 @@ Example:
     [0. 1.] [0 1]
     [2. 3.] [2 3]
 """
-import bisect
 import collections
 import concurrent.futures
 import copy
@@ -208,14 +207,6 @@ def _stack(elems):
                         "Batch each window instead: ds.window(n).flat_map(lambda w: w.batch(n)).")
     tree = _flatten(elems[0])[1]
     return tree.unflatten([_stack_leaf([l[i] for l in leaves]) for i in range(len(leaves[0]))])
-
-
-def _global_seed():
-    """An op seed drawn from tapejax's global generator, so ``tf.random.set_seed`` fixes shuffles."""
-    try:
-        return int(_random.get_global_generator().uniform((), 0, 2 ** 31 - 1, dtype=np.int32))
-    except Exception:  # noqa: BLE001 - e.g. called while a tapejax.function is tracing
-        return _pyrandom.SystemRandom().randrange(2 ** 31)
 
 
 def _unstack(batch):
@@ -423,6 +414,51 @@ def _shuffled(items, buffer_size, random):
             buf[i] = buf.pop(start)
         start += 1
         yield out
+
+
+def _multinomial_picks(seed_words, logits):
+    """TF's ``StatelessMultinomial(logits, 1, seed=(a, b))`` for consecutive pairs ``(a, b)`` of
+    ``seed_words`` (a ``RandomDataset``'s uint32 values, batched by two, as
+    ``sample_from_datasets`` feeds them): the index each draw picks. ``logits`` is one row
+    (float32 or float64) or one row per draw. The draw is ``Uint64ToDouble`` of the first two
+    Philox words times the total of ``exp(logit - max)``, located in their running sums."""
+    words = np.asarray(seed_words, np.uint32)
+    a, b = words[0::2], words[1::2]
+    zero = np.zeros_like(a)
+    with np.errstate(over="ignore"):
+        m = [np.asarray(x) for x in _philox.philox((a, zero, b, zero), tuple(np.uint32(k) for k in _philox._SCRAMBLE_KEY))]
+        w = [np.asarray(x) for x in _philox.philox((zero, zero, m[2], m[3]), (m[0], m[1]))]
+    mantissa = ((w[0] & np.uint32(0xFFFFF)).astype(np.uint64) << np.uint64(32)) | w[1].astype(np.uint64)
+    u = (mantissa | np.uint64(1023 << 52)).view(np.float64) - 1.0
+    rows = np.broadcast_to(np.atleast_2d(logits), (len(a), np.shape(logits)[-1]))
+    finite = np.isfinite(rows)
+    top = np.max(np.where(finite, rows, -np.inf), axis=1, keepdims=True).astype(np.float64)
+    cdf = np.cumsum(np.where(finite, np.exp(rows.astype(np.float64) - top), 0.0), axis=1)
+    return [int(np.searchsorted(c, x * c[-1], side="right")) for c, x in zip(cdf, u)]
+
+
+def _weights_row(ws, n):
+    """One element of ``sample_from_datasets``' weights dataset as a row of logits."""
+    ws = np.ravel(np.asarray(_flatten(ws)[0][0]))
+    if ws.shape != (n,) or np.any(ws < 0) or not np.any(ws > 0):
+        raise ValueError(f"sample_from_datasets: each element of the `weights` dataset must hold {n} "
+                         f"non-negative weights, not all 0; got {ws.tolist()}.")
+    with np.errstate(divide="ignore"):
+        return np.log(ws if ws.dtype in (np.float32, np.float64) else ws.astype(np.float32))
+
+
+def _random_dataset_choices(seeds, logits_rows, chunk=128):
+    """The selector of ``sample_from_datasets``: ``Dataset.random(seed).batch(2)`` mapped by a
+    stateless multinomial draw, for this iteration's ``seeds``. ``logits_rows``: an iterator of
+    per-draw rows, or one constant row."""
+    stream = _PhiloxWords(*seeds)
+    constant = not hasattr(logits_rows, "__next__")
+    while True:
+        rows = logits_rows if constant else list(itertools.islice(logits_rows, chunk))
+        n = chunk if constant else len(rows)
+        if n == 0:
+            return
+        yield from _multinomial_picks([stream() for _ in range(2 * n)], rows)
 
 
 class _VectorizedMap:
@@ -1022,6 +1058,27 @@ class Dataset:
         dt = jax.dtypes.canonicalize_dtype(_dtypes.np_dtype(dtype) if dtype is not None else np.int64)
         src = np.arange(r.start, r.stop, r.step, dtype=dt)
         return Dataset.from_tensor_slices(src)
+
+    @staticmethod
+    def random(seed=None, rerandomize_each_iteration=None, name=None):
+        """Pseudorandom int64 values (uint32 words of TF's Philox stream for the seeds that
+        ``tf.random.get_seed(seed)`` gives), forever; the same values every iteration unless
+        ``rerandomize_each_iteration``.
+
+        Example:
+            >>> import tapejax as tf
+            >>> [int(x) for x in tf.data.Dataset.random(seed=5).take(2)] == \
+            ...     [int(x) for x in tf.data.Dataset.random(seed=5).take(2)]
+            True
+        """
+        seeds = _ShuffleSeeds(seed, bool(rerandomize_each_iteration))
+
+        def make():
+            stream = _PhiloxWords(*seeds.next())
+            return (np.asarray(stream(), np.int64) for _ in itertools.count())
+        out = Dataset(make, INFINITE_CARDINALITY, lambda: TensorSpec((), np.int64))
+        out._REPR = "_RandomDataset"
+        return out
 
     @staticmethod
     def counter(start=0, step=1, dtype=_dtypes.int64, name=None):
@@ -1690,36 +1747,38 @@ class Dataset:
         n = len(datasets)
         weights_ds = weights if isinstance(weights, Dataset) else None
         if weights_ds is None:
-            w = np.ones(n) if weights is None else np.asarray(_to_array(weights), dtype=np.float64)
-            if w.shape != (n,):
-                raise ValueError(f"sample_from_datasets: `weights` must hold one weight per dataset: got "
-                                 f"shape {w.shape} for {n} datasets.")
-            if not np.all(np.isfinite(w)) or np.any(w < 0):
-                raise ValueError(f"sample_from_datasets: `weights` must be finite and non-negative, got "
-                                 f"{w.tolist()}.")
-            keep = [i for i in range(n) if w[i] > 0]
-            if not keep:
-                return datasets[0].take(0)
-            datasets, w = [datasets[i] for i in keep], w[keep]
+            dtype = np.float32
+            if weights is None:
+                logits = np.ones(n, np.float32)
+            else:
+                w = _to_array(weights)
+                dtype = w.dtype if w.dtype in (np.float32, np.float64) else np.float32
+                w = np.asarray(w, dtype=np.float64)
+                if w.shape != (n,):
+                    raise ValueError(f"sample_from_datasets: `weights` must hold one weight per dataset: got "
+                                     f"shape {w.shape} for {n} datasets.")
+                if not np.all(np.isfinite(w)) or np.any(w < 0):
+                    raise ValueError(f"sample_from_datasets: `weights` must be finite and non-negative, got "
+                                     f"{w.tolist()}.")
+                keep = [i for i in range(n) if w[i] > 0]
+                if not keep:
+                    return datasets[0].take(0)
+                datasets, w = [datasets[i] for i in keep], w[keep]
+                with np.errstate(divide="ignore"):
+                    logits = np.log(w.astype(dtype))
             if len(datasets) == 1:
                 return datasets[0]
             n = len(datasets)
-        base_seed = int(seed) if seed is not None else _global_seed()
-        epochs = itertools.count()
+        # TF's selector: Dataset.random(seed) (its seeds drawn now, as tf.random.get_seed gives
+        # them; new ones per iteration with rerandomize_each_iteration) batched by two, each
+        # pair the seed of a stateless multinomial draw from log(weights)
+        seeds = _ShuffleSeeds(seed, bool(rerandomize_each_iteration))
 
         def choices(alive):
-            r = _pyrandom.Random(base_seed * 1000003 + (next(epochs) if rerandomize_each_iteration else 0))
             if weights_ds is None:
-                while True:
-                    cum = list(itertools.accumulate(w[i] if alive[i] else 0.0 for i in range(n)))
-                    yield min(bisect.bisect_right(cum, r.random() * cum[-1]), n - 1)
-            for ws in weights_ds._elements():
-                ws = np.ravel(np.asarray(_flatten(ws)[0][0], dtype=np.float64))
-                if ws.shape != (n,) or np.any(ws < 0) or not np.any(ws > 0):
-                    raise ValueError(f"sample_from_datasets: each element of the `weights` dataset must "
-                                     f"hold {n} non-negative weights, not all 0; got {ws.tolist()}.")
-                cum = list(itertools.accumulate(ws))
-                yield min(bisect.bisect_right(cum, r.random() * cum[-1]), n - 1)
+                return _random_dataset_choices(seeds.next(), logits)
+            rows = (_weights_row(ws, n) for ws in weights_ds._elements())
+            return _random_dataset_choices(seeds.next(), rows)
 
         cards = [d._card for d in datasets]
         if weights_ds is not None or stop_on_empty_dataset:

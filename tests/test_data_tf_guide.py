@@ -250,3 +250,31 @@ def test_a_map_calling_py_function_runs_it_once_per_element():
     assert calls == []
     out = [(a.numpy()[0, 0], int(b)) for a, b in ds.take(2)]
     assert calls == [(4, 4), (4, 4)] and out == [(2.0, 0), (2.0, 1)]
+
+
+def test_sample_from_datasets_draws_as_tensorflow():
+    # data guide cells 109-110 (seeded); TF: Dataset.random(seed).batch(2) -> StatelessMultinomial
+    tf.random.set_seed(42)
+    assert [int(x) for x in tf.data.Dataset.random(seed=5).take(4)] == [2072206047, 1756863668, 2065836197,
+                                                                         3747278620]
+    assert repr(tf.data.Dataset.random(seed=5)) == \
+        "<_RandomDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>"
+    a, b = tf.data.Dataset.range(0, 1000), tf.data.Dataset.range(1000, 2000)
+    ds = tf.data.Dataset.sample_from_datasets([a, b], weights=[0.3, 0.7], seed=11)
+    assert [int(x) for x in ds.take(12)] == [1000, 0, 1001, 1, 1002, 2, 1003, 3, 1004, 4, 1005, 1006]
+    ds = tf.data.Dataset.sample_from_datasets([a, b])        # an op seed from the global seed
+    assert [int(x) for x in ds.take(12)] == [0, 1000, 1001, 1, 2, 1002, 3, 1003, 4, 5, 6, 7]
+    ds = tf.data.Dataset.sample_from_datasets([a, b, tf.data.Dataset.range(5000, 5003)],
+                                              weights=np.array([0.2, 0.3, 0.5]), seed=3)
+    assert [int(x) for x in ds.take(15)] == [0, 5000, 5001, 5002, 1000, 1, 1001, 1002, 2, 3, 4, 1003, 1004, 1005, 5]
+    w = tf.data.Dataset.from_tensor_slices([[0.9, 0.1], [0.1, 0.9]]).repeat()
+    ds = tf.data.Dataset.sample_from_datasets([a, b], weights=w, seed=2)
+    assert [int(x) for x in ds.take(10)] == [1000, 1001, 0, 1002, 1, 1003, 2, 1004, 3, 1005]
+    small = [tf.data.Dataset.range(3), tf.data.Dataset.range(100, 103)]
+    ds = tf.data.Dataset.sample_from_datasets(small, seed=1)
+    assert [int(x) for x in ds] == [int(x) for x in ds] == [0, 1, 2, 100, 101, 102]
+    ds = tf.data.Dataset.sample_from_datasets(small, seed=1, rerandomize_each_iteration=True)
+    assert [int(x) for x in ds] == [100, 0, 1, 2, 101, 102]
+    assert [int(x) for x in ds] == [100, 0, 101, 1, 2, 102]
+    # it took one op seed, as TF's: the next shuffle is TF's
+    assert [int(x) for x in tf.data.Dataset.range(5).shuffle(5)] == [0, 4, 3, 2, 1]
