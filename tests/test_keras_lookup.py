@@ -109,3 +109,32 @@ def test_a_preprocessing_model_with_string_inputs_trains():
         np.array([0, 1, 1, 0]))).batch(2)
     history = model.fit(ds, epochs=2, verbose=0)
     assert len(history.history["loss"]) == 2 and np.isfinite(history.history["loss"]).all()
+
+
+def test_text_arrays_are_no_keras_dtype_in_fit():
+    # pandas_dataframe cell 49: fit(dict(df), ...) with a text column raises in Keras 3
+    # ('Invalid dtype: str' for pandas' str dtype); the model itself takes them
+    i = {'t': tf.keras.Input((1,), dtype=tf.string, name='t'), 'n': tf.keras.Input((1,), dtype=tf.float32, name='n')}
+    x = tf.keras.layers.Concatenate(axis=1)([tf.keras.layers.StringLookup(vocabulary=['a'], output_mode='one_hot')(i['t']),
+                                             i['n']])
+    m = tf.keras.Model(i, x)
+    m.compile('adam', 'mse')
+    with pytest.raises(ValueError, match="^Invalid dtype: str32$"):
+        m.fit({'t': np.array(['a', 'b']), 'n': np.ones(2)}, np.zeros((2, 3)), verbose=0)
+    with pytest.raises(ValueError, match="^Invalid dtype: object$"):
+        m.predict({'t': np.array(['a', 'b'], dtype=object), 'n': np.ones(2)}, verbose=0)
+    assert m({'t': np.array([['a'], ['b']]), 'n': np.array([[1], [2]])}).numpy().tolist() == \
+        [[0.0, 1.0, 1.0], [1.0, 0.0, 2.0]]
+
+
+def test_pandas_columns_into_a_functional_model():
+    pd = pytest.importorskip("pandas")
+    i = {'t': tf.keras.Input((1,), dtype=tf.string, name='t'), 'n': tf.keras.Input((1,), dtype=tf.float32, name='n')}
+    x = tf.keras.layers.Concatenate(axis=1)([tf.keras.layers.StringLookup(vocabulary=['a'], output_mode='one_hot')(i['t']),
+                                             i['n']])
+    m = tf.keras.Model(i, x)
+    m.compile('adam', 'mse')
+    assert m({'t': pd.Series(['a', 'b']), 'n': pd.Series([1, 2])}).numpy().tolist() == [[0.0, 1.0, 1.0], [1.0, 0.0, 2.0]]
+    assert m(dict(pd.DataFrame({'t': ['a', 'q'], 'n': [3, 4]}).iloc[:1])).numpy().tolist() == [[0.0, 1.0, 3.0]]
+    with pytest.raises(ValueError, match="^Invalid dtype: str$"):
+        m.fit({'t': pd.Series(['a', 'b']), 'n': pd.Series([1, 2])}, np.zeros((2, 3)), verbose=0)

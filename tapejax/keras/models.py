@@ -868,11 +868,30 @@ def _pandas_kind(a):
     return None
 
 
+_KERAS_DTYPES = frozenset({"float16", "float32", "float64", "uint8", "uint16", "uint32", "uint64", "int8", "int16",
+                           "int32", "int64", "bfloat16", "bool", "string", "float8_e4m3fn", "float8_e5m2",
+                           "complex64", "complex128"})
+
+
+def _check_keras_dtype(dtype):
+    """Keras 3's array adapter asks whether each array's dtype is a float (``standardize_dtype``):
+    text (NumPy 'str32' / object, pandas 'str') is no Keras dtype, and fit/evaluate/predict raise
+    ``ValueError: Invalid dtype: str`` for it (feed strings as tensors or a tf.data.Dataset)."""
+    name = getattr(dtype, "name", None)
+    if dtype is not object and name is not None and name not in _KERAS_DTYPES:
+        raise ValueError(f"Invalid dtype: {name}")
+
+
 def _standardize_array(a):
     """One input of fit/evaluate/predict as Keras 3's array adapter sees it: a pandas DataFrame
     as its values, a Series as one column (``(n,) -> (n, 1)``), and floats that are not
     float32 (float64, float16) cast to float32 (a DataFrame: all of it if any column is)."""
     kind = _pandas_kind(a)
+    if kind == "DataFrame":
+        for d in getattr(getattr(a, "dtypes", None), "values", ()):
+            _check_keras_dtype(d)
+    elif kind == "Series" or isinstance(a, np.ndarray):
+        _check_keras_dtype(getattr(a, "dtype", None))
     if kind == "DataFrame":
         cast = any(np.dtype(d).kind == "f" and np.dtype(d) != np.float32 for d in a.dtypes.values
                    if d is not object and isinstance(d, np.dtype))
@@ -893,8 +912,13 @@ def _standardize_arrays(x):
 
 def _as_input_dtype(x, dtype):
     """Keras 3's functional input conversion (``Functional._convert_inputs_to_tensors``): a value
-    of another dtype than its ``Input`` is cast to it (int64 data into a float32 input)."""
-    if not isinstance(x, _TensorBase) or x.dtype.name == dtype or dtype == "string" or x.dtype.name == "string":
+    (a pandas Series too) becomes a tensor, cast to its ``Input``'s dtype (int64 data into a
+    float32 input)."""
+    if not isinstance(x, _TensorBase):
+        if not hasattr(x, "__array__") or isinstance(x, KerasTensor):
+            return x
+        x = _ops.convert_to_tensor(np.asarray(x))
+    if x.dtype.name == dtype or dtype == "string" or x.dtype.name == "string":
         return x
     return _ops.cast(x, dtype)
 

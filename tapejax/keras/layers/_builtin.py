@@ -1129,7 +1129,7 @@ class Concatenate(_Merge):
     def _merge(self, xs):
         # Keras 3's ops.concatenate: inputs of different dtypes meet at their result type
         # (int64 and float32: float32), where tf.concat would raise
-        dtypes = {x.dtype for x in xs}
+        dtypes = {_dtypes.as_dtype(x.dtype) for x in xs}
         if len(dtypes) > 1 and _dtypes.string not in dtypes:
             common = functools.reduce(jnp.promote_types, [d.as_numpy_dtype for d in dtypes])
             xs = [_ops.cast(x, common) for x in xs]
