@@ -43,6 +43,7 @@ import itertools
 import os
 import queue
 import random as _pyrandom
+import sys
 import threading
 
 import jax
@@ -435,6 +436,78 @@ def _multinomial_picks(seed_words, logits):
     top = np.max(np.where(finite, rows, -np.inf), axis=1, keepdims=True).astype(np.float64)
     cdf = np.cumsum(np.where(finite, np.exp(rows.astype(np.float64) - top), 0.0), axis=1)
     return [int(np.searchsorted(c, x * c[-1], side="right")) for c, x in zip(cdf, u)]
+
+
+def _acceptance_with_mixing(initial, target):
+    """TF's ``_calculate_acceptance_probs_with_mixing``: per-class acceptance probabilities and
+    the probability of drawing from the original data, in float32."""
+    initial, target = np.asarray(initial, np.float32), np.asarray(target, np.float32)
+    ratio = target / (initial + np.finfo(np.float32).tiny)
+    lo, hi = ratio.min(), ratio.max()
+    return ((ratio - lo) / (hi - lo)).astype(np.float32), np.float32(lo)
+
+
+def _estimated_initial_dist(target, classes, batch=32, smoothing=10):
+    """TF's ``_estimate_initial_dist_ds``: the running class frequencies (from ``smoothing``
+    counts each), one estimate per element, updated every ``batch`` elements."""
+    def update(seen, c):
+        seen = np.asarray(seen) + np.bincount(np.asarray(c).ravel(), minlength=len(target)).astype(np.int64)
+        dist = (seen / seen.sum()).astype(np.float32)
+        return seen, np.tile(dist[None], (batch, 1))
+    return classes.batch(batch).scan(np.full(len(target), smoothing, np.int64), update).unbatch()
+
+
+class _StatefulUniform:
+    """A stateful ``tf.random.uniform([])`` op (TF's PhiloxRandom kernel): each call reserves
+    256 blocks of the stream for its one value, the first word of its block as a float."""
+
+    def __init__(self, seeds):
+        self._key = tuple(np.full(1, w, np.uint32) for w in _philox.split_u64(seeds[0]))
+        self._high = tuple(np.full(1, w, np.uint32) for w in _philox.split_u64(seeds[1]))
+        self._calls = 0
+
+    def __call__(self):
+        block = 256 * self._calls
+        self._calls += 1
+        counter = (np.full(1, block & 0xFFFFFFFF, np.uint32), np.full(1, block >> 32, np.uint32), *self._high)
+        with np.errstate(over="ignore"):
+            word = np.asarray(_philox.philox(counter, self._key)[0], np.uint32)
+        return float(((word & np.uint32(0x7FFFFF)) | np.uint32(0x3F800000)).view(np.float32)[0] - 1.0)
+
+
+def _float_text(v):
+    """A float as TF's logging prints it: 6 significant digits when they round-trip, else 9."""
+    text = "%.6g" % v
+    return text if np.float32(float(text)) == np.float32(v) else "%.9g" % v
+
+
+def _rejection_filtered(dataset, accept_ds, init_ds, class_func, seed):
+    """TF's ``_filter_ds``: ``(class, element)`` pairs kept with their class's acceptance
+    probability, warning while over half the data would be rejected."""
+    if seed is None:         # TF: the op seed of a random op built in a dataset function's graph
+        global_seed = _random._Seeds.global_seed
+        seeds = (None, None) if global_seed is None else (global_seed % _random._MAXINT32, 0)
+    else:
+        seeds = _random.get_seed(seed)
+    if seeds[0] is None:
+        seeds = tuple(_pyrandom.SystemRandom().getrandbits(63) for _ in range(2))
+
+    def make():
+        uniform, warned = _StatefulUniform(seeds), [0]
+
+        def gather(accept_init, data):
+            accept, initial = (np.asarray(t) for t in accept_init)
+            rejected = np.float32(np.sum((1 - accept) * initial, dtype=np.float32))
+            if rejected >= 0.5 and warned[0] < 10:
+                warned[0] += 1
+                print("Proportion of examples rejected by sampler is high: "
+                      f"[{_float_text(rejected)}][{' '.join(map(_float_text, initial))}]"
+                      f"[{' '.join(map(_float_text, accept))}]", file=sys.stderr)
+            c = _call(class_func, data)
+            return c, accept[int(np.asarray(c))], data
+        pairs = (gather(a, d) for a, d in zip(Dataset.zip(accept_ds, init_ds)._elements(), dataset._elements()))
+        return ((_to_array(np.asarray(c)), d) for c, p, d in pairs if uniform() < p)
+    return Dataset(make, UNKNOWN_CARDINALITY, lambda: (dataset.map(class_func).element_spec, dataset.element_spec))
 
 
 def _weights_row(ws, n):
@@ -1067,8 +1140,8 @@ class Dataset:
 
         Example:
             >>> import tapejax as tf
-            >>> [int(x) for x in tf.data.Dataset.random(seed=5).take(2)] == \
-            ...     [int(x) for x in tf.data.Dataset.random(seed=5).take(2)]
+            >>> a = [int(x) for x in tf.data.Dataset.random(seed=5).take(2)]
+            >>> a == [int(x) for x in tf.data.Dataset.random(seed=5).take(2)]
             True
         """
         seeds = _ShuffleSeeds(seed, bool(rerandomize_each_iteration))
@@ -1844,6 +1917,45 @@ class Dataset:
         card = choice_dataset._card if all(c == INFINITE_CARDINALITY for c in cards) else UNKNOWN_CARDINALITY
         return Dataset(lambda: _directed_interleave(datasets, choices, stop_on_empty_dataset), card,
                        lambda: datasets[0].element_spec)
+
+    def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None, name=None):
+        """Resamples elements to reach ``target_dist`` over the classes ``class_func`` gives, as
+        TensorFlow does: accept an element of class ``i`` with probability ``a_i``, mixed with the
+        original stream with probability ``m`` (``sample_from_datasets``); ``initial_dist`` is
+        estimated from the data when not given. Elements become ``(class, element)``.
+
+        Like TF's, the acceptance draws are a stateful uniform stream (seeded by the global seed
+        and ``seed``), and a rejected share over one half is reported on stderr ("Proportion of
+        examples rejected by sampler is high: ...", the first 10 times).
+
+        Example:
+            >>> import tapejax as tf
+            >>> ds = tf.data.Dataset.from_tensor_slices([0, 0, 0, 1] * 50)
+            >>> out = ds.rejection_resample(lambda x: x, target_dist=[0.5, 0.5], initial_dist=[0.75, 0.25], seed=1)
+            >>> sorted({int(c) for c, x in out.take(20)})
+            [0, 1]
+        """
+        target = np.asarray(_to_array(target_dist), np.float32)
+        if initial_dist is not None:
+            init = np.asarray(_to_array(initial_dist), np.float32)
+            accept, p_orig = _acceptance_with_mixing(init, target)
+            init_ds, accept_ds, p_orig_ds = (Dataset.from_tensors(v).repeat() for v in (init, accept, p_orig))
+        else:
+            init_ds = _estimated_initial_dist(target, self.map(class_func))
+            mixed = init_ds.map(lambda initial: _acceptance_with_mixing(np.asarray(initial), target))
+            accept_ds, p_orig_ds = mixed.map(lambda a, m: a), mixed.map(lambda a, m: m)
+        filtered = _rejection_filtered(self, accept_ds, init_ds, class_func, seed)
+
+        def add_class_value(*x):
+            return (class_func(*x), x[0]) if len(x) == 1 else (class_func(*x), x)
+        p_static = float(np.min(target / init)) if initial_dist is not None else None
+        if p_static == 1:
+            return self.map(add_class_value)
+        if p_static == 0:
+            return filtered
+        return Dataset.sample_from_datasets([self.map(add_class_value), filtered],
+                                            weights=p_orig_ds.map(lambda m: np.array([(m, 1.0 - m)], np.float32)),
+                                            seed=seed, stop_on_empty_dataset=True)
 
     def filter(self, predicate, name=None):
         """Keeps the elements for which ``predicate`` (receiving Tensors) is true."""

@@ -278,3 +278,31 @@ def test_sample_from_datasets_draws_as_tensorflow():
     assert [int(x) for x in ds] == [100, 0, 101, 1, 2, 102]
     # it took one op seed, as TF's: the next shuffle is TF's
     assert [int(x) for x in tf.data.Dataset.range(5).shuffle(5)] == [0, 4, 3, 2, 1]
+
+
+def test_rejection_resample_as_tensorflow(capfd):
+    # data guide cells 112-114: accept draws of TF's stateful uniform op (seeded (global, 0) in
+    # its dataset function, or by `seed`), mixed with the data by sample_from_datasets
+    tf.random.set_seed(42)
+    labels = np.array(([0] * 19 + [1]) * 50, np.int64)
+    ds = tf.data.Dataset.from_tensor_slices((np.arange(1000, dtype=np.float32), labels))
+
+    def class_func(x, y):
+        return y
+    res = ds.rejection_resample(class_func, target_dist=[0.5, 0.5], initial_dist=[0.95, 0.05])
+    assert repr(res.element_spec) == (
+        "(TensorSpec(shape=(), dtype=tf.int64, name=None), (TensorSpec(shape=(), dtype=tf.float32, name=None), "
+        "TensorSpec(shape=(), dtype=tf.int64, name=None)))")
+    assert [(int(c), int(x)) for c, (x, y) in res.take(12)] == [
+        (0, 0), (1, 19), (1, 39), (0, 1), (0, 2), (1, 59), (0, 3), (1, 79), (0, 4), (0, 5), (0, 6), (0, 7)]
+    err = capfd.readouterr().err
+    assert err.count("Proportion of examples rejected by sampler is high: [0.95][0.95 0.05][0 1]\n") == 10
+    res = ds.rejection_resample(class_func, target_dist=[0.5, 0.5], initial_dist=[0.95, 0.05], seed=7)
+    assert [(int(c), int(x)) for c, (x, y) in res.take(12)] == [
+        (1, 19), (0, 0), (0, 1), (1, 39), (1, 59), (0, 2), (0, 3), (1, 79), (1, 99), (1, 119), (0, 4), (0, 5)]
+    res = ds.rejection_resample(class_func, target_dist=[0.5, 0.5])     # the initial distribution estimated
+    assert [(int(c), int(x)) for c, (x, y) in res.take(12)] == [
+        (0, 0), (1, 19), (1, 39), (0, 1), (1, 59), (1, 79), (1, 99), (0, 2), (0, 3), (1, 119), (0, 4), (0, 5)]
+    assert "Proportion of examples rejected by sampler is high: [0.788461566][0.788461566 0.211538464][0 1]" \
+        in capfd.readouterr().err
+    assert [int(x) for x in tf.data.Dataset.range(5).shuffle(5)] == [0, 3, 2, 1, 4]   # TF's op seeds after it
