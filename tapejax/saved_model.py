@@ -21,6 +21,7 @@ TensorFlow's errors. The files are treated as untrusted (see ``load``).
 import contextlib
 import hashlib
 import inspect
+import io
 import json
 import os
 import pprint
@@ -241,7 +242,7 @@ class _Traced:
     pass (``ConcreteFunction._backward``), so custom gradients are kept.
     """
 
-    def __init__(self, fn, tree, leaves, avals, name):
+    def __init__(self, fn, tree, leaves, avals, name, loud=True):
         self.avals, self.name = avals, name
         if any(_is_spec(x) and _spec_dtype(x) == object for x in leaves):
             raise ValueError(
@@ -281,7 +282,8 @@ class _Traced:
                                           a.dtype) for a in avals]
         for _ in range(3):
             try:
-                created = trace(stand_ins, True).created
+                with _muted():
+                    created = trace(stand_ins, True).created
             except Exception as e:  # noqa: BLE001
                 # Sizes the body cannot take (the unknown sizes must fit together or with the
                 # Variables' sizes: x.reshape([-1, 784])): the symbolic pass tells.
@@ -291,7 +293,8 @@ class _Traced:
             if not created:
                 break
         # ... then the real pass, with every Variable existing, finds what is read and written.
-        scope = trace(avals, False)
+        with _muted(not loud):
+            scope = trace(avals, False)
         if scope.created:
             raise ValueError(f"tf.saved_model.save: '{name}' creates new Variables every time it is "
                              "traced. Create Variables once (in __init__ or guarded by `if self.v is None`).")
@@ -388,18 +391,43 @@ def _size_constraints(error, names):
     return out
 
 
-def _export_one(name, fn, tree, leaves, variant, path_of, options, share_batch=False):
+@contextlib.contextmanager
+def _muted(on=True):
+    """Python's output muted: the body's extra runs (stand-in sizes, the export's own trace, its
+    backward) are tapejax's, where TensorFlow traces a saved function once."""
+    if not on:
+        yield
+        return
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        yield
+
+
+# (function, signature) pairs already traced for a SavedModel: TensorFlow traces each concrete
+# function once in its save context and keeps that trace for later saves, so its Python side
+# effects (print) show once; an unknown rank, exported for several ranks, is one signature.
+_SAVE_TRACED = set()
+
+
+def _save_key(fn, signature):
+    target = getattr(fn, "python_function", fn)
+    leaves = _spec_leaves(list(signature))[0]
+    sig = tuple((None if _spec_shape(x) is None else tuple(_spec_shape(x)), str(_spec_dtype(x))) if _is_spec(x)
+                else repr(x) for x in leaves)
+    return id(getattr(target, "__func__", target)), id(getattr(target, "__self__", None)), sig
+
+
+def _export_one(name, fn, tree, leaves, variant, path_of, options, share_batch=False, loud=True):
     with _state.exporting():
-        return _export_variant(name, fn, tree, leaves, variant, path_of, options, share_batch)
+        return _export_variant(name, fn, tree, leaves, variant, path_of, options, share_batch, loud)
 
 
-def _export_variant(name, fn, tree, leaves, variant, path_of, options, share_batch):
+def _export_variant(name, fn, tree, leaves, variant, path_of, options, share_batch, loud=True):
     constraints = []
     while True:
         avals = _avals(variant, share_batch, constraints)
         names = {str(d) for a in avals for d in a.shape if jax.export.is_symbolic_dim(d)}
         try:
-            traced = _Traced(fn, tree, leaves, avals, name)
+            traced = _Traced(fn, tree, leaves, avals, name, loud)
             break
         except ValueError as e:
             more = [c for c in _size_constraints(e, names) if c not in constraints]
@@ -408,13 +436,14 @@ def _export_variant(name, fn, tree, leaves, variant, path_of, options, share_bat
             constraints += more
     pure = traced.pure(options.experimental_custom_gradients)
     var_avals = [jax.ShapeDtypeStruct(v._value.shape, v._value.dtype) for v in traced.variables]
-    try:
-        # Lowered for CPU and CUDA both: a model saved on a laptop loads on a GPU machine.
-        exported = jax.export.export(jax.jit(pure), platforms=_PLATFORMS)(var_avals, *avals)
-        blob = exported.serialize(vjp_order=options.experimental_vjp_order)
-    except Exception:  # noqa: BLE001 -- an op without a lowering for one of them: this platform only
-        exported = jax.export.export(jax.jit(pure))(var_avals, *avals)
-        blob = exported.serialize(vjp_order=options.experimental_vjp_order)
+    with _muted():
+        try:
+            # Lowered for CPU and CUDA both: a model saved on a laptop loads on a GPU machine.
+            exported = jax.export.export(jax.jit(pure), platforms=_PLATFORMS)(var_avals, *avals)
+            blob = exported.serialize(vjp_order=options.experimental_vjp_order)
+        except Exception:  # noqa: BLE001 -- an op without a lowering for one of them: this platform only
+            exported = jax.export.export(jax.jit(pure))(var_avals, *avals)
+            blob = exported.serialize(vjp_order=options.experimental_vjp_order)
     (args, _), specs = jax.tree_util.tree_unflatten(tree, leaves), []
     return {
         "args": [_encode(a, specs) for a in args],
@@ -506,15 +535,19 @@ def save(obj, export_dir, signatures=None, options=None):
         errors = []
         for signature in signature_list:
             tree, leaves, variants = _variants(signature)
+            save_key = _save_key(fn, signature)
             for variant in variants:
+                loud = save_key not in _SAVE_TRACED
+                _SAVE_TRACED.add(save_key)
                 try:
                     try:
-                        entry, blob = _export_one(name, fn, tree, leaves, variant, path_of, options)
+                        entry, blob = _export_one(name, fn, tree, leaves, variant, path_of, options, loud=loud)
                     except Exception:  # noqa: BLE001
                         if sum(1 for shape, _ in variant if shape and shape[0] is None) < 2:
                             raise
                         # Inputs combined along their leading dimension: one batch size for all.
-                        entry, blob = _export_one(name, fn, tree, leaves, variant, path_of, options, True)
+                        entry, blob = _export_one(name, fn, tree, leaves, variant, path_of, options, True,
+                                                  loud=False)
                 except ImportError:
                     raise
                 except ValueError as e:

@@ -448,3 +448,33 @@ def test_loaded_objects_print_tensorflows_repr(tmp_path):
     cls = "tensorflow.python.saved_model.load.Loader._recreate_base_user_object.<locals>._UserObject"
     assert repr(loaded) == f"<{cls} object at {id(loaded):#x}>" == str(loaded)
     assert repr(loaded.child) == f"<{cls} object at {id(loaded.child):#x}>"
+
+
+def test_save_traces_each_function_once(tmp_path, capsys):
+    """saved_model guide cells 13-14 (TF 2.21's output): a traced function is traced once more
+    when saved, and that trace is kept for later saves; tapejax's own extra runs print nothing."""
+    class CustomModule(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.v = tf.Variable(1.)
+
+        @function
+        def __call__(self, x):
+            print('Tracing with', x)
+            return x * self.v
+
+        @function(input_signature=[TensorSpec([], tf.float32)])
+        def mutate(self, new_v):
+            self.v.assign(new_v)
+
+    module = CustomModule()
+    module(tf.constant(0.))
+    print('Saving model...')
+    tf.saved_model.save(module, str(tmp_path / "a"))
+    assert capsys.readouterr().out == ('Tracing with Tensor("x:0", shape=(), dtype=float32)\nSaving model...\n'
+                                       'Tracing with Tensor("x:0", shape=(), dtype=float32)\n')
+    tf.saved_model.save(module, str(tmp_path / "b"))
+    assert capsys.readouterr().out == ""
+    imported = tf.saved_model.load(str(tmp_path / "a"))
+    imported.mutate(tf.constant(2.))
+    assert imported(tf.constant(3.)).numpy() == 6
