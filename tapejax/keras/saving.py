@@ -143,13 +143,17 @@ def _saved_optimizer_size(filepath):
                                           and str(e.get("dtype", "")).startswith("int")))
 
 
-def _read_weights(model, filepath):
+def _read_weights(model, filepath, legacy=False):
     """Restores ``filepath`` into ``model``. As Keras 3's ``load_own_variables``, the saved
     optimizer state is restored only into an optimizer with as many variables (built alike);
-    otherwise it is skipped with Keras's warning, and the optimizer starts afresh."""
+    otherwise it is skipped with Keras's warning, and the optimizer starts afresh. ``legacy``
+    (an ``.h5`` model): its iterations and learning rate are restored, not its slots (Keras 3's
+    legacy loader sets the weights of an optimizer built without the model's variables)."""
     ckpt, skip = _Checkpoint(root=model), ()
     opt = getattr(model, "_k_optimizer", None)
-    if opt is not None:
+    if opt is not None and legacy:
+        skip = (_OPTIMIZER + "_slot_vars/",)
+    elif opt is not None:
         saved, own = _saved_optimizer_size(filepath), len(opt.variables)
         if saved and saved != own:
             msg = (f"Skipping variable loading for optimizer '{opt.name}', because it has {own} variables "
@@ -342,29 +346,33 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True, **kw
         model = _MODEL_CLASSES["Sequential"](layers, name=config.get("name"))
         if build_shape is not None and not model.built:
             model.build(tuple(build_shape))
+        legacy = filepath.endswith(_H5)
         if compile and comp:
-            _compile_from_config(model, comp)
-        if compile and filepath.endswith(_H5):   # what Keras 3's legacy HDF5 loader logs
+            # Keras 3's legacy HDF5 loader builds the optimizer on the model's own trainable
+            # variables (none for a Sequential model): the slots are not restored.
+            _compile_from_config(model, comp, list(model._k_trainable) if legacy else None)
+        if compile and legacy:   # what Keras 3's legacy HDF5 loader logs
             _absl_warning("Compiled the loaded model, but the compiled metrics have yet to be built. "
                           "`model.compile_metrics` will be empty until you train or evaluate the model." if comp else
                           "No training configuration found in the save file, so the model was *not* compiled. "
                           "Compile it manually.")
     except Exception as e:  # noqa: BLE001 -- a configuration whose parts do not fit together
         raise damaged(f"the model cannot be built from it ({type(e).__name__}: {str(e)[:200]})") from None
-    _read_weights(model, os.path.join(filepath, "weights")).expect_partial()
+    _read_weights(model, os.path.join(filepath, "weights"), legacy).expect_partial()
     return model
 
 
-def _compile_from_config(model, comp):
+def _compile_from_config(model, comp, var_list=None):
     """Keras 3's ``compile_from_config``: compile with the saved arguments, then build the
-    optimizer on the (built) model's trainable variables, so its saved state loads now."""
+    optimizer on the (built) model's trainable variables (or ``var_list``), so its saved state
+    loads now."""
     opt, loss = comp.get("optimizer"), comp.get("loss")
     model.compile(optimizer=_optimizers.deserialize(opt) if opt else "rmsprop",
                   loss=_losses.deserialize(loss) if isinstance(loss, dict) else loss,
                   metrics=[_metrics.deserialize(m) if isinstance(m, dict) else m
                            for m in comp.get("metrics") or []] or None)
     if model.built:
-        model.optimizer.build(model.trainable_variables)
+        model.optimizer.build(model.trainable_variables if var_list is None else var_list)
 
 
 def _load_registered(cls, meta, filepath, damaged):
