@@ -914,6 +914,12 @@ def _as_input_dtype(x, dtype):
     """Keras 3's functional input conversion (``Functional._convert_inputs_to_tensors``): a value
     (a pandas Series too) becomes a tensor, cast to its ``Input``'s dtype (int64 data into a
     float32 input)."""
+    if getattr(x, "_tf_composite", False):   # a SparseTensor / RaggedTensor: its values take the dtype
+        if x.dtype.name == dtype or dtype == "string":
+            return x
+        if hasattr(x, "with_flat_values"):
+            return x.with_flat_values(_ops.cast(x.flat_values, dtype))
+        return x.with_values(_ops.cast(x.values, dtype))
     if not isinstance(x, _TensorBase):
         if not hasattr(x, "__array__") or isinstance(x, KerasTensor):
             return x
