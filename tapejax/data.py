@@ -461,18 +461,22 @@ class _StatefulUniform:
     """A stateful ``tf.random.uniform([])`` op (TF's PhiloxRandom kernel): each call reserves
     256 blocks of the stream for its one value, the first word of its block as a float."""
 
-    def __init__(self, seeds):
-        self._key = tuple(np.full(1, w, np.uint32) for w in _philox.split_u64(seeds[0]))
-        self._high = tuple(np.full(1, w, np.uint32) for w in _philox.split_u64(seeds[1]))
-        self._calls = 0
+    def __init__(self, seeds, chunk=512):
+        self._key = tuple(np.full(chunk, w, np.uint32) for w in _philox.split_u64(seeds[0]))
+        self._high = tuple(np.full(chunk, w, np.uint32) for w in _philox.split_u64(seeds[1]))
+        self._calls, self._chunk, self._values = 0, chunk, []
 
     def __call__(self):
-        block = 256 * self._calls
+        if not self._values:     # the next `chunk` calls' values at once
+            block = 256 * (self._calls + np.arange(self._chunk, dtype=np.uint64))
+            counter = ((block & np.uint64(0xFFFFFFFF)).astype(np.uint32), (block >> np.uint64(32)).astype(np.uint32),
+                       *self._high)
+            with np.errstate(over="ignore"):
+                word = np.asarray(_philox.philox(counter, self._key)[0], np.uint32)
+            floats = ((word & np.uint32(0x7FFFFF)) | np.uint32(0x3F800000)).view(np.float32) - np.float32(1.0)
+            self._values = floats.tolist()[::-1]
         self._calls += 1
-        counter = (np.full(1, block & 0xFFFFFFFF, np.uint32), np.full(1, block >> 32, np.uint32), *self._high)
-        with np.errstate(over="ignore"):
-            word = np.asarray(_philox.philox(counter, self._key)[0], np.uint32)
-        return float(((word & np.uint32(0x7FFFFF)) | np.uint32(0x3F800000)).view(np.float32)[0] - 1.0)
+        return self._values.pop()
 
 
 def _float_text(v):
