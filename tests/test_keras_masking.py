@@ -50,3 +50,17 @@ def test_ragged_guide_lstm_model_trains_as_tensorflow():
     np.testing.assert_allclose(history.history['loss'], [5.5731, 2.2969, 1.9965, 1.8859, 1.8129], atol=2e-4)
     np.testing.assert_allclose(model.predict(x, verbose=0).ravel(),
                                [0.02819109, 0.01762266, 0.03286229, 0.01292847], atol=5e-5)
+
+
+def test_embedding_mask_survives_save_and_load(tmp_path):
+    """ragged_tensor guide cell 44: the reloaded model keeps mask_zero (TF 2.21: same outputs)."""
+    tf.keras.utils.set_random_seed(42)
+    x = np.array([[940, 203, 668, 387, 0, 0, 0, 0], [564, 205, 0, 0, 0, 0, 0, 0]])
+    model = tf.keras.Sequential([tf.keras.layers.Embedding(1000, 16, mask_zero=True),
+                                 tf.keras.layers.LSTM(8, return_sequences=True),
+                                 tf.keras.layers.GlobalAveragePooling1D(), tf.keras.layers.Dense(1)])
+    before = model(x).numpy()
+    model.save(str(tmp_path / "m.keras"))
+    loaded = tf.keras.models.load_model(str(tmp_path / "m.keras"))
+    assert loaded.layers[0].get_config()['mask_zero'] is True
+    np.testing.assert_allclose(loaded(x).numpy(), before, atol=1e-6)

@@ -1098,7 +1098,8 @@ class Embedding(Layer):
         return _ops.not_equal(inputs, 0) if self.mask_zero else None
 
     def get_config(self):
-        return {**super().get_config(), "input_dim": self.input_dim, "output_dim": self.output_dim}
+        return {**super().get_config(), "input_dim": self.input_dim, "output_dim": self.output_dim,
+                "mask_zero": self.mask_zero}
 
 
 # ---------------------------------------------------------------------------
