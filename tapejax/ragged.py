@@ -862,6 +862,13 @@ def _broadcast_dense(t, rt):
         elif j > 0:
             splits = parts[j - 1]
             _check_splits(np.arange(len(splits), dtype=np.int64) * d, splits)
+            if 1 in shape[:j] and _nrows_of(rt) != 1:
+                # TensorFlow does not broadcast an outer dimension of 1 over rows a ragged
+                # dimension follows, even when every row has the dense size.
+                raise errors.InvalidArgumentError(None, None, (
+                    "Last row partition does not match flat_values.\nCondition x == y did not hold.\n"
+                    f"First 1 elements of x:\n[{int(np.prod(shape[:j + 1]))}]\nFirst 1 elements of y:\n"
+                    f"[{int(splits[-1])}]"))
     index = _index_tensor(np.stack(pos, axis=1).reshape(-1, k + 1))
     return _ops.gather_nd(_ops.reshape(t, shape), index)
 

@@ -591,3 +591,17 @@ def test_guide_bigram_embeddings_seeded():
                         " [ 0.22957534  0.06953489  0.38135675  0.0111092 ]], shape=(3, 4), dtype=float32)")
     assert repr(tf.gather([10, 20, 30], tf.ragged.constant([[0, 2], [], [1]]))) == (
         "<tf.RaggedTensor [[10, 30], [], [20]]>")
+
+
+def test_dense_row_against_a_ragged_dimension_raises_as_tensorflow():
+    """TF 2.21 does not broadcast a dense [d] over rows whose ragged dimension it meets, even when
+    every row has length d (a full-rank dense operand works)."""
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        tf.ragged.constant([[1, 2], [3, 4]]) + tf.constant([10, 20])
+    assert str(info.value) == ("Last row partition does not match flat_values.\nCondition x == y did not hold.\n"
+                               "First 1 elements of x:\n[2]\nFirst 1 elements of y:\n[4]")
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"First 1 elements of x:\n\[3\]\nFirst 1 elements "
+                       r"of y:\n\[9\]"):
+        tf.ragged.constant([[1, 2, 3], [4, 5, 6], [7, 8, 9]]) + tf.constant([1, 2, 3])
+    assert repr(tf.ragged.constant([[1, 2, 3], [4, 5, 6]]) + tf.constant([[1, 2, 3], [4, 5, 6]])) == (
+        "<tf.RaggedTensor [[2, 4, 6],\n [8, 10, 12]]>")
