@@ -14,6 +14,8 @@ Example:
     >>> tf.image.flip_left_right(img)[0, :, 0].numpy().tolist()
     [3.0, 2.0, 1.0, 0.0]
 """
+import io as _pyio
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -22,14 +24,16 @@ from ._core import dtypes as _dtypes
 from . import random as _random
 from ._core.engine import Op
 from .ops import cast, get_static_value
-from ._core.tensor import Tensor, to_array
+from . import errors
+from ._core.tensor import Tensor, string_array, to_array
 
 __all__ = [
     "ResizeMethod", "resize", "resize_with_pad", "flip_left_right", "flip_up_down", "random_flip_left_right",
     "random_flip_up_down", "stateless_random_flip_left_right", "stateless_random_flip_up_down",
     "central_crop", "crop_to_bounding_box", "pad_to_bounding_box", "resize_with_crop_or_pad",
     "convert_image_dtype", "rgb_to_grayscale", "grayscale_to_rgb", "adjust_brightness", "adjust_contrast",
-    "per_image_standardization", "rot90",
+    "per_image_standardization", "rot90", "decode_png", "decode_jpeg", "decode_image", "encode_png", "encode_jpeg",
+    "is_jpeg",
 ]
 
 
@@ -537,6 +541,169 @@ def per_image_standardization(image):
     """
     _images(image, "image")
     return _standardize_op(image)
+
+
+# ---------------------------------------------------------------------------
+# image codecs (Pillow)
+# ---------------------------------------------------------------------------
+
+def _image_bytes(x):
+    """The bytes of an encoded image: a scalar string tensor, bytes or str."""
+    if isinstance(x, Tensor):
+        x = x.numpy()
+    if isinstance(x, np.ndarray) and x.dtype == object:
+        x = x.item()
+    if isinstance(x, str):
+        x = x.encode()
+    if not isinstance(x, (bytes, bytearray)):
+        raise TypeError(f"Expected bytes (a scalar string), got {type(x).__name__}.")
+    return bytes(x)
+
+
+def _pil():
+    try:
+        from PIL import Image
+    except ImportError:
+        raise ImportError("tf.io / tf.image codecs need Pillow: pip install 'tapejax[image]' (or pip install pillow).") \
+            from None
+    return Image
+
+
+_MODES = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}
+
+
+def _decode(contents, channels, dtype=np.uint8):
+    Image = _pil()
+    try:
+        img = Image.open(_pyio.BytesIO(_image_bytes(contents)))
+        img.load()
+    except Exception as e:   # Pillow raises several types for corrupt data
+        raise errors.InvalidArgumentError(None, None, f"Unknown image file format or corrupt image: {e}") from None
+    wide = img.mode.startswith("I;16") or img.mode == "I"
+    if channels:
+        if channels not in _MODES:
+            raise errors.InvalidArgumentError(None, None, f"channels must be 0, 1, 2, 3 or 4; got {channels}.")
+        img = img.convert(_MODES[channels]) if img.mode != _MODES[channels] else img
+    elif img.mode not in ("L", "LA", "RGB", "RGBA") and not wide:
+        img = img.convert("RGBA" if "A" in img.mode or "transparency" in img.info else "RGB")
+    a = np.asarray(img)
+    if a.ndim == 2:
+        a = a[..., None]
+    if wide:
+        a = a.astype(np.uint16)
+        return a if np.dtype(dtype) == np.uint16 else (a >> 8).astype(np.uint8)
+    if np.dtype(dtype) == np.uint16:
+        return a.astype(np.uint16) * 257
+    return a.astype(np.uint8)
+
+
+def decode_png(contents, channels=0, dtype=_dtypes.uint8, name=None):
+    """Decodes a PNG to a ``[height, width, channels]`` uint8 (or uint16) tensor. Needs Pillow.
+
+    Args:
+        contents: the PNG bytes (a scalar string tensor or bytes).
+        channels: 0 (as stored), 1 (gray), 3 (RGB) or 4 (RGBA).
+        dtype: ``tf.uint8`` or ``tf.uint16``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> img = tf.constant([[[255, 0, 0]]], tf.uint8)
+        >>> tf.io.decode_png(tf.io.encode_png(img)).numpy().tolist()
+        [[[255, 0, 0]]]
+    """
+    return Tensor(_decode(contents, channels, _dtypes.np_dtype(dtype)))
+
+
+def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True, try_recover_truncated=False,
+                acceptable_fraction=1, dct_method="", name=None):
+    """Decodes a JPEG to a ``[height, width, channels]`` uint8 tensor. Needs Pillow (libjpeg).
+
+    Example:
+        >>> import tapejax as tf
+        >>> img = tf.fill([8, 8, 3], tf.constant(200, tf.uint8))
+        >>> tf.io.decode_jpeg(tf.io.encode_jpeg(img)).shape
+        TensorShape([8, 8, 3])
+    """
+    return Tensor(_decode(contents, channels))
+
+
+def decode_image(contents, channels=None, dtype=_dtypes.uint8, name=None, expand_animations=True):
+    """Decodes a PNG, JPEG, GIF or BMP (GIFs: ``[frames, height, width, 3]`` with
+    ``expand_animations``). ``dtype=tf.float32`` scales to ``[0, 1]``. Needs Pillow.
+
+    Example:
+        >>> import tapejax as tf
+        >>> img = tf.constant([[[0], [255]]], tf.uint8)
+        >>> tf.io.decode_image(tf.io.encode_png(img), dtype=tf.float32).numpy().tolist()
+        [[[0.0], [1.0]]]
+    """
+    b = _image_bytes(contents)
+    if b[:6] in (b"GIF87a", b"GIF89a"):
+        Image = _pil()
+        img = Image.open(_pyio.BytesIO(b))
+        frames = []
+        for i in range(getattr(img, "n_frames", 1)):
+            img.seek(i)
+            frames.append(np.asarray(img.convert("RGB")))
+        a = np.stack(frames)
+        if not expand_animations:
+            a = a[0]
+    else:
+        a = _decode(b, channels or 0)
+    return convert_image_dtype(Tensor(a), dtype)
+
+
+def is_jpeg(contents, name=None):
+    """Whether the bytes start like a JPEG file (a bool tensor).
+
+    Example:
+        >>> import tapejax as tf
+        >>> bool(tf.io.is_jpeg(b"\\xff\\xd8\\xff\\xe0"))
+        True
+    """
+    return Tensor(np.bool_(_image_bytes(contents)[:3] == b"\xff\xd8\xff"))
+
+
+def _encode(image, fmt, **kw):
+    Image = _pil()
+    a = np.asarray(to_array(image))
+    if a.ndim != 3 or a.shape[-1] not in _MODES:
+        raise errors.InvalidArgumentError(None, None, f"image must be 3-dimensional [height, width, channels] "
+                                                      f"with 1 to 4 channels; got shape {a.shape}.")
+    if a.dtype == np.uint16 and a.shape[-1] == 1:
+        img = Image.fromarray(a[..., 0].astype(np.uint16))
+    elif a.dtype == np.uint8:
+        img = Image.fromarray(a[..., 0] if a.shape[-1] == 1 else a, _MODES[a.shape[-1]])
+    else:
+        raise errors.InvalidArgumentError(None, None, f"image must be uint8 (or single-channel uint16 for PNG); "
+                                                      f"got {a.dtype}.")
+    buf = _pyio.BytesIO()
+    img.save(buf, fmt, **kw)
+    return Tensor(string_array(buf.getvalue()))
+
+
+def encode_png(image, compression=-1, name=None):
+    """Encodes a uint8 ``[height, width, channels]`` image as PNG bytes. Needs Pillow.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.io.encode_png(tf.zeros([2, 2, 1], tf.uint8)).numpy()[:4]
+        b'\\x89PNG'
+    """
+    return _encode(image, "PNG", compress_level=6 if compression == -1 else int(compression))
+
+
+def encode_jpeg(image, format="", quality=95, progressive=False, optimize_size=False, chroma_downsampling=True,
+                density_unit="in", x_density=300, y_density=300, xmp_metadata="", name=None):
+    """Encodes a uint8 image (1 or 3 channels) as JPEG bytes. Needs Pillow.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.io.encode_jpeg(tf.zeros([2, 2, 3], tf.uint8)).numpy()[:2]
+        b'\\xff\\xd8'
+    """
+    return _encode(image, "JPEG", quality=int(quality), progressive=bool(progressive),
+                   subsampling=2 if chroma_downsampling else 0, dpi=(x_density, y_density))
 
 
 from ._missing import module_getattr as _module_getattr  # noqa: E402

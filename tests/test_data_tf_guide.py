@@ -306,3 +306,12 @@ def test_rejection_resample_as_tensorflow(capfd):
     assert "Proportion of examples rejected by sampler is high: [0.788461566][0.788461566 0.211538464][0 1]" \
         in capfd.readouterr().err
     assert [int(x) for x in tf.data.Dataset.range(5).shuffle(5)] == [0, 3, 2, 1, 4]   # TF's op seeds after it
+
+
+def test_image_codecs_are_in_tf_image_too():
+    # data guide cell 86: tf.image.decode_png (TF has the codecs in tf.image and tf.io)
+    img = tf.constant([[[255, 0, 0]]], tf.uint8)
+    assert tf.image.decode_png(tf.image.encode_png(img)).numpy().tolist() == [[[255, 0, 0]]]
+    assert tf.image.decode_jpeg(tf.image.encode_jpeg(tf.zeros([4, 4, 3], tf.uint8))).shape == (4, 4, 3)
+    assert bool(tf.image.is_jpeg(b"\xff\xd8\xff\xe0"))
+    assert tf.image.decode_image is tf.io.decode_image
