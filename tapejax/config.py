@@ -407,11 +407,13 @@ def set_lazy_execution(enabled, max_pending_ops=None, fuse_ops=None):
     (a notebook cell) is traced as a whole program instead of reusing the ops compiled
     before.
 
-    On a CPU each op of a compiled program is compiled apart (XLA would fuse a multiply and
-    the add after it into one FMA instruction, which rounds once): values equal eager
-    execution's bit for bit, as eager's equal TensorFlow's (a program run on the host equals
-    them to rounding, as eager ops at new shapes do; ``enable_op_determinism`` compiles it). ``fuse_ops=True`` lets XLA fuse across ops
-    (faster; values within rounding, as a ``tf.function`` gives). On accelerators programs
+    On a CPU no op of a compiled program is fused with its neighbours in a way that rounds
+    differently (XLA would turn a multiply and the add after it into one FMA instruction,
+    which rounds once): arithmetic ops are fenced by adding a run-time -0.0 to their outputs,
+    the others are compiled apart. Values equal eager execution's bit for bit, as eager's
+    equal TensorFlow's (a program run on the host equals them to rounding, as eager ops at new
+    shapes do; ``enable_op_determinism`` compiles it). ``fuse_ops=True`` lets XLA fuse across
+    ops (faster; values within rounding, as a ``tf.function`` gives). On accelerators programs
     are always fused.
 
     Args:

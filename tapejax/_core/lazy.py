@@ -151,16 +151,18 @@ class _Program:
                 t._lazy = None
             _last[0] = (self.ops, self.n_inputs(), len(outs), how)
             self.ops = self.inputs = self.tensors = None
-            self._input_of = self.scalars = None
+            self._input_of = {}         # (read without the lock by _read)
+            self.scalars = None
 
 
 def _alive(tensors):
     """(slots, Tensors) of the pending values something besides the program refers to."""
+    # references: the list's and getrefcount's argument (None, an input's slot, has millions)
+    held = [s for s, c in enumerate(map(sys.getrefcount, tensors)) if c > 2]
     slots, outs = [], []
-    for s in range(len(tensors)):
+    for s in held:
         t = tensors[s]
-        # references: the list, ``t`` and getrefcount's argument
-        if t is not None and t._lazy is not None and sys.getrefcount(t) > 3:
+        if t is not None and t._lazy is not None:
             slots.append(s)
             outs.append(t)
     return slots, outs
@@ -448,12 +450,24 @@ _DEFAULT_DEVICE = _jax_config.default_device   # jax.config.jax_default_device, 
 
 def defer(op, args, static):
     """``engine.apply`` while lazy execution is on: records ``op`` in the pending program.
-    Written for speed: it runs for every eager op (its Tensor and tape Node are made inline)."""
+    Written for speed: it runs for every eager op (the commonest arguments are read inline, its
+    Tensor and tape Node are made without calls: ``_pend``)."""
     if _state._local.tracing or _DEFAULT_DEVICE.value is not None:
         return NotImplemented      # traced: values are tracers; inside tf.device: placed now
     program = _local.program
     if program is None or program.done:
         program = _current()
+    n = len(args)
+    a = args[0] if n else None
+    if (n == 1 or n == 2) and not static and type(a) is Tensor and a._lazy is program:
+        if n == 1:                 # f(x), x pending
+            return _pend(program, op, (), args, [a._slot], (a._v,), (a._id,))
+        b = args[1]
+        if type(b) is Tensor and b._lazy is program:        # x * y
+            return _pend(program, op, (), args, [a._slot, b._slot], (a._v, b._v), (a._id, b._id))
+        if type(b) is float:       # x * 2.0: an input already if read before (a loop)
+            return _pend(program, op, (), args, [a._slot, program._input_of.get(id(b))], (a._v, float),
+                         (a._id, None))
     read = _read(program, args)
     if read is None:
         return NotImplemented
@@ -463,6 +477,12 @@ def defer(op, args, static):
         items = tuple(sorted(static.items()))
     else:
         items = ()
+    return _pend(program, op, items, ins, slots, keys, tuple(ids), static)
+
+
+def _pend(program, op, items, ins, slots, keys, ids, static=None):
+    """``defer``'s second half: the op's abstract result (``_infer``), pending Tensor, program
+    entry, and node on the tapes that watch an input (holding its ``args``' slots: ``defer_recorded``)."""
     skey = (items, keys)
     seen = op.lazy_shapes
     try:
@@ -470,13 +490,11 @@ def defer(op, args, static):
     except TypeError:              # an unhashable static argument: the op explains it
         return NotImplemented
     if known is None:
-        known = _infer(op, static, skey, keys)
+        known = _infer(op, static or {}, skey, keys)
     out, sig, apart, float_out = known
     if out is None:
         return NotImplemented
-    lock = program.lock
-    lock.acquire()
-    try:
+    with program.lock:
         if program.done:                           # run meanwhile by another thread
             return NotImplemented
         if None in slots:                          # inputs: arrays and Python numbers
@@ -491,17 +509,33 @@ def defer(op, args, static):
             tensors.append(result)
         else:
             result, outs, out_slots = _outputs(program, out)
-        program.ops.append((op, items, tslots := tuple(slots), out_slots, apart))
+        program.ops.append((op, items, slots := tuple(slots), out_slots, apart))
         full = len(program.ops) >= config.max_pending_ops
-    finally:
-        lock.release()
     recorders = _engine.state.recorders
-    if recorders:
-        if type(out) is _ShapedArray:
-            _record(recorders, program, op, items, ins, tuple(ids), result, rid if float_out else None, sig,
-                    tslots if op.vjp is None else (*tslots, out_slots))
-        else:
-            _engine._record(recorders, op, items, ins, outs, None, None, sig, tuple(ids))
+    if recorders and type(out) is _ShapedArray:
+        out_id = rid if float_out else None
+        node = None
+        for r in recorders:
+            watched = r._watched
+            if watched.isdisjoint(ids):
+                continue
+            if node is None:
+                node = _new(_Node)
+                node.op, node.static = op, items
+                node.ins, node.in_ids = ins, ids
+                node.out_ids = (out_id,)
+                node.custom = None
+                node.sig = sig
+                node.lazy = program
+                if op.vjp is None:
+                    node.args, node.slots = ins, slots
+                else:   # an op with a hand-written rule keeps its output for the backward pass
+                    node.args, node.slots = (*ins, result), (*slots, out_slots)
+            r._nodes.append(node)
+            if out_id is not None:
+                watched.add(out_id)
+    elif recorders:
+        _engine._record(recorders, op, items, ins, outs, None, None, sig, ids)
     if full:
         program.run()
     return result
@@ -520,32 +554,6 @@ def _input_slots(program, slots, ins):
             a = a._v if type(a) is Tensor else a
             s = input_of.get(id(a))
             slots[k] = program._input(a) if s is None else s
-
-
-def _record(recorders, program, op, items, ins, ids, result, out_id, sig, slots):
-    """``engine._record`` of an op with one output, written for speed; the node keeps the
-    program and the slots of its ``args`` in it (``defer_recorded``)."""
-    node = None
-    for r in recorders:
-        watched = r._watched
-        if watched.isdisjoint(ids):
-            continue
-        if node is None:
-            node = _new(_Node)
-            node.op = op
-            node.static = items
-            node.ins = ins
-            # an op with a hand-written rule keeps its output for the backward pass
-            node.args = ins if op.vjp is None else (*ins, result)
-            node.in_ids = ids
-            node.out_ids = (out_id,)
-            node.custom = None
-            node.sig = sig
-            node.lazy = program
-            node.slots = slots
-        r._nodes.append(node)
-        if out_id is not None:
-            watched.add(out_id)
 
 
 def defer_recorded(op, nodes):
