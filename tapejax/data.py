@@ -499,7 +499,7 @@ def _rejection_filtered(dataset, accept_ds, init_ds, class_func, seed):
     def make():
         uniform, warned = _StatefulUniform(seeds), [0]
 
-        def gather(accept_init, data):
+        def gather(accept_init, class_and_data):
             accept, initial = (np.asarray(t) for t in accept_init)
             rejected = np.float32(np.sum((1 - accept) * initial, dtype=np.float32))
             if rejected >= 0.5 and warned[0] < 10:
@@ -507,10 +507,14 @@ def _rejection_filtered(dataset, accept_ds, init_ds, class_func, seed):
                 print("Proportion of examples rejected by sampler is high: "
                       f"[{_float_text(rejected)}][{' '.join(map(_float_text, initial))}]"
                       f"[{' '.join(map(_float_text, accept))}]", file=sys.stderr)
-            c = _call(class_func, data)
+            c, data = class_and_data
             return c, accept[int(np.asarray(c))], data
-        pairs = (gather(a, d) for a, d in zip(Dataset.zip(accept_ds, init_ds)._elements(), dataset._elements()))
-        return ((_to_array(np.asarray(c)), d) for c, p, d in pairs if uniform() < p)
+        pairs = (gather(a, cd) for a, cd in zip(Dataset.zip(accept_ds, init_ds)._elements(), classed._elements()))
+        return ((c, d) for c, p, d in pairs if uniform() < p)
+
+    def with_class(*x):     # one pass over the data, class_func vectorized as a map
+        return class_func(*x), (x[0] if len(x) == 1 else x)
+    classed = dataset.map(with_class)
     return Dataset(make, UNKNOWN_CARDINALITY, lambda: (dataset.map(class_func).element_spec, dataset.element_spec))
 
 
