@@ -130,3 +130,17 @@ def test_h5_paths_log_keras3s_legacy_format_warnings(tmp_path, caplog, monkeypat
     assert type(loaded.loss).__name__ == "MeanSquaredError"
     assert loaded.optimizer.built and int(loaded.optimizer.iterations.numpy()) == 2
     assert len(loaded.optimizer.variables) == 2
+
+
+def test_compile_state_attributes_as_keras3(tmp_path, monkeypatch):
+    # TF 2.21: a model never compiled has no `optimizer` attribute, `loss` None and `compiled` False;
+    # load_model(compile=False) gives such a model.
+    monkeypatch.chdir(tmp_path)
+    m = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+    assert not hasattr(m, "optimizer") and m.loss is None and m.compiled is False
+    with pytest.raises(AttributeError, match="^'Sequential' object has no attribute 'optimizer'$"):
+        m.optimizer
+    m.compile("sgd", "mse")
+    assert type(m.optimizer).__name__ == "SGD" and m.loss == "mse" and m.compiled is True
+    m.save("m.keras")
+    assert not hasattr(tf.keras.models.load_model("m.keras", compile=False), "optimizer")

@@ -75,6 +75,8 @@ class Model(Layer):
         self._k_graph = None
         self._k_optimizer = None
         self._k_loss = None
+        self.loss = None          # Keras 3's Trainer: compile's loss argument, None before
+        self.compiled = False
         self._k_metric_specs = []
         self._k_metric_objs = None
         self._k_step_fns = {}
@@ -324,6 +326,9 @@ class Model(Layer):
 
     @property
     def optimizer(self):
+        """The compiled optimizer; as in Keras 3, a model never compiled has no such attribute."""
+        if self._k_optimizer is None and not self.compiled:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute 'optimizer'")
         return self._k_optimizer
 
     @optimizer.setter
@@ -350,6 +355,7 @@ class Model(Layer):
         self._k_loss = None if loss is None else (_losses.get(loss) if isinstance(loss, (str, dict)) else loss)
         self._k_loss_spec = loss
         self.loss = loss   # Keras 3 keeps compile's argument as model.loss
+        self.compiled = True
         specs = metrics or []
         if isinstance(specs, (str,)) or callable(specs) and not isinstance(specs, (list, tuple)):
             specs = [specs]
