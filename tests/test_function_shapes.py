@@ -141,3 +141,32 @@ def test_concrete_function_binds_python_arguments():
     with pytest.raises(tf.errors.InvalidArgumentError, match="expected to be a float tensor but is a int32 tensor"):
         square(tf.constant([1, 2]))
     assert power.experimental_get_tracing_count() == 1
+
+
+def test_calls_reuse_a_concrete_function_with_unknown_dimensions(capsys):
+    """TF 2.21's cache: after get_concrete_function(TensorSpec([None])), calls whose shapes fit it
+    reuse that trace (no Python rerun, no new trace); other ranks trace."""
+    class M(tf.Module):
+        def __init__(self):
+            self.v = tf.Variable(1.)
+
+        @tf.function
+        def __call__(self, x):
+            print('Tracing with', x)
+            return x * self.v
+
+    m = M()
+    c2 = m.__call__.get_concrete_function(tf.TensorSpec([None], tf.float32))
+    assert m(tf.constant([1., 2.])).numpy().tolist() == [1., 2.]
+    m(tf.constant([[1.]]))
+    assert m(tf.constant([3., 4., 5.])).numpy().tolist() == [3., 4., 5.]
+    assert m.__call__.experimental_get_tracing_count() == 2
+    assert c2(tf.constant([7.])).numpy().tolist() == [7.]
+    assert capsys.readouterr().out == ('Tracing with Tensor("x:0", shape=(None,), dtype=float32)\n'
+                                       'Tracing with Tensor("x:0", shape=(1, 1), dtype=float32)\n')
+    f = tf.function(lambda x, y: x + y)
+    f.get_concrete_function(tf.TensorSpec([None, 2], tf.float32), tf.TensorSpec([], tf.float32))
+    f(tf.ones([3, 2]), tf.constant(1.))
+    assert f.experimental_get_tracing_count() == 1
+    f(tf.ones([3, 3]), tf.constant(1.))
+    assert f.experimental_get_tracing_count() == 2

@@ -1308,6 +1308,7 @@ class Function:
         self._widened = {}
         self._symbolic = True      # False once a body could not be traced with unknown dimensions
         self._aliases = {}         # a call's own key -> the key of the trace serving it
+        self._spec_keys = []       # keys of get_concrete_function traces with unknown dimensions
         self._variables = {}       # id -> Variable: every Variable a trace of this function captured
         self._assigned = set()     # ids of the Variables some trace assigned (their buffers are donated)
         self._trace_count = 0
@@ -1452,6 +1453,8 @@ class Function:
     def _trace_call_impl(self, vals, tensors, var_args, leaves, tree, key, shapes=None, call=True):
         if shapes is None:
             gkey, shapes = self._generalize(key)
+            if shapes is None:
+                gkey, shapes = self._spec_trace_for(key)
         else:
             gkey = (key[0], tuple((s, dt, weak) for s, (_, dt, weak) in zip(shapes, key[1])))
         conc = self._cache.get(gkey)
@@ -1534,6 +1537,21 @@ class Function:
         shapes = [tuple(shape) for shape in shapes]
         return (static, tuple((shape, dt, weak) for shape, (_, dt, weak) in zip(shapes, tkey))), shapes
 
+    def _spec_trace_for(self, key):
+        """(key, shapes) of a get_concrete_function trace with unknown dimensions that serves a
+        call with this key (TensorFlow's cache reuses a trace whose input types are a supertype
+        of the call's), else (key, None)."""
+        static, tkey = key
+        for skey in self._spec_keys:
+            sstatic, stkey = skey
+            if sstatic != static or len(stkey) != len(tkey) or skey not in self._cache:
+                continue
+            if all(sdt == dt and sweak == weak and len(sshape) == len(shape)
+                   and all(a is None and b != 0 or a == b for a, b in zip(sshape, shape))
+                   for (sshape, sdt, sweak), (shape, dt, weak) in zip(stkey, tkey)):
+                return skey, [list(sshape) for sshape, _, _ in stkey]
+        return key, None
+
     def get_concrete_function(self, *args, **kwargs):
         """The :class:`ConcreteFunction` for these arguments (TensorSpecs or values), tracing if needed.
 
@@ -1574,6 +1592,10 @@ class Function:
         conc = self._cache.get(key) or self._cache.get(self._aliases.get(key))
         if conc is None:
             conc = self._trace_call(vals, tensors, var_args, leaves, tree, key, shapes, call=False)
+            ckey = getattr(conc, "_key", None)
+            if shapes is not None and ckey is not None and ckey not in self._spec_keys and any(
+                    d is None for shape, _, _ in ckey[1] for d in shape):
+                self._spec_keys.append(ckey)
         if has_spec:
             conc._specs = given
         return conc
