@@ -1045,6 +1045,11 @@ def _reverse_axis(rt, a):
 
 def _elementwise(op, args, static):
     rts = [a for a in args if isinstance(a, RaggedTensor)]
+    n = max(_nrows_of(rt) for rt in rts)
+    if n != 1 and any(_nrows_of(rt) == 1 for rt in rts):   # a one-row operand repeats its row (TF)
+        args = [a._take(np.zeros(n, np.int64)) if isinstance(a, RaggedTensor) and _nrows_of(a) == 1 else a
+                for a in args]
+        rts = [a for a in args if isinstance(a, RaggedTensor)]
     _check_same_rows(rts)
     flat = []
     for a in args:

@@ -605,3 +605,17 @@ def test_dense_row_against_a_ragged_dimension_raises_as_tensorflow():
         tf.ragged.constant([[1, 2, 3], [4, 5, 6], [7, 8, 9]]) + tf.constant([1, 2, 3])
     assert repr(tf.ragged.constant([[1, 2, 3], [4, 5, 6]]) + tf.constant([[1, 2, 3], [4, 5, 6]])) == (
         "<tf.RaggedTensor [[2, 4, 6],\n [8, 10, 12]]>")
+
+
+def test_one_row_ragged_operand_repeats_its_row():
+    """TF 2.21 broadcasts a one-row RaggedTensor over the other's rows (then checks the splits)."""
+    assert repr(tf.ragged.constant([[1], [2]]) + tf.ragged.constant([[1]])) == "<tf.RaggedTensor [[2],\n [3]]>"
+    assert repr(tf.ragged.constant([[1, 2], [3, 4]]) + tf.ragged.constant([[10, 20]])) == (
+        "<tf.RaggedTensor [[11, 22],\n [13, 24]]>")
+    assert repr(tf.ragged.constant([[[1], [2, 3]], [[4], [5, 6]]]) + tf.ragged.constant([[[10], [20, 30]]])) == (
+        "<tf.RaggedTensor [[[11], [22, 33]],\n [[14], [25, 36]]]>")
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        tf.ragged.constant([[1, 2], [3]]) + tf.ragged.constant([[10, 20]])
+    assert str(info.value) == (
+        "Condition x == y did not hold.\nIndices of first 1 different values:\n[[2]]\nCorresponding x values:\n[3]\n"
+        "Corresponding y values:\n[4]\nFirst 3 elements of x:\n[0 2 3]\nFirst 3 elements of y:\n[0 2 4]")
