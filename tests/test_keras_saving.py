@@ -144,3 +144,32 @@ def test_compile_state_attributes_as_keras3(tmp_path, monkeypatch):
     assert type(m.optimizer).__name__ == "SGD" and m.loss == "mse" and m.compiled is True
     m.save("m.keras")
     assert not hasattr(tf.keras.models.load_model("m.keras", compile=False), "optimizer")
+
+
+def test_threshold_metrics_configs_as_keras3(tmp_path, monkeypatch):
+    # Recorded from TF 2.21: what load_model rebuilds compiled metrics from.
+    M = tf.keras.metrics
+    assert M.AUC(name="auc").get_config() == {
+        'name': 'auc', 'dtype': 'float32', 'num_thresholds': 200, 'curve': 'ROC', 'summation_method': 'interpolation',
+        'multi_label': False, 'num_labels': None, 'label_weights': None, 'from_logits': False}
+    assert M.AUC(num_thresholds=50, curve="PR", summation_method="minoring", from_logits=True,
+                 name="a2").get_config() == {
+        'name': 'a2', 'dtype': 'float32', 'num_thresholds': 50, 'curve': 'PR', 'summation_method': 'minoring',
+        'multi_label': False, 'num_labels': None, 'label_weights': None, 'from_logits': True}
+    assert M.AUC(thresholds=[0.3, 0.6], name="a3").get_config() == {
+        'name': 'a3', 'dtype': 'float32', 'num_thresholds': 4, 'curve': 'ROC', 'summation_method': 'interpolation',
+        'multi_label': False, 'num_labels': None, 'label_weights': None, 'from_logits': False, 'thresholds': [0.3, 0.6]}
+    assert M.Precision(name="precision").get_config() == {
+        'name': 'precision', 'dtype': 'float32', 'thresholds': None, 'top_k': None, 'class_id': None}
+    assert M.Recall(thresholds=[0.2, 0.5], name="recall").get_config() == {
+        'name': 'recall', 'dtype': 'float32', 'thresholds': [0.2, 0.5], 'top_k': None, 'class_id': None}
+    for m in [M.AUC(num_thresholds=50, curve="PR", name="pr"), M.Precision(thresholds=0.7, name="p7")]:
+        assert type(m).from_config(m.get_config()).get_config() == m.get_config()
+    monkeypatch.chdir(tmp_path)
+    model = _model(loss="binary_crossentropy", metrics=[M.AUC(num_thresholds=50, curve="PR", name="pr"),
+                                                         M.Precision(thresholds=0.7, name="p7")])
+    model.fit(X, (X[:, :2] > 0.5).astype("float32"), epochs=1, verbose=0)
+    model.save("m.keras")
+    loaded = tf.keras.models.load_model("m.keras")
+    y = (X[:, :2] > 0.5).astype("float32")
+    assert loaded.evaluate(X, y, verbose=0) == model.evaluate(X, y, verbose=0)

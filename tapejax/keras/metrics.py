@@ -508,8 +508,13 @@ class _Ratio(_Confusion):
             raise NotImplementedError(f"{type(self).__name__}(top_k=..., class_id=...) is not supported; slice "
                                       "the predictions yourself: m.update_state(y_true[:, i], y_pred[:, i]).")
         super().__init__(name=name, dtype=dtype)
+        self._given = thresholds
         self._scalar = thresholds is None or np.ndim(thresholds) == 0
         self._make([0.5] if thresholds is None else list(np.atleast_1d(thresholds)))
+
+    def get_config(self):
+        # Keras 3's keys (what load_model rebuilds the metric from), thresholds as given
+        return {"name": self.name, "dtype": self.dtype, "thresholds": self._given, "top_k": None, "class_id": None}
 
     def result(self):
         tp = read_raw(self.true_positives)
@@ -644,6 +649,7 @@ class AUC(_Confusion):
             raise NotImplementedError("AUC(multi_label=True) is not supported; use one AUC per label.")
         super().__init__(name=name, dtype=dtype)
         self.curve, self.summation_method, self.from_logits = curve.upper(), summation_method, from_logits
+        self._given = thresholds
         if thresholds is None:
             eps = 1e-7
             thresholds = [(i + 1) / (num_thresholds - 1) for i in range(num_thresholds - 2)]
@@ -657,6 +663,15 @@ class AUC(_Confusion):
         if self.from_logits:
             y_pred = jax.nn.sigmoid(to_array(y_pred))
         super().update_state(y_true, y_pred, sample_weight)
+
+    def get_config(self):
+        # Keras 3's keys (what load_model rebuilds the metric from); thresholds only when given
+        config = {"name": self.name, "dtype": self.dtype, "num_thresholds": self.num_thresholds, "curve": self.curve,
+                  "summation_method": self.summation_method, "multi_label": False, "num_labels": None,
+                  "label_weights": None, "from_logits": self.from_logits}
+        if self._given is not None:
+            config["thresholds"] = list(self._given)
+        return config
 
     def result(self):
         tp, fp, tn, fn = (read_raw(v) for v in (self.true_positives, self.false_positives,
