@@ -43,8 +43,6 @@ MISSING = {
                      "compiled step with jax.make_jaxpr.",
     },
     "tapejax.keras": {
-        "preprocessing": "tf.keras.preprocessing " + _NOT_PROVIDED + " (deprecated in Keras 3): load and "
-                         "preprocess data with NumPy and tf.data.Dataset.",
         "applications": "tf.keras.applications (pretrained models) " + _NOT_PROVIDED + ": build the model "
                         "with tf.keras.layers, or wrap a flax model as a layer.",
         "wrappers": "tf.keras.wrappers (scikit-learn wrappers) " + _NOT_PROVIDED + ".",

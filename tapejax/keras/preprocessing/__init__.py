@@ -1,0 +1,4 @@
+"""tf.keras.preprocessing: Keras 3's legacy ``image`` utilities (``ImageDataGenerator``)."""
+from . import image as image
+
+__all__ = ["image"]
