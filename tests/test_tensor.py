@@ -489,3 +489,18 @@ def test_type_names_are_tensorflows():
     assert type(v.assign(2.0)).__name__ == "_UnreadVariable"
     t = pickle.loads(pickle.dumps(tf.constant([1.0, 2.0])))
     assert type(t) is tf.Tensor and t.numpy().tolist() == [1.0, 2.0]
+
+
+def test_tensorshape_of_unknown_rank():
+    """TensorShape(None) is TensorFlow's unknown shape (TF 2.21's answers), not a scalar's shape."""
+    s = tf.TensorShape(None)
+    assert (repr(s), str(s), s.rank, s.ndims, s.dims) == ("TensorShape(None)", "<unknown>", None, None, None)
+    assert not s.is_fully_defined() and s.num_elements() is None
+    assert s.is_compatible_with(tf.TensorShape([2, 3])) and tf.TensorShape([2, 3]).is_compatible_with(s)
+    assert s == tf.TensorShape(None) and s != tf.TensorShape([]) and tf.TensorShape([]) != s
+    assert s[0] is None and str(s[1:]) == "<unknown>" and repr(tf.TensorShape(s)) == "TensorShape(None)"
+    with pytest.raises(ValueError, match="Cannot take the length of shape with unknown rank."):
+        len(s)
+    with pytest.raises(ValueError, match="as_list\\(\\) is not defined on an unknown TensorShape."):
+        s.as_list()
+    assert tf.TensorShape([]).rank == 0 and str(tf.TensorShape([])) == "()"

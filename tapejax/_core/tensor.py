@@ -102,41 +102,65 @@ class TensorShape(tuple):
         (TensorShape([2, 3]), [2, 3], 2, 6)
     """
 
+    _unknown = False   # TensorShape(None): the rank is unknown too
+
     def __new__(cls, dims=()):
-        if dims is None:
-            dims = ()
+        if dims is None or isinstance(dims, TensorShape) and dims._unknown:
+            self = super().__new__(cls, ())
+            self._unknown = True
+            return self
         # A symbolic dimension (jax.export shape polymorphism) is unknown, as in a traced TF graph.
         return super().__new__(cls, tuple(None if d is None or jax.export.is_symbolic_dim(d) else int(d)
                                           for d in dims))
 
     @property
     def rank(self):
-        return len(self)
+        """The number of dimensions; None for ``TensorShape(None)`` (unknown rank)."""
+        return None if self._unknown else tuple.__len__(self)
 
     ndims = rank
 
     @property
     def dims(self):
-        return list(self)
+        return None if self._unknown else list(self)
 
     def as_list(self):
+        if self._unknown:
+            raise ValueError("as_list() is not defined on an unknown TensorShape.")
         return list(self)
 
     def num_elements(self):
-        return None if None in self else int(np.prod(self, dtype=np.int64))
+        return None if self._unknown or None in self else int(np.prod(self, dtype=np.int64))
 
     def is_fully_defined(self):
-        return None not in self
+        return not self._unknown and None not in self
 
     def is_compatible_with(self, other):
         other = TensorShape(other)
+        if self._unknown or other._unknown:
+            return True
         return len(self) == len(other) and all(a is None or b is None or a == b for a, b in zip(self, other))
+
+    def __len__(self):
+        if self._unknown:
+            raise ValueError("Cannot take the length of shape with unknown rank.")
+        return tuple.__len__(self)
+
+    def __bool__(self):
+        return not self._unknown and tuple.__len__(self) > 0
+
+    def __iter__(self):
+        if self._unknown:
+            raise ValueError("Cannot iterate over a shape with unknown rank.")
+        return tuple.__iter__(self)
 
     def __eq__(self, other):
         # TensorFlow compares shapes with lists too: ``x.shape == [2, 3]``.
+        if isinstance(other, TensorShape) and (self._unknown or other._unknown):
+            return self._unknown and other._unknown
         if isinstance(other, list):
             other = tuple(other)
-        return tuple.__eq__(self, other) if isinstance(other, tuple) else NotImplemented
+        return tuple.__eq__(self, other) if isinstance(other, tuple) and not self._unknown else NotImplemented
 
     def __ne__(self, other):
         eq = self.__eq__(other)
@@ -145,13 +169,17 @@ class TensorShape(tuple):
     __hash__ = tuple.__hash__
 
     def __getitem__(self, key):
+        if self._unknown:
+            return TensorShape(None) if isinstance(key, slice) else None
         r = tuple.__getitem__(self, key)
         return TensorShape(r) if isinstance(key, slice) else r
 
     def __repr__(self):
-        return f"TensorShape({list(self)})"
+        return "TensorShape(None)" if self._unknown else f"TensorShape({list(self)})"
 
     def __str__(self):
+        if self._unknown:
+            return "<unknown>"
         return "(" + ", ".join("None" if d is None else str(d) for d in self) + ("," if len(self) == 1 else "") + ")"
 
 
