@@ -197,7 +197,9 @@ def test_metric_get_and_wrapper():
     assert isinstance(metrics.get("sparse_categorical_accuracy"), metrics.SparseCategoricalAccuracy)
     m = metrics.CategoricalAccuracy()
     assert metrics.get(m) is m
-    wrapped = metrics.get(lambda t, p: tf.abs(t - p))
+    fn = lambda t, p: tf.abs(t - p)  # noqa: E731
+    assert metrics.get(fn) is fn   # TF 2.21 (Keras 3): returned as is; compile wraps it
+    wrapped = metrics.MeanMetricWrapper(fn)
     np.testing.assert_allclose(float(wrapped([1.0, 3.0], [0.0, 0.0])), 2.0)
     with pytest.raises(ValueError, match="Could not interpret metric identifier"):
         metrics.get(3)
@@ -239,3 +241,38 @@ def test_sparse_crossentropy_of_unnormalized_probabilities_is_keras_3s():
     np.testing.assert_allclose(tf.keras.losses.categorical_crossentropy(np.eye(3)[y], p).numpy(),
                                [0.87546873, 0.6931472, 0.6931472, 2.0794415], rtol=1e-6)
     np.testing.assert_allclose(tf.keras.losses.SparseCategoricalCrossentropy()(y, p).numpy(), 0.87863153, rtol=1e-6)
+
+
+def test_metrics_are_named_as_keras3():
+    # Recorded from TF 2.21: metrics without a default name of their own take Keras 3's automatic
+    # names (one counter with layers and optimizers); compile wraps a function metric in a
+    # MeanMetricWrapper (which takes such a name) named after the function.
+    import numpy as np
+    tf.keras.backend.clear_session()
+    M = tf.keras.metrics
+    pairs = {n: (getattr(M, n)(), getattr(M, n)()) for n in
+             ["AUC", "Precision", "Recall", "TruePositives", "FalsePositives", "TrueNegatives", "FalseNegatives",
+              "Mean", "Sum", "Accuracy", "MeanSquaredError", "CosineSimilarity", "RootMeanSquaredError"]}
+    assert {n: (a.name, b.name) for n, (a, b) in pairs.items()} == {
+        "AUC": ("auc", "auc_1"), "Precision": ("precision", "precision_1"), "Recall": ("recall", "recall_1"),
+        "TruePositives": ("true_positives", "true_positives_1"),
+        "FalsePositives": ("false_positives", "false_positives_1"),
+        "TrueNegatives": ("true_negatives", "true_negatives_1"),
+        "FalseNegatives": ("false_negatives", "false_negatives_1"), "Mean": ("mean", "mean"), "Sum": ("sum", "sum"),
+        "Accuracy": ("accuracy", "accuracy"), "MeanSquaredError": ("mean_squared_error", "mean_squared_error"),
+        "CosineSimilarity": ("cosine_similarity", "cosine_similarity"),
+        "RootMeanSquaredError": ("root_mean_squared_error", "root_mean_squared_error")}
+    tf.keras.backend.clear_session()
+
+    def my_metric(y_true, y_pred):
+        return tf.reduce_mean(tf.abs(y_true - y_pred), axis=-1)
+
+    x, y = np.ones((4, 3), "float32"), np.ones((4, 2), "float32")
+    keys = []
+    for _ in range(2):
+        m = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+        m.compile("sgd", "mse", metrics=[M.AUC(), M.Precision(), M.mse, my_metric, "mae", M.MeanMetricWrapper(my_metric)])
+        keys.append(sorted(m.fit(x, y, verbose=0).history))
+    assert keys == [['auc', 'loss', 'mae', 'mean_metric_wrapper', 'mean_squared_error', 'my_metric', 'precision'],
+                    ['auc_1', 'loss', 'mae', 'mean_metric_wrapper_3', 'mean_squared_error', 'my_metric', 'precision_1']]
+    assert M.MeanMetricWrapper(my_metric).name == "mean_metric_wrapper_6" and M.get(my_metric) is my_metric

@@ -23,6 +23,7 @@ import numpy as np
 from .._core.engine import read_raw
 from .._core.tensor import Tensor, to_array
 from ._variables import owned_variable as _owned_variable
+from ._naming import _to_snake_case, unique_name
 from ..extend import defop
 from ..checkpoint.tracking import AutoTrackable as _AutoTrackable
 from . import losses as _losses
@@ -216,7 +217,9 @@ class Metric(_AutoTrackable):
     """
 
     def __init__(self, name=None, dtype=None):
-        self.name = name or _snake(type(self).__name__)
+        # Keras 3's auto_name: unique among the process's layer, optimizer and metric names
+        # (auc, auc_1; a class with a default name of its own, Mean's 'mean', keeps it).
+        self.name = name or unique_name(_to_snake_case(type(self).__name__))
         self.dtype = dtype or "float32"
         self._metric_variables = []
         self._initial = []
@@ -291,15 +294,6 @@ def _takes_shape(fn):
         return True
 
 
-def _snake(name):
-    out = []
-    for i, c in enumerate(name):
-        if c.isupper() and i and not name[i - 1].isupper():
-            out.append("_")
-        out.append(c.lower())
-    return "".join(out)
-
-
 def _divide_no_nan(a, b):
     return jnp.where(b == 0, 0.0, a / jnp.where(b == 0, 1.0, b))
 
@@ -339,6 +333,9 @@ class Mean(Reduce):
         2.0
     """
 
+    def __init__(self, name="mean", dtype=None):
+        super().__init__(name=name, dtype=dtype)
+
 
 class Sum(Reduce):
     """The (weighted) sum of the values seen.
@@ -350,6 +347,9 @@ class Sum(Reduce):
     """
 
     _mean = False
+
+    def __init__(self, name="sum", dtype=None):
+        super().__init__(name=name, dtype=dtype)
 
 
 class MeanMetricWrapper(Mean):
@@ -367,8 +367,7 @@ class MeanMetricWrapper(Mean):
     """
 
     def __init__(self, fn, name=None, dtype=None, **kwargs):
-        super().__init__(name=name or getattr(fn, "__name__", fn if isinstance(fn, str) else "mean_metric_wrapper"),
-                         dtype=dtype)
+        super().__init__(name=name, dtype=dtype)
         self._fn = fn
         self._fn_kwargs = kwargs
         self._config = dict(kwargs)
@@ -728,7 +727,8 @@ _CLASSES = {c.__name__: c for c in set(_BY_NAME.values()) | {KLDivergence, Poiss
 
 def get(identifier):
     """A metric object from a name (``'accuracy'``, ``'acc'``, ``'mse'``, ``'AUC'``...), a
-    metric object (returned as is) or a function ``fn(y_true, y_pred)`` (wrapped in a mean).
+    metric object (returned as is), a metric class (instantiated) or a function
+    ``fn(y_true, y_pred)`` (returned as is; ``compile`` wraps it in a mean).
 
     Example:
         >>> from tapejax.keras import metrics
@@ -743,11 +743,24 @@ def get(identifier):
             return cls(name=identifier) if identifier in ("acc", "accuracy") else cls()
     if isinstance(identifier, dict) and identifier.get("class_name") in _CLASSES:
         return _CLASSES[identifier["class_name"]](**identifier.get("config", {}))
+    if isinstance(identifier, type) and issubclass(identifier, Metric):
+        return identifier()
     if callable(identifier):
-        return MeanMetricWrapper(identifier)
+        return identifier   # a function: compile wraps it (_compile_metric)
     raise ValueError(f"Could not interpret metric identifier: {identifier!r}. Use a name such as "
                      f"'accuracy' or 'mse', a metric object such as tf.keras.metrics.AUC(), or a "
                      "function metric(y_true, y_pred).")
+
+
+def _compile_metric(identifier):
+    """A metric of ``compile``'s list as Keras 3's ``get_metric`` makes it: a function is wrapped
+    in a ``MeanMetricWrapper`` (which takes an automatic name) named after the function."""
+    obj = get(identifier)
+    if isinstance(obj, Metric):
+        return obj
+    wrapper = MeanMetricWrapper(obj)
+    wrapper.name = _to_snake_case(getattr(obj, "__name__", None) or type(obj).__name__)
+    return wrapper
 
 
 def serialize(metric):

@@ -383,7 +383,7 @@ class Model(Layer):
             elif isinstance(spec, str) and spec in ("crossentropy", "ce"):
                 objs.append(_metrics.get("sparse_categorical_crossentropy"))
             else:
-                objs.append(_metrics.get(spec))   # a name, a config, a metric object or a function
+                objs.append(_metrics._compile_metric(spec))   # a name, a config, a metric object or a function
         self._k_metric_objs = objs
 
     def _k_accuracy(self, y, y_pred, _metrics):
