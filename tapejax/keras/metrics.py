@@ -23,7 +23,7 @@ import numpy as np
 from .._core.engine import read_raw
 from .._core.tensor import Tensor, to_array
 from ._variables import owned_variable as _owned_variable
-from ._naming import _to_snake_case, unique_name
+from ._naming import _to_snake_case, unique_name as _unique_name
 from ..extend import defop
 from ..checkpoint.tracking import AutoTrackable as _AutoTrackable
 from . import losses as _losses
@@ -219,7 +219,7 @@ class Metric(_AutoTrackable):
     def __init__(self, name=None, dtype=None):
         # Keras 3's auto_name: unique among the process's layer, optimizer and metric names
         # (auc, auc_1; a class with a default name of its own, Mean's 'mean', keeps it).
-        self.name = name or unique_name(_to_snake_case(type(self).__name__))
+        self.name = name or _unique_name(_to_snake_case(type(self).__name__))
         self.dtype = dtype or "float32"
         self._metric_variables = []
         self._initial = []

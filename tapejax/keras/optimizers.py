@@ -33,7 +33,7 @@ from ._repr import KerasObjectRepr as _KerasObjectRepr
 from .._core.state import init_scope, read_for_update
 from .._core.tensor import Tensor, _TensorBase, to_array, is_tracer
 from ._variables import owned_variable
-from ._naming import _to_snake_case, unique_name
+from ._naming import _to_snake_case, unique_name as _unique_name
 from ..checkpoint.tracking import apply_deferred as _apply_deferred
 from .._core.tape import GradientTape
 
@@ -296,7 +296,7 @@ class Optimizer(_KerasObjectRepr):
                             f"{type(transform).__name__}. For example: Optimizer(optax.adam(1e-3)).")
         # Keras 3's auto_name: the class name in snake case, made unique among the process's
         # layer and optimizer names (adam, adam_1, sgd, adam_w, rm_sprop; clear_session resets).
-        self.name = name or unique_name(_to_snake_case(type(self).__name__))
+        self.name = name or _unique_name(_to_snake_case(type(self).__name__))
         self.weight_decay = weight_decay
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
         pre = []
