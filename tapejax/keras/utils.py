@@ -10,6 +10,7 @@ import hashlib as _hashlib
 import os as _os
 import random as _pyrandom
 import shutil as _shutil
+import sys as _sys
 import tarfile as _tarfile
 import tempfile as _tempfile
 import urllib.error as _urlerror
@@ -24,6 +25,7 @@ from .. import random as _random
 from ._progbar import Progbar as Progbar  # noqa: F401
 from .. import ops as _ops
 from ..math import reduce_max
+from .layers._base import KerasTensor as _KerasTensor, _leaves
 
 
 def to_categorical(x, num_classes=None):
@@ -270,3 +272,133 @@ def _extract(path, to, archive_format):
             raise
         return True
     return False
+
+
+# ---------------------------------------------------------------------------
+# plot_model: Keras 3's model diagram (pydot and graphviz, both optional)
+# ---------------------------------------------------------------------------
+
+def _pydot():
+    """pydot (or Keras's fallbacks pydot_ng, pydotplus), or None."""
+    for name in ("pydot", "pydot_ng", "pydotplus"):
+        try:
+            return __import__(name)
+        except ImportError:
+            continue
+    return None
+
+
+def _graph_edges(model):
+    """(source layer, destination layer) pairs: a functional model's connections, else a chain."""
+    graph = getattr(model, "_k_graph", None)
+    layers = list(model.layers)
+    if graph is None:
+        return list(zip(layers, layers[1:]))
+    edges = []
+    for node in graph[2]:
+        for leaf in _leaves(list(node.args) + list(node.kwargs.values())):
+            if isinstance(leaf, _KerasTensor):
+                src = leaf._k_node.layer if leaf._k_node is not None else getattr(leaf, "_k_input_layer", None)
+                if src is not None and (src, node.layer) not in edges:
+                    edges.append((src, node.layer))
+    return edges
+
+
+def model_to_dot(model, show_shapes=False, show_dtype=False, show_layer_names=True, rankdir="TB",
+                 expand_nested=False, dpi=200, subgraph=False, show_layer_activations=False, show_trainable=False,
+                 **kwargs):
+    """The model's layers and connections as a ``pydot.Dot`` graph (``keras.utils.model_to_dot``).
+
+    One node per layer, labelled ``name (ClassName)`` (with its output shape and dtype when asked),
+    one edge per connection. Keras 3 draws HTML tables in the nodes; tapejax writes plain labels.
+
+    Raises:
+        ImportError: without pydot (TensorFlow's message).
+
+    Example:
+        >>> import tapejax as tf
+        >>> model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2, name="d")])
+        >>> try:
+        ...     dot = tf.keras.utils.model_to_dot(model)
+        ... except ImportError:
+        ...     pass
+    """
+    pydot = _pydot()
+    if pydot is None:
+        raise ImportError("You must install pydot (`pip install pydot`) for `plot_model` to work.")
+    dot = pydot.Dot()
+    dot.set("rankdir", rankdir)
+    dot.set("concentrate", True)
+    dot.set("dpi", dpi)
+    dot.set_node_defaults(shape="record")
+    for layer in model.layers:
+        label = f"{layer.name} ({type(layer).__name__})" if show_layer_names else type(layer).__name__
+        if show_shapes and getattr(layer, "_k_output_shape", None) is not None:
+            label += f"|{tuple(layer._k_output_shape)}"
+        if show_dtype:
+            label += f"|{layer.dtype}"
+        if show_trainable:
+            label += f"|Trainable: {'Y' if layer.trainable else 'N'}"
+        dot.add_node(pydot.Node(str(id(layer)), label=label.replace(":", "\\:")))
+    for src, dst in _graph_edges(model):
+        edge = pydot.Edge(str(id(src)), str(id(dst)))
+        edge.set("penwidth", "2")
+        dot.add_edge(edge)
+    return dot
+
+
+def plot_model(model, to_file="model.png", show_shapes=False, show_dtype=False, show_layer_names=False,
+               rankdir="TB", expand_nested=False, dpi=200, show_layer_activations=False, show_trainable=False,
+               splines="ortho", **kwargs):
+    """Draws the model's layers and connections to ``to_file`` with pydot and graphviz, as
+    Keras 3's ``plot_model`` (its checks and messages); returns an IPython ``Image`` when IPython
+    is installed.
+
+    Raises:
+        ValueError: the model is not built.
+        ImportError: without pydot, or without graphviz's ``dot`` (TensorFlow's messages; in an
+            IPython session the message is printed instead, as Keras does).
+
+    Example:
+        >>> import tapejax as tf
+        >>> try:
+        ...     tf.keras.utils.plot_model(tf.keras.Sequential([tf.keras.layers.Dense(2)]))
+        ... except ValueError as e:
+        ...     print(str(e)[:34])
+        This model has not yet been built.
+    """
+    if not model.built:
+        raise ValueError("This model has not yet been built. Build the model first by calling `build()` or by "
+                         "calling the model on a batch of data.")
+    pydot = _pydot()
+    problem = None
+    if pydot is None:
+        problem = "You must install pydot (`pip install pydot`) for `plot_model` to work."
+    else:
+        try:
+            pydot.Dot.create(pydot.Dot())
+        except (OSError, getattr(pydot, "PydotException", OSError)):
+            problem = ("You must install graphviz (see instructions at https://graphviz.gitlab.io/download/) for "
+                       "`plot_model` to work.")
+    if problem is not None:
+        if "IPython.core.magics.namespace" in _sys.modules:
+            print(problem)
+            return None
+        raise ImportError(problem)
+    if kwargs.pop("layer_range", None) is not None:
+        raise ValueError("Argument `layer_range` is no longer supported.")
+    if kwargs:
+        raise ValueError(f"Unrecognized keyword arguments: {kwargs}")
+    dot = model_to_dot(model, show_shapes=show_shapes, show_dtype=show_dtype, show_layer_names=show_layer_names,
+                       rankdir=rankdir, dpi=dpi, show_trainable=show_trainable)
+    dot.set("splines", splines)
+    to_file = str(to_file)
+    extension = _os.path.splitext(to_file)[1][1:] or "png"
+    dot.write(to_file, format=extension)
+    if extension != "pdf":
+        try:
+            from IPython import display
+            return display.Image(filename=to_file)
+        except ImportError:
+            pass
+    return None
