@@ -572,6 +572,10 @@ class Model(Layer):
                                   epochs=epochs, verbose=verbose, steps=steps_per_epoch or data.n_batches or None)
         self.stop_training = False
         self._initial_epoch = None
+        if self.built and not self.optimizer.built:
+            # Keras 3 builds the optimizer before the callbacks begin (its symbolic build), so a
+            # callback restoring training (BackupAndRestore) loads its saved state.
+            self.optimizer.build(self.trainable_variables)
         callbacks.call("on_train_begin", {})
         # A callback restoring interrupted training (BackupAndRestore) sets where to resume.
         initial_epoch = self._initial_epoch or initial_epoch
