@@ -35,7 +35,7 @@ import math
 import os
 import random as _pyrandom
 import threading
-import weakref
+import weakref as _weakref
 
 import jax
 import jax.numpy as jnp
@@ -468,7 +468,7 @@ class _Seeds:
     rng = None
     kernels = {}     # (op, dtype, seed, seed2) -> the counter that op's next call starts at
     generator_seed = 0   # the global Generator's seed when it is first made (the last set_seed)
-    graph_ops = weakref.WeakSet()   # the states of random ops of traced functions (their Generators)
+    graph_ops = _weakref.WeakSet()   # the states of random ops of traced functions (their Generators)
 
 
 def set_seed(seed):

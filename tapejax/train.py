@@ -24,6 +24,31 @@ Feature, Features, FeatureList, FeatureLists = (_PROTOS["Feature"], _PROTOS["Fea
                                                 _PROTOS["FeatureLists"])
 Example, SequenceExample = _PROTOS["Example"], _PROTOS["SequenceExample"]
 
+_EXAMPLE = """
+
+    Example:
+        >>> import tapejax as tf
+        >>> ex = tf.train.Example(features=tf.train.Features(feature={
+        ...     "x": tf.train.Feature(float_list=tf.train.FloatList(value=[1.5, 2.0])),
+        ...     "id": tf.train.Feature(int64_list=tf.train.Int64List(value=[7]))}))
+        >>> list(ex.features.feature["x"].float_list.value), ex.features.feature["id"].int64_list.value[0]
+        ([1.5, 2.0], 7)
+        >>> tf.train.Example.FromString(ex.SerializeToString()) == ex
+        True
+"""
+for _cls, _doc in ((BytesList, "A list of byte strings (TensorFlow's ``feature.proto``)."),
+                   (FloatList, "A list of float32 values (TensorFlow's ``feature.proto``)."),
+                   (Int64List, "A list of int64 values (TensorFlow's ``feature.proto``)."),
+                   (Feature, "One of a BytesList, FloatList or Int64List (TensorFlow's ``feature.proto``)."),
+                   (Features, "A map from feature names to Features (TensorFlow's ``feature.proto``)."),
+                   (FeatureList, "A list of Features, one per step of a sequence (``feature.proto``)."),
+                   (FeatureLists, "A map from names to FeatureLists (TensorFlow's ``feature.proto``)."),
+                   (Example, "TensorFlow's ``Example`` proto: Features, stored in TFRecord files and read by "
+                             "``tf.io.parse_example``."),
+                   (SequenceExample, "TensorFlow's ``SequenceExample`` proto: context Features and FeatureLists.")):
+    _cls.__module__ = __name__          # protobuf's generated classes have none
+    _cls.__doc__ = _doc + _EXAMPLE
+
 __all__ = ["Checkpoint", "CheckpointManager", "latest_checkpoint", "CheckpointOptions", "list_variables",
            "load_variable", "load_checkpoint", "CheckpointReader", "BytesList", "FloatList", "Int64List", "Feature",
            "Features", "FeatureList", "FeatureLists", "Example", "SequenceExample"]
