@@ -1,5 +1,6 @@
 """Lazy execution (issue 17): eager ops recorded into a pending program, run as one compiled
 program when a value is observed. Oracles: the same code run eagerly, and jax.grad."""
+import contextlib
 import copy
 import gc
 import pickle
@@ -392,6 +393,46 @@ def test_a_repeated_step_plans_its_tape_once(lazy_on, monkeypatch):
         want = jax.grad(lambda w_: jnp.sum(chain_jnp(jnp.asarray(X + k) * w_)))(jnp.ones(7, jnp.float32))
         assert_close(g, want, rtol=1e-5, atol=1e-6)
     assert len(planned) == 1
+
+
+@pytest.mark.parametrize("case", ["one program", "observed mid-tape", "seeds given", "outer tape"])
+def test_backward_pass_deferred_from_recorded_slots(case, monkeypatch):
+    """tape.gradient defers its backward pass from the slots its nodes were recorded with when
+    every node is in the pending program; otherwise (a value observed mid-tape ran the program,
+    output_gradients given, an outer tape recording the pass) it reads its arguments as any op
+    does. Gradients equal eager's either way, step after step."""
+    from tapejax._core import backward
+    used = []
+    real = lazy.defer_recorded
+    monkeypatch.setattr(backward._lazy, "defer_recorded", lambda op, nodes: used.append(
+        r := real(op, nodes)) or r)
+    w = tf.Variable(np.linspace(0.5, 1.5, 7).astype(np.float32))
+
+    def step(k):
+        x = tf.constant(X + k)
+        with (tf.GradientTape() if case == "outer tape" else contextlib.nullcontext()) as outer:
+            with tf.GradientTape() as tape:
+                h = tf.sin(x * w) * 1.01 + 0.1
+                if case == "observed mid-tape":
+                    float(tf.reduce_sum(h))
+                loss = tf.reduce_sum(tf.tanh(h) * w)
+            seeds = tf.constant(2.0) if case == "seeds given" else None
+            g = tape.gradient(loss, w, output_gradients=seeds)
+            if case == "outer tape":
+                gg = outer.gradient(tf.reduce_sum(g * g), w)
+                return g.numpy(), gg.numpy()
+        return (g.numpy(),)
+
+    eager = [step(k) for k in range(4)]      # new shapes run on the host first (to rounding)
+    cfg.set_lazy_execution(True)
+    try:
+        got = [step(k) for k in range(4)]     # on the host, compiled, cached
+    finally:
+        cfg.set_lazy_execution(False)
+    for e, l in zip(eager[2:], got[2:]):
+        for a, b in zip(e, l):
+            assert_eager_values(b, a)
+    assert any(used) == (case == "one program")
 
 
 def test_python_numbers_only_get_tensorflow_dtypes(lazy_on):

@@ -8,6 +8,7 @@ The backward pass is in ``backward``; the compile caches are in ``cache``.
 """
 import functools
 import inspect
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -43,7 +44,7 @@ class Op:
     hashable configuration such as ``axis``.
     """
 
-    __slots__ = ("name", "fn", "vjp", "static", "n_args", "variadic", "_jfn", "same_dtype", "host",
+    __slots__ = ("name", "fn", "vjp", "static", "n_args", "max_args", "variadic", "_jfn", "same_dtype", "host",
                  "explain", "dtype_error", "no_gradient", "__weakref__", "_sized", "_variants", "_limit", "_recent", "_evicted",
                  "_seen", "lazy_shapes", "fixed_inputs", "lazy_fixed", "signatures")
 
@@ -74,6 +75,7 @@ class Op:
                     n = i
                     break
             self.n_args = (n, tuple(pos[n:]))
+        self.max_args = sys.maxsize if self.n_args is None else self.n_args[0]   # past it: static
         self._jfn = jax.jit(fn, static_argnames=self.static or None) if jit else fn
         # Compiled variants of _jfn (one per input shapes and static arguments): see cache.track_variants.
         self._sized = None      # the jitted function being counted
@@ -94,7 +96,7 @@ class Op:
         self.signatures = None  # {(static items, abstract inputs): Signature}, see signature()
 
     def __call__(self, *args, **kwargs):
-        if self.n_args is not None and len(args) > self.n_args[0]:
+        if len(args) > self.max_args:
             n, names = self.n_args
             for nm, v in zip(names, args[n:]):
                 kwargs[nm] = v

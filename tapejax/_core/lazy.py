@@ -500,7 +500,7 @@ def _pend(program, op, items, ins, slots, keys, ids, static=None):
         if None in slots:                          # inputs: arrays and Python numbers
             _input_slots(program, slots, ins)
         tensors = program.tensors
-        if type(out) is _ShapedArray:              # one output: made here, without a call
+        if single := type(out) is _ShapedArray:    # one output: made here, without a call
             result = _new(Tensor)
             result._v = out
             result._lazy = program
@@ -512,7 +512,7 @@ def _pend(program, op, items, ins, slots, keys, ids, static=None):
         program.ops.append((op, items, slots := tuple(slots), out_slots, apart))
         full = len(program.ops) >= config.max_pending_ops
     recorders = _engine.state.recorders
-    if recorders and type(out) is _ShapedArray:
+    if recorders and single:
         out_id = rid if float_out else None
         node = None
         for r in recorders:
