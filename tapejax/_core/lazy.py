@@ -151,7 +151,7 @@ class _Program:
                 t._lazy = None
             _last[0] = (self.ops, self.n_inputs(), len(outs), how)
             self.ops = self.inputs = self.tensors = None
-            self._input_of = {}         # (read without the lock by _read)
+            self._input_of = {}         # (``defer`` reads it without the lock)
             self.scalars = None
 
 
@@ -183,22 +183,22 @@ def _replay(ops, input_slots, inputs, n_slots, out_slots, call):
 
 
 def _program(ops, input_slots, float_slots, int_slots, n_slots, out_slots):
-    """The pending program as one JAX function of (apart, floats, ints, *arrays): ``apart`` the
-    run-time values (True, -0.0) that keep each op's values eager's (``_alone``, ``_fenced``),
-    None to let XLA fuse across ops."""
+    """The pending program as one JAX function of (runtime, floats, ints, *arrays): ``runtime``
+    the run-time values (True, -0.0) that keep each op's values eager's (``_alone``,
+    ``_fenced``), None to let XLA fuse across ops."""
     slots = list(input_slots) + list(float_slots) + list(int_slots)
     ops = _with_static_dicts(ops)
 
-    def program(apart, floats, ints, *inputs):
+    def program(runtime, floats, ints, *inputs):
         # Constants (zeros, seeds of ones) stay in the program: the run's ensure_compile_time_eval
         # would compute each one while tracing, compiling (and keeping) an executable per shape.
         with _jax_config.eager_constant_folding(False):
             scalars = [_weak(floats[k]) for k in range(len(float_slots))]
             scalars += [_weak(ints[k]) for k in range(len(int_slots))]
-            if apart is None:
+            if runtime is None:
                 call = lambda op, how: op.fn          # noqa: E731
             else:
-                call = functools.partial(_apart, *apart)
+                call = functools.partial(_apart, *runtime)
             return _replay(ops, slots, list(inputs) + scalars, n_slots, out_slots, call)
     return program
 
@@ -234,9 +234,8 @@ def _fenced(op, zero):
     float32/float64 output. XLA fuses the op with its neighbours, but nothing is contracted across
     it: a multiply that ends the op becomes at most ``fma(a, b, -0.0)``, which rounds as the
     multiply alone does, and an add that starts the next op reads the sum, never a product. For
-    ops whose every primitive computes elementwise or moves data (``_separation``), whose values
-    then do not depend on what they are fused with; a conditional per op (``_alone``) costs
-    about a microsecond each on a CPU."""
+    ops whose every primitive rounds the same wherever XLA puts it (``_FUSE_EXACT``): cheaper
+    than a conditional per op (``_alone``), which XLA's CPU runs as a kernel of its own."""
     def fn(*args, **static):
         return jax.tree_util.tree_map(lambda x: _fence(x, zero), op.fn(*args, **static))
     return fn
@@ -256,8 +255,8 @@ _FENCE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 # arithmetic and data movement. Not transcendental functions: XLA's CPU computes sin, exp, tanh...
 # by approximations whose results may differ between a loop of the op alone and a fused loop
 # (log, fused with its neighbours, differed in the last digit of one value in seven: see
-# tests/test_lazy.py). Sixteen-bit floats are left out
-# (XLA may keep them in float32 between fused ops), and so is anything not named here.
+# tests/test_lazy.py). Sixteen-bit floats are left out (XLA may keep them in float32 between
+# fused ops), and so is anything not named here.
 _FUSE_EXACT = frozenset("""
     abs add and ceil clamp convert_element_type copy div eq floor ge gt integer_pow is_finite le lt
     max min mul ne neg nextafter not or rem round select_n shift_left shift_right_arithmetic
@@ -563,8 +562,8 @@ def defer_recorded(op, nodes):
     node was not recorded into the pending program, or a tape records the pass (``apply``)."""
     program = _local.program
     known = op.lazy_fixed
-    if (known is None or type(known[0]) not in (tuple, list) or program is None or program.done or _engine.state.recorders
-            or _state._local.tracing or _DEFAULT_DEVICE.value is not None
+    if (known is None or type(known[0]) not in (tuple, list) or program is None or program.done
+            or _engine.state.recorders or _state._local.tracing or _DEFAULT_DEVICE.value is not None
             or set(map(_NODE_PROGRAM, nodes)) != {program}):
         return None
     slots = tuple(_chain(map(_NODE_SLOTS, nodes)))
