@@ -584,3 +584,44 @@ def test_same_ops_other_wiring_other_gradient():
             tape.watch([x, y])
             z = tf.reduce_sum(a * b)
         assert tape.gradient(z, x).numpy().tolist() == want
+
+
+def test_every_op_takes_tensorflows_name_argument():
+    """Every TensorFlow op takes ``name=`` (its name in a graph). Each op of the tf, tf.math and
+    tf.nn namespaces that computes on one or two float tensors gives the same values with it;
+    before, ``tf.add(x, x, name='a')`` raised ``Incompatible shapes`` and 117 others raised too."""
+    from tapejax._core.engine import Op
+    x = tf.constant([0.5, 1.5, 2.5])
+    checked = 0
+    for mod in (tf, tf.math, tf.nn):
+        for name in sorted(dir(mod)):
+            op = getattr(mod, name, None)
+            if not isinstance(op, Op):
+                continue
+            for args in ((x,), (x, x)):
+                try:
+                    want = op(*args)
+                except Exception:
+                    continue
+                got = op(*args, name="n")
+                for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+                    # (the first call of a shape runs on the host: to rounding)
+                    np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6, err_msg=name)
+                checked += 1
+                break
+    assert checked > 100
+
+
+def test_tensor_arguments_by_keyword_and_name_in_a_function():
+    # Recorded from TF 2.21.
+    x = tf.constant([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(tf.clip_by_value(x, clip_value_min=1.5, clip_value_max=2.5), [1.5, 2.0, 2.5])
+    np.testing.assert_array_equal(tf.clip_by_value(x, 1.5, clip_value_max=2.5), [1.5, 2.0, 2.5])
+    np.testing.assert_array_equal(tf.nn.relu(x - 2.0, name="r"), [0.0, 0.0, 1.0])
+    np.testing.assert_allclose(tf.math.atan2(x, 2.0 * x, name="t"), [0.4636476] * 3, rtol=1e-6)
+
+    @tf.function
+    def f(v):
+        return tf.exp(tf.identity(v, name="i"), name="e")
+
+    np.testing.assert_allclose(f(x), [2.7182817, 7.389056, 20.085537], rtol=1e-6)

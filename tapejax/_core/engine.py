@@ -44,7 +44,7 @@ class Op:
     hashable configuration such as ``axis``.
     """
 
-    __slots__ = ("name", "fn", "vjp", "static", "n_args", "max_args", "variadic", "_jfn", "same_dtype", "host",
+    __slots__ = ("name", "fn", "vjp", "static", "n_args", "max_args", "arg_names", "takes_name", "variadic", "_jfn", "same_dtype", "host",
                  "explain", "dtype_error", "no_gradient", "__weakref__", "_sized", "_variants", "_limit", "_recent", "_evicted",
                  "_seen", "lazy_shapes", "fixed_inputs", "lazy_fixed", "signatures")
 
@@ -76,6 +76,10 @@ class Op:
                     break
             self.n_args = (n, tuple(pos[n:]))
         self.max_args = sys.maxsize if self.n_args is None else self.n_args[0]   # past it: static
+        # The tensor parameters' names (TF code passes them as keywords too), and whether the
+        # function takes a ``name`` (every TF op does: ``_positional``).
+        self.arg_names = () if self.n_args is None else tuple(pos[:n])
+        self.takes_name = params is not None and any(p.name == "name" or p.kind == p.VAR_KEYWORD for p in params)
         self._jfn = jax.jit(fn, static_argnames=self.static or None) if jit else fn
         # Compiled variants of _jfn (one per input shapes and static arguments): see cache.track_variants.
         self._sized = None      # the jitted function being counted
@@ -96,6 +100,8 @@ class Op:
         self.signatures = None  # {(static items, abstract inputs): Signature}, see signature()
 
     def __call__(self, *args, **kwargs):
+        if kwargs:
+            args = self._positional(args, kwargs)
         if len(args) > self.max_args:
             n, names = self.n_args
             for nm, v in zip(names, args[n:]):
@@ -104,6 +110,20 @@ class Op:
         if defer is not None and (result := defer(self, args, kwargs)) is not NotImplemented:
             return result
         return _run(self, args, kwargs)
+
+    def _positional(self, args, kwargs):
+        """``args`` with the keyword arguments that name the next tensor parameters joined in
+        order (``tf.clip_by_value(x, clip_value_min=0., clip_value_max=1.)``); TensorFlow's
+        ``name=`` dropped (an op's name in a graph: nothing is named here), unless the function
+        takes one. The other keyword arguments stay: static arguments."""
+        if "name" in kwargs and not self.takes_name:
+            del kwargs["name"]
+        names = self.arg_names
+        k = len(args)
+        while k < len(names) and names[k] in kwargs:
+            args += (kwargs.pop(names[k]),)
+            k += 1
+        return args
 
     def __repr__(self):
         return f"<tapejax op {self.name}>"

@@ -67,8 +67,8 @@ def minimum(x, y):
     return _minimum(x.astype(dt), y.astype(dt))
 
 
-def clip(t, lo, hi):
+def clip(t, clip_value_min, clip_value_max):
     """``maximum(minimum(t, hi), lo)``, TensorFlow's clip: a value on a bound keeps its gradient.
 
-    (JAX's ``jnp.clip`` passes half of it there.)"""
-    return maximum(minimum(t, hi), lo)
+    (JAX's ``jnp.clip`` passes half of it there.) Its parameters are TF's ``clip_by_value``'s."""
+    return maximum(minimum(t, clip_value_max), clip_value_min)
