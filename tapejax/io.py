@@ -37,6 +37,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from ._core import dtypes as _dtypes, host as _host
 from . import errors as errors
 from ._core.tensor import Tensor, string_array, to_array
+from .image import _image_bytes as _bytes  # a scalar string's bytes
 from .image import (convert_image_dtype, decode_image, decode_jpeg, decode_png, encode_jpeg,  # noqa: F401
                     encode_png, is_jpeg)
 from .ops.messages import _kernel_message
@@ -60,18 +61,6 @@ def _path(p):
             None, None, f"File system scheme '{p.split('://')[0]}' not implemented (file: '{p}'): tapejax's tf.io "
             "reads local files; copy remote files locally first (for example with gsutil or fsspec).")
     return p
-
-
-def _bytes(x):
-    if isinstance(x, Tensor):
-        x = x.numpy()
-    if isinstance(x, np.ndarray) and x.dtype == object:
-        x = x.item()
-    if isinstance(x, str):
-        x = x.encode()
-    if not isinstance(x, (bytes, bytearray)):
-        raise TypeError(f"Expected bytes (a scalar string), got {type(x).__name__}.")
-    return bytes(x)
 
 
 def _string(b):
