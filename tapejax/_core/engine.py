@@ -44,7 +44,8 @@ class Op:
     hashable configuration such as ``axis``.
     """
 
-    __slots__ = ("name", "fn", "vjp", "static", "n_args", "max_args", "arg_names", "takes_name", "variadic", "_jfn", "same_dtype", "host",
+    __slots__ = ("name", "fn", "vjp", "static", "n_args", "max_args", "arg_names", "takes_name", "variadic",
+                 "_jfn", "same_dtype", "host",
                  "explain", "dtype_error", "no_gradient", "__weakref__", "_sized", "_variants", "_limit", "_recent", "_evicted",
                  "_seen", "lazy_shapes", "fixed_inputs", "lazy_fixed", "signatures")
 
@@ -260,7 +261,7 @@ class Node:
         # The node's Signature (op, static arguments, abstract inputs), set by lazy execution
         # at record time and otherwise when a gradient first needs it (``backward.plan``).
         self.sig = sig
-        # Recorded lazily: the pending program, and the slots of ``args`` in it (lazy._record).
+        # Recorded lazily: the pending program, and the slots of ``args`` in it (lazy._pend).
         self.lazy = self.slots = None
 
 
