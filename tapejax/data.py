@@ -163,6 +163,10 @@ def _to_array(x):
         x = np.asarray(x._value if isinstance(x, _TensorBase) else x)
     if isinstance(x, np.ndarray) or isinstance(x, np.generic):
         a = np.asarray(x)
+    elif isinstance(x, list) and _has_tensor(x):
+        # A list of Tensors packs as tf.convert_to_tensor packs it: their dtype (int64 stays int64).
+        from .ops.array_ops import convert_to_tensor
+        a = np.asarray(convert_to_tensor(x)._value)
     else:
         a = np.asarray(x)
         if a.dtype.kind in "fiuc":
@@ -174,6 +178,12 @@ def _to_array(x):
     elif a.dtype.kind in "US":
         a = string_array(a)  # text as string tensors hold it: bytes
     return a
+
+
+def _has_tensor(x):
+    if isinstance(x, (list, tuple)):
+        return any(_has_tensor(v) for v in x)
+    return isinstance(x, _TensorBase)
 
 
 def _tensor(a):
@@ -194,11 +204,14 @@ def _to_numpy(e):
 
 
 def _call(fn, e):
-    """TF calls ``fn(*element)`` for tuple elements and ``fn(element)`` otherwise."""
+    """TF calls ``fn(*element)`` for tuple elements and ``fn(element)`` otherwise. A list returned
+    is a tuple of components, as in TF (the list ``tf.py_function`` returns need not stack)."""
     t = e if all(isinstance(l, Tensor) for l in _flatten(e)[0]) else _to_tensors(e)
     if isinstance(t, tuple) and not hasattr(t, "_fields"):
-        return fn(*t)
-    return fn(t)
+        out = fn(*t)
+    else:
+        out = fn(t)
+    return tuple(out) if isinstance(out, list) else out
 
 
 def _stack(elems):
@@ -1206,6 +1219,10 @@ class Dataset:
         """
         if not callable(generator):
             raise TypeError("`generator` must be a Python callable.")
+        for arg, given in (("output_types", output_types), ("output_shapes", output_shapes)):
+            if given is not None:
+                _deprecated("DatasetV2.from_generator", "tensorflow.python.data.ops.dataset_ops",
+                            "Use output_signature instead", arg=arg)
         types, shapes, tree, declared = _generator_signature(output_types, output_shapes, output_signature)
         convert = _generator_converter(types, shapes, tree, declared)
 
@@ -2857,14 +2874,19 @@ def make_csv_dataset(file_pattern, batch_size, column_names=None, column_default
 _WARNED = set()
 
 
-def _deprecated(name, tf_module, instructions):
-    """TensorFlow's deprecation warning, once per function, naming the caller's line."""
-    if name in _WARNED:
+def _deprecated(name, tf_module, instructions, arg=None):
+    """TensorFlow's deprecation warning, once per function (per argument with ``arg``: TF's
+    ``deprecated_args``), naming the caller's line."""
+    if (name, arg) in _WARNED:
         return
-    _WARNED.add(name)
-    caller = inspect.stack()[2]
-    _logs.warning("From %s:%d: %s (from %s) is deprecated and will be removed in a future version.\n"
-                  "Instructions for updating:\n%s", caller.filename, caller.lineno, name, tf_module, instructions)
+    _WARNED.add((name, arg))
+    here = os.path.dirname(os.path.abspath(__file__))
+    caller = next((f for f in inspect.stack()[2:] if not os.path.abspath(f.filename).startswith(here + os.sep)),
+                  inspect.stack()[2])
+    what = name if arg is None else f"calling {name}"
+    _logs.warning("From %s:%d: %s (from %s)%s is deprecated and will be removed in a future version.\n"
+                  "Instructions for updating:\n%s", caller.filename, caller.lineno, what, tf_module,
+                  "" if arg is None else f" with {arg}", instructions)
 
 
 class _AutoShardPolicy:

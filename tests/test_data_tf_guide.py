@@ -190,7 +190,7 @@ def test_counter():
 
 def test_counter_is_deprecated(caplog):
     import tapejax.data as data
-    data._WARNED.discard("CounterV2")
+    data._WARNED.discard(("CounterV2", None))
     tf.data.experimental.Counter(start=5)
     err = caplog.text
     assert "CounterV2 (from tensorflow.python.data.experimental.ops.counter) is deprecated and will be removed " \

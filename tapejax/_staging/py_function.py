@@ -186,9 +186,11 @@ def py_function(func=None, inp=None, Tout=None, name=None):
         return deco
     single, specs = _out_specs(Tout)
     ins = [x if isinstance(x, _TensorBase) else Tensor(to_array(x)) for x in inp]
+    # In a dataset map being traced even a call on no traced inputs must not run now (once):
+    # the map runs eagerly instead, the function once per element.
+    _refuse_if_asked("py_function")
     if not _staged([x._value for x in ins]):
         return _eager_py(func, ins, single, specs)
-    _refuse_if_asked("py_function")
     shapes = _learn_shapes(func, ins, single, specs, "py_function", numpy=False)
     op = _callback_op(func, single, tuple(specs), tuple(shapes), len(ins))
     with _function.staged(may_fail=True):
@@ -323,13 +325,13 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
         return deco
     single, specs = _out_specs(Tout)
     vals = [x._value if isinstance(x, _TensorBase) else to_array(x) for x in inp]
+    _refuse_if_asked("numpy_function")
     if not _staged(vals):
         ret = func(*[np.asarray(v) for v in vals])
         if ret is None and not specs:
             return []
         return _result([Tensor(jnp.asarray(a)) for a in _convert_outputs(ret, single, specs, "numpy_function")],
                        single)
-    _refuse_if_asked("numpy_function")
     ins = [Tensor(v) for v in vals]
     shapes = tuple(_learn_shapes(func, ins, single, specs, "numpy_function", numpy=True))
 
