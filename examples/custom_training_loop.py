@@ -63,11 +63,11 @@ def run(step_fn, epochs, label):
             if step % 5 == 0:
                 print(f"[{label}] epoch {epoch} step {step:2d}: loss {float(loss_value):.4f}")
         train_acc = train_acc_metric.result()
-        train_acc_metric.reset_states()
+        train_acc_metric.reset_state()
         for x_batch_val, y_batch_val in val_dataset:
             val_acc_metric.update_state(y_batch_val, model(x_batch_val))
         val_acc = val_acc_metric.result()
-        val_acc_metric.reset_states()
+        val_acc_metric.reset_state()
         print(f"[{label}] epoch {epoch}: train acc {float(train_acc):.4f}, val acc {float(val_acc):.4f}")
     return time.perf_counter() - start
 

@@ -1033,7 +1033,7 @@ for epoch in range(epochs):
 ## Case 3: adding metrics
 
 Built-in metrics in a hand-written loop: `update_state()` after each batch
-(or call the metric), `result()` to read it, `reset_states()` at the end of
+(or call the metric), `result()` to read it, `reset_state()` at the end of
 each epoch.
 """),
     code("""
@@ -1086,7 +1086,7 @@ for epoch in range(epochs):
     train_acc = train_acc_metric.result()
     print('Training acc over epoch: %s' % (float(train_acc),))
     # Reset the training metric at the end of each epoch.
-    train_acc_metric.reset_states()
+    train_acc_metric.reset_state()
 
     # Run a validation loop at the end of each epoch.
     for x_batch_val, y_batch_val in val_dataset:
@@ -1095,7 +1095,7 @@ for epoch in range(epochs):
         val_acc_metric(y_batch_val, val_logits)
     val_acc = val_acc_metric.result()
     print('Validation acc: %s' % (float(val_acc),))
-    val_acc_metric.reset_states()
+    val_acc_metric.reset_state()
 """),
     md("""
 ## The same step under `@tf.function`

@@ -249,9 +249,9 @@ def check_tutorial(tf, jax, P, tmpdir):
         print(template.format(epoch + 1, train_loss, train_accuracy.result() * 100,
                               test_loss.result(), test_accuracy.result() * 100))
         train_losses.append(float(train_loss))
-        test_loss.reset_states()
-        train_accuracy.reset_states()
-        test_accuracy.reset_states()
+        test_loss.reset_state()
+        train_accuracy.reset_state()
+        test_accuracy.reset_state()
 
     _check("tutorial_runs", train_losses[-1] < train_losses[0] and all(np.isfinite(train_losses)),
            f"losses={[round(v, 4) for v in train_losses]}")

@@ -150,7 +150,7 @@ def test_sparse_categorical_accuracy_known_batch_and_reset():
     assert float(m.result()) == 0.0
     m.update_state([1], y_pred[:1], sample_weight=[0.0])
     assert float(m.result()) == 0.0
-    m.reset_states()
+    m.reset_state()
     np.testing.assert_allclose(float(m([0, 0], y_pred[:2])), 0.5)
 
 

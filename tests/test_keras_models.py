@@ -396,7 +396,7 @@ def test_seed003_custom_loop_with_metrics_and_tf_function():
             losses.append(float(step(tf.constant(x_train[i:i + 64]), tf.constant(y_train[i:i + 64]))))
         acc = float(train_acc_metric.result())
         assert 0.0 <= acc <= 1.0
-        train_acc_metric.reset_states()
+        train_acc_metric.reset_state()
     assert np.mean(losses[-4:]) < np.mean(losses[:4])
     assert [v.path for v in model.trainable_weights][0].startswith("my_model/dense")
 

@@ -269,7 +269,6 @@ class Metric(_AutoTrackable):
         for v, init in zip(self._metric_variables, self._initial):
             v._set(init)
 
-    reset_states = reset_state  # the Keras 2 name
 
     def __call__(self, *args, **kwargs):
         """``update_state(*args, **kwargs)``, then returns ``result()``."""

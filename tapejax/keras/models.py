@@ -34,6 +34,21 @@ def _tree_leaves(x):
     return jax.tree_util.tree_leaves(x, is_leaf=_is_tensor_leaf)
 
 
+def _check_model_init_arguments(cls_name, args, kwargs):
+    """Keras 3's rule: ``Model(...)`` is functional given inputs and outputs (two positional
+    arguments, or by keyword); any other positional or inputs/outputs argument goes to
+    ``Layer.__init__``, which takes none (``super().__init__(self)`` in a subclass, too)."""
+    functional = (len(args) == 2 or (len(args) == 1 and "outputs" in kwargs)
+                  or ("inputs" in kwargs and "outputs" in kwargs))
+    if functional:
+        return
+    if args:
+        raise TypeError(f"Layer.__init__() takes 1 positional argument but {len(args) + 1} were given")
+    stray = {k: kwargs[k] for k in ("inputs", "outputs") if k in kwargs}
+    if stray:
+        raise ValueError(f"Unrecognized keyword arguments passed to {cls_name}: {stray}")
+
+
 class Model(Layer):
     """A layer with training features: ``layers``, ``summary``, ``compile``/``fit``/``evaluate``/``predict``.
 
@@ -60,14 +75,13 @@ class Model(Layer):
     """
 
     def __init__(self, *args, **kwargs):
+        _check_model_init_arguments(type(self).__name__, args, kwargs)
         inputs = kwargs.pop("inputs", None)
         outputs = kwargs.pop("outputs", None)
         if args:
             inputs = args[0]
             if len(args) > 1:
                 outputs = args[1]
-            if len(args) > 2:
-                raise TypeError("Model(inputs, outputs, name=None): too many positional arguments.")
         if inputs is not None and kwargs.get("name") is None and type(self) is Model:
             kwargs["name"] = unique_name("functional")   # Keras 3 names functional models so
         super().__init__(**kwargs)
