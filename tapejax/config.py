@@ -22,7 +22,7 @@ import types
 import jax
 
 from ._core import backward as _backward, cache as _cache, devices as _devices, engine as _engine, lazy as _lazy
-from ._core import new_shapes as _new_shapes
+from ._core import graph_options as _graph_options, new_shapes as _new_shapes
 from ._staging.function import run_functions_eagerly as _run_eagerly, functions_run_eagerly as _runs_eagerly
 
 PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
@@ -300,6 +300,64 @@ def _enable_op_determinism():
         >>> tf.config.experimental.enable_op_determinism()
     """
     _new_shapes.run_new_shapes_on_host = False
+
+
+def _get_optimizer_experimental_options():
+    """The experimental optimizer options set so far (``tf.config.optimizer.get_experimental_options``),
+    as TensorFlow reports them: its switches that were set, ``disable_model_pruning`` and
+    ``disable_meta_optimizer`` always.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.config.optimizer.get_experimental_options()
+        {'disable_model_pruning': False, 'disable_meta_optimizer': False}
+    """
+    return _graph_options.get_options()
+
+
+def _set_optimizer_experimental_options(options):
+    """Sets experimental optimizer options (``tf.config.optimizer.set_experimental_options``).
+
+    TensorFlow's Grappler switches. XLA optimizes every compiled program its own way, so only
+    ``debug_stripper`` changes what runs here: on, ``tf.print`` and the ``tf.debugging`` checks
+    (``check_numerics``, ``Assert``, ``assert_*``) are left out of ``tf.function`` programs, as
+    Grappler strips them from TensorFlow's graphs (eager ops still check). The others are kept
+    and reported by ``get_experimental_options``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.config.optimizer.set_experimental_options({'debug_stripper': True})
+        >>> @tf.function
+        ... def f(x):
+        ...     return tf.debugging.check_numerics(x, "Bad!")
+        >>> f(tf.constant(float('inf')))
+        <tf.Tensor: shape=(), dtype=float32, numpy=inf>
+        >>> tf.config.optimizer.set_experimental_options({'debug_stripper': False})
+    """
+    _graph_options.set_options(options)
+
+
+_jit = [False]
+
+
+def _get_optimizer_jit():
+    """``'autoclustering'`` after ``tf.config.optimizer.set_jit(True)``, else ``''`` (every
+    ``tf.function`` is one XLA program here either way)."""
+    return "autoclustering" if _jit[0] else ""
+
+
+def _set_optimizer_jit(enabled):
+    """``tf.config.optimizer.set_jit``: recorded for :func:`get_jit`; tapejax compiles every
+    ``tf.function`` with XLA whatever it says."""
+    _jit[0] = enabled in (True, "autoclustering")
+
+
+optimizer = types.SimpleNamespace(
+    get_experimental_options=_get_optimizer_experimental_options,
+    set_experimental_options=_set_optimizer_experimental_options,
+    get_jit=_get_optimizer_jit,
+    set_jit=_set_optimizer_jit,
+)
 
 
 experimental = types.SimpleNamespace(

@@ -25,6 +25,7 @@ import numpy as np
 
 from . import errors as errors
 from ._staging.function import quiet
+from ._core import graph_options as _graph_options
 from ._core.tensor import _TensorBase, is_tracer as _is_tracer, to_array
 from .ops import convert_to_tensor
 from ._staging.function import program_errors as _raised, staged
@@ -103,6 +104,8 @@ def _stage(ok, items, summarize):
     """Stages ``if not all(ok): raise InvalidArgumentError(...)`` into the program being traced.
     ``items`` are strings and arrays printed as TensorFlow's Assert kernel prints them."""
     if quiet():   # the body re-run only to differentiate it: checked on the forward run
+        return
+    if _graph_options.strips_debug_ops():   # Grappler's debug_stripper: no Assert in TF's graph
         return
     parts = [(i, None) if isinstance(i, str) else (None, jax.lax.stop_gradient(to_array(i))) for i in items]
 
@@ -304,7 +307,7 @@ def assert_all_finite(t, message, name=None, x=None):
     if not t.dtype.is_floating:
         return t
     if _symbolic(t):
-        if not quiet():
+        if not quiet() and not _graph_options.strips_debug_ops():
             from jax.experimental import io_callback
             with staged(may_fail=True):
                 io_callback(check, None, jax.lax.stop_gradient(to_array(t)), ordered=True)
@@ -359,3 +362,30 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
             if want is not None and want != d:
                 raise ValueError(f"{prefix}Tensor dimension {i} must have size {want}.  Received size {d}, "
                                  f"shape {shape}")
+
+
+_log_device_placement = [False]
+
+
+def set_log_device_placement(enabled):
+    """Turns logging of op placements on or off (``tf.debugging.set_log_device_placement``).
+
+    TensorFlow then logs the device of each op it runs (``Executing op MatMul in device
+    /job:localhost/replica:0/task:0/device:CPU:0``) and of each node of the graphs it places.
+    Here JAX places every op on the device of its inputs (or the ``tf.device`` scope's), so the
+    setting is recorded (:func:`get_log_device_placement`) and nothing is logged; a Tensor's
+    ``device`` says where it is.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.debugging.set_log_device_placement(True)
+        >>> tf.debugging.get_log_device_placement()
+        True
+        >>> tf.debugging.set_log_device_placement(False)
+    """
+    _log_device_placement[0] = bool(enabled)
+
+
+def get_log_device_placement():
+    """Whether :func:`set_log_device_placement` turned placement logging on."""
+    return _log_device_placement[0]

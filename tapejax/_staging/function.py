@@ -42,7 +42,7 @@ import numpy as np
 from jax._src import dispatch as _dispatch   # runtime_tokens: the order of effects (no public spelling)
 
 from .._core import cache as _cache, dtypes as _dtypes, engine as _engine, host as _host, logs as _logs, state as _state
-from .._core import variable as _variable
+from .._core import graph_options as _graph_options, variable as _variable
 from .. import errors
 from .._core.module import Module as _Module
 from .._core.state import pause_recording
@@ -291,7 +291,8 @@ def _split_args(args, kwargs):
     leaves, tree = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_arg_is_leaf)
     vals, tensors, var_args = [], [], []
     # One replica of a strategy running alone traces its own program (its random draws differ).
-    key, tkey = [tree, _state.distribution_key()], []
+    # So does a program traced with Grappler's debug_stripper on (tf.config.optimizer).
+    key, tkey = [tree, _state.distribution_key(), _graph_options.trace_key()], []
     first = {}   # Variable id -> its first argument position: f(v, v) is not traced as f(v, w)
     for x in leaves:
         if type(x) is Tensor:

@@ -4,7 +4,7 @@ import sys
 import jax
 import numpy as np
 
-from .._core import host as _host, state as _state
+from .._core import graph_options as _graph_options, host as _host, state as _state
 from .._core.tensor import HostValue, _TensorBase, is_tracer
 from . import function as _function
 
@@ -27,8 +27,8 @@ def print_(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=Non
     tracers = [x for x in inputs if isinstance(x, _TensorBase) and is_tracer(x._value)]
     if tracers or _state.tracing():
         # Inside a tapejax.function every print is part of the program: it prints per call.
-        if _function.quiet():
-            return None
+        if _function.quiet() or _graph_options.strips_debug_ops():
+            return None   # (Grappler's debug_stripper leaves prints out of TF's graphs)
         # Per input: a value of the program, a string of the call (read from the host program
         # that runs before it), or text known now (Python values, string constants).
         parts = [x._value if isinstance(x, _TensorBase) else str(x) for x in inputs]
