@@ -98,6 +98,7 @@ __all__ = [
     "InputContext", "InputOptions", "ReplicaContext", "DistributedDataset", "DistributedValues", "get_strategy",
     "has_strategy",
     "get_replica_context", "in_cross_replica_context", "experimental",
+    "CrossDeviceOps", "ReductionToOneDevice", "NcclAllReduce", "HierarchicalCopyAllReduce",
 ]
 
 BATCH_AXIS = "batch"
@@ -537,7 +538,16 @@ class Strategy:
                 total = tfmath.add_n(parts)
                 return total if op == ReduceOp.SUM else total / len(parts)
             if axis is None:
-                return x if isinstance(x, _TensorBase) else Tensor(_process_local(to_array(x)))
+                if isinstance(x, _TensorBase):
+                    return x
+                # TF's rule for data that is not per-replica: the same on every replica, so its
+                # MEAN is itself, and only one replica's SUM is defined.
+                if op == ReduceOp.MEAN:
+                    return x
+                if self.num_replicas_in_sync != 1:
+                    raise ValueError(f"A non-DistributedValues value {x} cannot be reduced with the "
+                                     f"given reduce op ReduceOp.{op}.")
+                return Tensor(_process_local(to_array(x)))
             r = tfmath.reduce_sum(x, axis=axis) if op == ReduceOp.SUM else tfmath.reduce_mean(x, axis=axis)
             return r if is_tracer(r._value) else Tensor(_process_local(r._value))
 
@@ -778,9 +788,10 @@ class MirroredStrategy(Strategy):
     """
 
     def __init__(self, devices=None, cross_device_ops=None):
-        devs = jax.local_devices() if devices is None else [_device(d) for d in devices]
-        if not devs:
-            raise ValueError("MirroredStrategy(devices=[]): give at least one device, or omit devices.")
+        # No devices (None, or an empty list such as the GPUs of a machine without any) means all
+        # local devices, as in TensorFlow.
+        devices = None if devices is None else list(devices)
+        devs = jax.local_devices() if not devices else [_device(d) for d in devices]
         seen = set()
         for d in devs:
             if id(d) in seen:
@@ -789,6 +800,83 @@ class MirroredStrategy(Strategy):
         super().__init__(devs)
 
     _EAGER_RUN_NAME = "MirroredStrategy"
+
+
+class CrossDeviceOps:
+    """How a :class:`MirroredStrategy` combines values across devices (``tf.distribute.CrossDeviceOps``).
+
+    Accepted by ``MirroredStrategy(cross_device_ops=...)`` for compatibility: the step is one XLA
+    SPMD program, and XLA chooses its collectives (NCCL on GPUs), whichever is given.
+    """
+
+
+class ReductionToOneDevice(CrossDeviceOps):
+    """Reduce on one device, then broadcast (``tf.distribute.ReductionToOneDevice``); see
+    :class:`CrossDeviceOps`."""
+
+    def __init__(self, reduce_to_device=None, accumulation_fn=None):
+        self.reduce_to_device = reduce_to_device
+        self.accumulation_fn = accumulation_fn
+
+
+class _AllReduce(CrossDeviceOps):
+    _NAME = ""
+
+    def __init__(self, num_packs=1):
+        if num_packs < 0:
+            raise ValueError(f"{self._NAME} requires num_packs >= 0, but {num_packs} is specified")
+        self.num_packs = num_packs
+
+
+class NcclAllReduce(_AllReduce):
+    """All-reduce with NVIDIA NCCL (``tf.distribute.NcclAllReduce``); see :class:`CrossDeviceOps`.
+
+    Example:
+        >>> import tapejax as tf
+        >>> strategy = tf.distribute.MirroredStrategy(cross_device_ops=tf.distribute.NcclAllReduce())
+    """
+    _NAME = "NCCL all-reduce"
+
+
+class HierarchicalCopyAllReduce(_AllReduce):
+    """All-reduce along a hierarchy of devices (``tf.distribute.HierarchicalCopyAllReduce``);
+    see :class:`CrossDeviceOps`.
+
+    Example:
+        >>> import tapejax as tf
+        >>> strategy = tf.distribute.MirroredStrategy(
+        ...     cross_device_ops=tf.distribute.HierarchicalCopyAllReduce())
+    """
+    _NAME = "HierarchicalCopy"
+
+
+class CentralStorageStrategy(Strategy):
+    """Variables kept in one place, computation on every GPU (``tf.distribute.experimental.CentralStorageStrategy``).
+
+    As in TensorFlow, the compute devices are the local GPUs, or the CPU where there is none.
+    JAX keeps a replicated Variable's copies equal, so this computes as a :class:`MirroredStrategy`
+    over those devices.
+
+    Args:
+        compute_devices: device names (``'/gpu:0'``) or jax devices to compute on.
+        parameter_device: accepted for compatibility.
+
+    Example:
+        >>> import tapejax as tf
+        >>> strategy = tf.distribute.experimental.CentralStorageStrategy()
+        >>> with strategy.scope():
+        ...     v = tf.Variable(1.0)
+        >>> print(v.numpy())
+        1.0
+    """
+
+    def __init__(self, compute_devices=None, parameter_device=None):
+        if compute_devices is None:
+            gpus = [d for d in jax.local_devices() if d.platform == "gpu"]
+            devs = gpus or jax.local_devices(backend="cpu")[:1]
+        else:
+            devs = [_device(d) for d in compute_devices]
+        super().__init__(devs)
 
 
 class OneDeviceStrategy(Strategy):
@@ -843,6 +931,14 @@ class _DefaultStrategy(Strategy):
 
     def experimental_distribute_dataset(self, dataset, options=None):
         return dataset
+
+    def reduce(self, reduce_op, value, axis=None):
+        """As TF's default strategy: with ``axis=None`` the value itself (one replica, nothing to
+        combine: ``reduce("SUM", 1., axis=None)`` is ``1.0``); with an axis, the sum or mean over it."""
+        op = _reduce_op(reduce_op)
+        if axis is None:
+            return value
+        return super().reduce(op, value, axis)
 
     def distribute_datasets_from_function(self, dataset_fn, options=None):
         return dataset_fn(InputContext())
@@ -947,8 +1043,19 @@ class MultiWorkerMirroredStrategy(Strategy):
     _EAGER_RUN_NAME = "CollectiveAllReduceStrategy"   # TF's class behind this name
 
     def __init__(self, cluster_resolver=None, communication_options=None):
+        started = _devices.backends_initialized()
         _initialize_cluster(cluster_resolver)
         super().__init__(jax.devices())
+        if jax.process_count() == 1:
+            # TensorFlow's warnings for local training: its collectives are configured when the
+            # runtime starts (JAX's backends here), and NCCL needs GPUs.
+            if started:
+                _logs.warning("Collective ops is not configured at program startup. Some performance "
+                              "features may not be enabled.")
+            nccl = getattr(communication_options, "implementation", None) == \
+                _Experimental.CommunicationImplementation.NCCL
+            if nccl and not any(d.platform == "gpu" for d in jax.local_devices()):
+                _logs.warning("Enabled NCCL communication but no GPUs detected/specified.")
 
     @property
     def cluster_resolver(self):
@@ -1106,6 +1213,7 @@ class _Experimental:
     shard = staticmethod(shard)
     PartitionSpec = PartitionSpec
     MultiWorkerMirroredStrategy = MultiWorkerMirroredStrategy
+    CentralStorageStrategy = CentralStorageStrategy
 
     class CommunicationImplementation:
         AUTO, RING, NCCL = "AUTO", "RING", "NCCL"
