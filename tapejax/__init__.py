@@ -38,6 +38,7 @@ from . import numpy as numpy  # noqa: F401
 from . import ragged as ragged, sparse as sparse, strings as strings  # noqa: F401
 from .ragged import RaggedTensor as RaggedTensor, RaggedTensorSpec as RaggedTensorSpec
 from .sparse import SparseTensor as SparseTensor, SparseTensorSpec as SparseTensorSpec
+from .experimental.extension_type import TypeSpec as TypeSpec, type_spec_from_value as type_spec_from_value
 from . import io as io  # noqa: F401
 from . import keras as keras  # noqa: F401
 from .keras.initializers import (

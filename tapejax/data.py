@@ -59,6 +59,7 @@ from ._staging.py_function import calls_run_eagerly as _calls_run_eagerly
 from .ops.array_ops import convert_to_tensor as _convert_to_tensor
 from .ragged import RaggedTensor, RaggedTensorSpec
 from .sparse import SparseTensor, SparseTensorSpec
+from .experimental import extension_type as _ext
 
 AUTOTUNE = -1
 INFINITE_CARDINALITY = -1
@@ -157,6 +158,8 @@ def _map(f, s):
 
 def _to_array(x):
     """A leaf as a numpy array with the dtype JAX will give it (TF's conversion for Python data)."""
+    if isinstance(x, _ext.ExtensionType):   # its tensors as the pipeline holds them (NumPy)
+        return _ext.rebuilt(x, [_to_array(c) for c in _ext.components(x)])
     if isinstance(x, Dataset) or _is_composite(x):
         return x  # a dataset-valued component (``window``'s windows) stays a Dataset; ragged and sparse ones too
     if isinstance(x, (_TensorBase, jax.Array)):
@@ -187,6 +190,8 @@ def _has_tensor(x):
 
 
 def _tensor(a):
+    if isinstance(a, _ext.ExtensionType):
+        return _ext.rebuilt(a, [_tensor(c) for c in _ext.components(a)])
     if isinstance(a, (Dataset, RaggedTensor, SparseTensor)):
         return a
     a = np.asarray(a)
@@ -244,7 +249,7 @@ def _ragged_row(x):
 
 
 def _is_composite(x):
-    return isinstance(x, (RaggedTensor, SparseTensor, _RaggedRow))
+    return isinstance(x, (RaggedTensor, SparseTensor, _RaggedRow, _ext.ExtensionType))
 
 
 def _sparse_rows(sp, rows, batched=True):
@@ -267,6 +272,8 @@ def _sparse_rows(sp, rows, batched=True):
 
 def _row(leaf, i):
     """Element ``i`` of a batched component."""
+    if isinstance(leaf, _ext.ExtensionType):   # TensorFlow's ExtensionTypeBatchEncoder: each component's
+        return _ext.rebuilt(leaf, [_row(c, i) for c in _ext.components(leaf)], _ext.UNBATCH)
     if isinstance(leaf, RaggedTensor):
         r = leaf[int(i)]
         return r if isinstance(r, RaggedTensor) else _ragged_row(r)
@@ -277,6 +284,9 @@ def _row(leaf, i):
 
 def _rows(leaf, idx):
     """The elements ``idx`` (an int array or a slice) of a batched component, as a batch."""
+    if isinstance(leaf, _ext.ExtensionType):
+        comps = [_rows(c, idx) for c in _ext.components(leaf)]
+        return _ext.rebuilt(_ext.rebuilt(leaf, comps, _ext.UNBATCH), comps, _nrows(comps[0]) if comps else None)
     if isinstance(leaf, RaggedTensor):
         return leaf._take(np.arange(_nrows(leaf))[idx])
     if isinstance(leaf, SparseTensor):
@@ -285,12 +295,17 @@ def _rows(leaf, idx):
 
 
 def _nrows(leaf):
+    if isinstance(leaf, _ext.ExtensionType):
+        return _nrows(_ext.components(leaf)[0])
     return int(np.shape(leaf)[0])
 
 
 def _stack_leaf(xs):
     """Elements of one component as a batch: a RaggedTensor for ragged rows, a SparseTensor of
     the largest dense shape for sparse ones."""
+    if isinstance(xs[0], _ext.ExtensionType):
+        comps = [_ext.components(x) for x in xs]
+        return _ext.rebuilt(xs[0], [_stack_leaf([c[k] for c in comps]) for k in range(len(comps[0]))], len(xs))
     if isinstance(xs[0], (_RaggedRow, RaggedTensor)):
         if isinstance(xs[0], RaggedTensor):
             return RaggedTensor.from_row_lengths(_concat_ragged([x for x in xs]), [_nrows(x) for x in xs])
@@ -321,6 +336,8 @@ def _concat_ragged(rts):
 
 
 def _composite_spec(a):
+    if isinstance(a, _ext.ExtensionType):
+        return _ext.type_spec_from_value(a)
     if isinstance(a, _RaggedRow):
         return RaggedTensorSpec(a.shape, _tensor(a[:0]).dtype, 0)
     if isinstance(a, RaggedTensor):
@@ -330,6 +347,8 @@ def _composite_spec(a):
 
 def _batched_spec(s, lead):
     """The spec of a batch of elements of spec ``s``."""
+    if isinstance(s, _ext.ExtensionTypeSpec):
+        return s._batch(lead) if hasattr(s, "_batch") else s
     if isinstance(s, RaggedTensorSpec):
         return RaggedTensorSpec([lead] + list(s.shape), s.dtype, s.ragged_rank + 1)
     if isinstance(s, SparseTensorSpec):
@@ -339,6 +358,8 @@ def _batched_spec(s, lead):
 
 def _unbatched_spec(s):
     """The spec of the elements of a batch of spec ``s``."""
+    if isinstance(s, _ext.ExtensionTypeSpec):
+        return s._unbatch() if hasattr(s, "_unbatch") else s
     if isinstance(s, RaggedTensorSpec):
         return RaggedTensorSpec(list(s.shape)[1:], s.dtype, max(s.ragged_rank - 1, 0))
     if isinstance(s, SparseTensorSpec):
@@ -683,8 +704,10 @@ def _generator_signature(output_types, output_shapes, output_signature):
                 raise TypeError(f"The `{what}` argument can not be used together with the "
                                 "`output_signature` argument.")
         specs, tree = _flatten(output_signature)
-        return ([_dtypes.as_dtype(sp.dtype) for sp in specs],
-                [None if sp.shape is None else tuple(sp.shape) for sp in specs], tree, output_signature)
+        # An ExtensionType's spec stands for its value (checked against the spec when yielded).
+        return ([sp if isinstance(sp, _ext.ExtensionTypeSpec) else _dtypes.as_dtype(sp.dtype) for sp in specs],
+                [None if isinstance(sp, _ext.ExtensionTypeSpec) or sp.shape is None else tuple(sp.shape)
+                 for sp in specs], tree, output_signature)
     if output_types is None:
         raise TypeError("To specify the output signature you need to provide either the "
                         "`output_signature` argument or the `output_types` argument.")
@@ -698,12 +721,18 @@ def _generator_signature(output_types, output_shapes, output_signature):
 
 def _generator_converter(types, shapes, tree, declared):
     """Converts one yielded element as TF's ``from_generator`` does (its ``generator_py_func``)."""
-    strict = tree.num_leaves == 1 and tree.num_nodes == 1 and shapes[0] is None
+    strict = tree.num_leaves == 1 and tree.num_nodes == 1 and shapes[0] is None and not isinstance(
+        types[0], _ext.ExtensionTypeSpec)
 
     def fail(msg):
         return errors.InvalidArgumentError(None, None, "TypeError: " + msg)
 
     def component(v, dt, shape):
+        if isinstance(dt, _ext.ExtensionTypeSpec):
+            if not (isinstance(v, dt.value_type) and dt.is_compatible_with(v)):
+                raise fail(f"`generator` yielded an element that did not match the expected structure. The "
+                           f"expected structure was {declared}, but the yielded element was {v}.")
+            return _to_array(v)
         try:
             if strict:
                 check_python_kinds(v, dt)
@@ -1121,10 +1150,10 @@ class Dataset:
         if not leaves:
             raise ValueError("from_tensor_slices needs at least one tensor.")
         for a in leaves:
-            if np.ndim(a) == 0:
+            if not isinstance(a, _ext.ExtensionType) and np.ndim(a) == 0:
                 raise ValueError("from_tensor_slices needs tensors of rank >= 1 to slice; got a scalar. "
                                  "Use Dataset.from_tensors(x) for a single element.")
-        n = {int(np.shape(a)[0]) for a in leaves}
+        n = {_nrows(a) for a in leaves}
         if len(n) > 1:
             raise ValueError(f"Dimensions of the components do not match: first dimensions {sorted(n)}. "
                              "All tensors given to from_tensor_slices need the same number of rows.")
@@ -1229,7 +1258,8 @@ class Dataset:
         def make():
             for e in generator(*(args or ())):
                 yield convert(e)
-        specs = [TensorSpec(sh, dt) for dt, sh in zip(types, shapes)]
+        specs = [dt if isinstance(dt, _ext.ExtensionTypeSpec) else TensorSpec(sh, dt)
+                 for dt, sh in zip(types, shapes)]
         return Dataset(make, UNKNOWN_CARDINALITY, lambda: tree.unflatten(specs))
 
     @staticmethod
@@ -2208,6 +2238,10 @@ class _Iterator:
 
     def __iter__(self):
         return self
+
+    def next(self):
+        """The next element (TensorFlow's iterators have ``next()`` besides ``__next__``)."""
+        return self.__next__()
 
     def _trackable_children(self):
         """A checkpoint saves the position (TensorFlow's key ``.ATTRIBUTES/ITERATOR_STATE``)."""

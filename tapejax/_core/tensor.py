@@ -109,6 +109,8 @@ class TensorShape(tuple):
             self = super().__new__(cls, ())
             self._unknown = True
             return self
+        if isinstance(dims, (int, np.integer)):   # TensorFlow: one dimension of that size
+            dims = (dims,)
         # A symbolic dimension (jax.export shape polymorphism) is unknown, as in a traced TF graph.
         return super().__new__(cls, tuple(None if d is None or jax.export.is_symbolic_dim(d) else int(d)
                                           for d in dims))
@@ -140,6 +142,48 @@ class TensorShape(tuple):
         if self._unknown or other._unknown:
             return True
         return len(self) == len(other) and all(a is None or b is None or a == b for a, b in zip(self, other))
+
+    def assert_is_compatible_with(self, other):
+        """Raises TensorFlow's ValueError unless ``other`` is compatible with this shape."""
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {TensorShape(other)} are incompatible")
+
+    def merge_with(self, other):
+        """The shape with the dimensions known in either (ValueError where they differ).
+
+        Example:
+            >>> import tapejax as tf
+            >>> tf.TensorShape([None, 2]).merge_with([3, None])
+            TensorShape([3, 2])
+        """
+        other = TensorShape(other)
+        if self._unknown:
+            return other
+        if other._unknown:
+            return self
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {other} are not compatible")
+        return TensorShape([a if a is not None else b for a, b in zip(self, other)])
+
+    def most_specific_compatible_shape(self, other):
+        """The most specific shape compatible with both (unknown where they differ)."""
+        other = TensorShape(other)
+        if self._unknown or other._unknown or len(self) != len(other):
+            return TensorShape(None)
+        return TensorShape([a if a == b else None for a, b in zip(self, other)])
+
+    def concatenate(self, other):
+        """The dimensions of this shape followed by those of ``other``."""
+        other = TensorShape(other)
+        if self._unknown or other._unknown:
+            return TensorShape(None)
+        return TensorShape(tuple(self) + tuple(other))
+
+    def __add__(self, other):
+        return self.concatenate(other)
+
+    def __radd__(self, other):
+        return TensorShape(other).concatenate(self)
 
     def __len__(self):
         if self._unknown:
@@ -204,6 +248,9 @@ def _python_default_dtype(x):
     return arr
 
 
+_ALL_TEXT = object()
+
+
 def string_array(x):
     """Text as a string tensor holds it: a read-only NumPy object array of ``bytes``
     (``str`` encoded as UTF-8), as TensorFlow's ``.numpy()`` gives it.
@@ -214,13 +261,18 @@ def string_array(x):
     """
     objs = x if isinstance(x, np.ndarray) and x.dtype == object else np.asarray(x, dtype=object)
     flat = [e.encode("utf-8") if isinstance(e, str) else e for e in objs.reshape(-1)]
-    bad = next((e for e in flat if not isinstance(e, bytes)), None)
-    if bad is not None:
+    bad = next((e for e in flat if not isinstance(e, bytes)), _ALL_TEXT)
+    if bad is not _ALL_TEXT:    # (None is a value that is not text: tf.convert_to_tensor(None))
         if not isinstance(x, (list, tuple, np.ndarray)):
             raise ValueError(f"Attempt to convert a value ({x!r}) with an unsupported type ({type(x)}) to a "
                              "Tensor.")
         if isinstance(bad, (list, tuple)):
             raise ValueError("Can't convert non-rectangular Python sequence to Tensor.")
+        first = flat[0] if flat else None
+        if not isinstance(x, np.ndarray) and not isinstance(first, (bytes, bool, int, float, complex, np.generic)):
+            # TensorFlow infers the dtype from the first value: one it cannot convert is the error
+            raise ValueError(f"Attempt to convert a value ({first!r}) with an unsupported type ({type(first)}) "
+                             "to a Tensor.")
         if isinstance(x, np.ndarray):
             raise ValueError(f"Failed to convert a NumPy array to a Tensor (Unsupported object type "
                              f"{type(bad).__name__}).")

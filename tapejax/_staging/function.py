@@ -1569,7 +1569,8 @@ class Function:
         if not args and not kwargs and self._input_signature is not None:
             args = self._input_signature
         given = (tuple(args), dict(kwargs))
-        has_spec = any(isinstance(x, TensorSpec) for x in jax.tree_util.tree_leaves(given, is_leaf=_is_leaf))
+        has_spec = any(isinstance(x, TensorSpec) or hasattr(x, "_tf_placeholder")
+                       for x in jax.tree_util.tree_leaves(given, is_leaf=_is_leaf))
         spec_shapes = {}   # id of the example tensor standing for a TensorSpec -> the spec's shape
 
         def example(s):
@@ -1580,8 +1581,10 @@ class Function:
                 spec_shapes[id(t)] = tuple(s.shape)
             return t
 
-        args, kwargs = jax.tree_util.tree_map(lambda s: example(s) if isinstance(s, TensorSpec) else s,
-                                              (args, kwargs), is_leaf=_is_leaf)
+        # A composite's spec (an ExtensionType's) gives a value of its own with example tensors.
+        args, kwargs = jax.tree_util.tree_map(
+            lambda s: example(s) if isinstance(s, TensorSpec) else s._tf_placeholder(example)
+            if hasattr(s, "_tf_placeholder") else s, (args, kwargs), is_leaf=_is_leaf)
         if self._input_signature is not None:
             args, kwargs = _bind_signature(self.__name__, self._input_signature, self._params, args, kwargs)
         vals, tensors, var_args, leaves, tree, key = _split_args(args, kwargs)

@@ -15,6 +15,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes as _dtypes, state as _state
+from .._core.batching import UNBATCH, rebatched_tree
 from .._core.engine import state
 from .._core.tensor import Tensor, _TensorBase, to_array
 from ..errors import InvalidArgumentError
@@ -269,6 +270,8 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     if hasattr(elems, "_map_rows"):  # a RaggedTensor: fn gets each row (see tapejax.ragged)
         return elems._map_rows(fn, sig)
     x_leaves, x_tree, n = _elems(elems, ("tf.map_fn", fn))
+    # An element's structure: a batchable ExtensionType's batch shape loses its first dimension.
+    x_tree = rebatched_tree(x_tree, UNBATCH)
 
     def call(x):
         out_leaves, out_tree = _flatten(fn(x))
@@ -293,14 +296,14 @@ def map_fn(fn, elems, dtype=None, parallel_iterations=None, back_prop=True, swap
     if state.recorders:
         rows = [call(jax.tree_util.tree_unflatten(x_tree, [t[i] for t in x_leaves])) for i in range(n)]
         if rows:
-            return jax.tree_util.tree_unflatten(call.tree, [stack([r[k] for r in rows])
+            return jax.tree_util.tree_unflatten(rebatched_tree(call.tree, n), [stack([r[k] for r in rows])
                                                             for k in range(len(rows[0]))])
 
     def body(xs):
         return [t._value for t in call(_rebuild(x_tree, xs))]
 
     ys = _no_writes(lambda: jax.lax.map(body, [x._value for x in x_leaves]), "tf.map_fn")
-    return _rebuild(call.tree, ys)
+    return _rebuild(rebatched_tree(call.tree, n), ys)
 
 
 # ---------------------------------------------------------------------------

@@ -30,7 +30,7 @@ matvec = export("linalg.matvec")(defop(lambda a, b: jnp.einsum("...ij,...j->...i
 
 @export("matmul", "linalg.matmul")
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False,
-           b_is_sparse=False, output_type=None, name=None):
+           b_is_sparse=False, output_type=None, grad_a=False, grad_b=False, name=None):
     """Matrix product of ``a`` and ``b`` (batched over leading dimensions).
 
     Example:

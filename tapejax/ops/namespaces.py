@@ -11,12 +11,20 @@ Example:
     >>> exports("math")["reduce_sum"] is tf.math.reduce_sum is tf.reduce_sum
     True
 """
+import types
+
+from .._core.dispatch import add_dispatch_support
+
 _NAMESPACES = {}  # namespace ("" is tf itself) -> {public name: object}
 
 
 def export(*paths):
-    """Publishes the decorated op or function at each of ``paths`` (TensorFlow's ``tf_export``)."""
+    """Publishes the decorated op or function at each of ``paths`` (TensorFlow's ``tf_export``).
+    A Python function is published with type-based dispatch (``tf.experimental.dispatch_for_api``,
+    see ``tapejax._core.dispatch``), as TensorFlow's ops are."""
     def register(obj):
+        if isinstance(obj, types.FunctionType):
+            obj = add_dispatch_support(obj)
         for path in paths:
             namespace, _, name = path.rpartition(".")
             names = _NAMESPACES.setdefault(namespace, {})

@@ -995,7 +995,7 @@ class InputLayer(Layer):
 
 
 def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=None, tensor=None, ragged=None,
-          type_spec=None, batch_shape=None, **kwargs):
+          batch_shape=None, optional=False, **kwargs):
     """A symbolic input of a functional model: ``tf.keras.Input(shape=(784,))``.
 
     Args:
@@ -1015,6 +1015,8 @@ def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=None, tenso
         >>> model(tf.ones([4, 3])).shape
         TensorShape([4, 2])
     """
+    if kwargs:   # Keras 3's Input takes no others (TF 2's ``type_spec=`` included)
+        raise TypeError(f"Input() got an unexpected keyword argument '{next(iter(kwargs))}'")
     if batch_shape is not None:
         batch_input_shape = tuple(batch_shape)
     elif shape is None:
