@@ -41,9 +41,10 @@ from .checkpoint.tracking import Graph as _Graph
 from .checkpoint.writer import swap_into_place as _swap_into_place, write as _write
 from ._staging.function import ConcreteFunction, TensorSpec, _NeedsGraphTape, _Slot
 from ._core.module import Module
-from ._core.tensor import _TensorBase, to_array
+from ._core.tensor import TensorShape, _TensorBase, to_array
 from ._core.variable import Variable
 from .extend import defop
+from .experimental import extension_type as _ext
 
 __all__ = ["save", "load", "SaveOptions", "LoadOptions"]
 
@@ -116,7 +117,11 @@ def _functions_of(obj):
 
 
 def _spec_leaves(signature):
-    """The leaves of a signature (TensorSpecs and Python values) and its tree."""
+    """The leaves of a signature (TensorSpecs and Python values) and its tree. An ExtensionType's
+    spec stands for a value of it with TensorSpecs in its tensors' places (a JAX tree too)."""
+    signature = jax.tree_util.tree_map(
+        lambda s: _ext.placeholder(s) if isinstance(s, _ext.ExtensionTypeSpec) else s, signature,
+        is_leaf=lambda s: isinstance(s, _ext.ExtensionTypeSpec) or _is_spec(s))
     return jax.tree_util.tree_flatten(signature, is_leaf=_is_spec)
 
 
@@ -139,7 +144,9 @@ def _spec_dtype(spec):
 
 
 def _is_spec(x):
-    return hasattr(x, "dtype") and hasattr(x, "shape") and not hasattr(x, "_value")
+    # (an ExtensionType and its spec may have shape and dtype properties of their own)
+    return (hasattr(x, "dtype") and hasattr(x, "shape") and not hasattr(x, "_value")
+            and not isinstance(x, (_ext.ExtensionType, _ext.ExtensionTypeSpec)))
 
 
 def _is_literal(x):
@@ -210,6 +217,8 @@ def _encode(structure, leaves):
         return {"dict": [[str(k), _encode(structure[k], leaves)] for k in sorted(structure, key=str)]}
     if structure is None:
         return {"none": 0}
+    if isinstance(structure, _ext.ExtensionType):
+        return _encode_extension_type(structure, leaves)
     if isinstance(structure, _TensorBase) or _is_spec(structure):
         leaves.append(structure)
         return {"t": len(leaves) - 1}
@@ -219,10 +228,48 @@ def _encode(structure, leaves):
     return {"py": structure}
 
 
+def _encode_extension_type(value, leaves):
+    """An ExtensionType by its registered name and its fields: TensorShape, DType and mapping
+    fields as such, the rest as structures."""
+    cls = type(value)
+    name = _ext.registered_name(cls)
+    if name is None:
+        raise ValueError(f"a {cls.__name__} cannot be held in a SavedModel: an ExtensionType needs a registered "
+                         f"name for that, as in TensorFlow (in the class body: __name__ = "
+                         f"'my_package.{cls.__name__}').")
+
+    def field(v):
+        if isinstance(v, TensorShape):
+            return {"shape": None if v.rank is None else list(v)}
+        if isinstance(v, _dtypes.DType):
+            return {"dtype": v.name}
+        if isinstance(v, _ext.ImmutableDict):
+            return {"dict": [[str(k), field(v[k])] for k in sorted(v, key=str)]}
+        if isinstance(v, tuple):
+            return {"tuple": [field(e) for e in v]}
+        return _encode(v, leaves)
+    return {"ext": [name, [[k, field(v)] for k, v in _ext.as_dict(value).items()]]}
+
+
+def _extension_type(name):
+    cls = _ext.lookup(name)
+    if cls is None:
+        raise ValueError(f"The SavedModel holds values of the ExtensionType registered as {name!r}, which is not "
+                         "defined here: define (import) its class before loading.")
+    return cls
+
+
 def _decode(desc, leaf):
     """The structure of a description; ``leaf(i)`` gives leaf number ``i``."""
     if "t" in desc:
         return leaf(desc["t"])
+    if "ext" in desc:
+        name, fields = desc["ext"]
+        return _ext.from_fields(_extension_type(name), {k: _decode(d, leaf) for k, d in fields})
+    if "shape" in desc:
+        return TensorShape(desc["shape"])
+    if "dtype" in desc:
+        return _dtypes.as_dtype(desc["dtype"])
     if "none" in desc:
         return None
     if "py" in desc:
@@ -367,6 +414,8 @@ def _avals(variant, share_batch=False, constraints=()):
 
 
 _BROADCAST_ERROR = re.compile(r"Incompatible shapes for broadcasting: shapes=\[(.*)\]")
+# jax.lax's binary ops say it another way: "mul got incompatible shapes for broadcasting: (d0,), (4,)."
+_LAX_BROADCAST_ERROR = re.compile(r"got incompatible shapes for broadcasting: ((?:\([^()]*\)(?:, )?)+)")
 # tf.matmul(x, w) of x: [None, None]: the contracted sizes, in order.
 _UNEQUAL_ERROR = re.compile(r"\b(\w+)(?: // 1)? != (\d+)\b")
 _CONTRACT_ERROR = re.compile(r"contracting dimensions to have the same shape, (got \(.*?\) and \(.*?\))")
@@ -377,7 +426,8 @@ def _size_constraints(error, names):
     a known one (``x - mean`` or ``tf.matmul(x, w)`` with ``x: [None, None]`` and 30 features):
     the sizes the program must be given, as TensorFlow checks when it runs. Empty when the error
     says nothing of that."""
-    m = _BROADCAST_ERROR.search(str(error)) or _CONTRACT_ERROR.search(str(error))
+    m = (_BROADCAST_ERROR.search(str(error)) or _LAX_BROADCAST_ERROR.search(str(error))
+         or _CONTRACT_ERROR.search(str(error)))
     if not m:
         # conv2d of x: [None] * 4: "... but d3 // 1 != 3" (the input channels).
         return [f"{d} == {n}" for d, n in _UNEQUAL_ERROR.findall(str(error)) if d in names]
@@ -741,11 +791,20 @@ class _IndexChecker:
         elif tag in ("list", "tuple"):
             for i, e in enumerate(self.typed(value, list, inner)):
                 self.desc(e, f"{inner}[{i}]", leaves, depth + 1)
-        elif tag == "dict":
+        elif tag in ("dict", "ext"):
+            if tag == "ext":
+                self.need(isinstance(value, list) and len(value) == 2 and isinstance(value[0], str), inner,
+                          "must be a [registered name, fields] pair")
+                value = value[1]
             for i, kv in enumerate(self.typed(value, list, inner)):
                 self.need(isinstance(kv, list) and len(kv) == 2 and isinstance(kv[0], str), f"{inner}[{i}]",
                           "must be a [key, value] pair")
                 self.desc(kv[1], f"{inner}[{i}][1]", leaves, depth + 1)
+        elif tag == "shape":
+            self.need(value is None or isinstance(value, list) and all(d is None or type(d) is int for d in value),
+                      inner, "must list sizes (integers or null), or be null")
+        elif tag == "dtype":
+            self.need(value in _dtypes._BY_NAME, inner, "names no dtype")
         else:
             self.need(tag == "none", where, f"has the unknown entry {tag!r}")
 
@@ -1025,6 +1084,15 @@ def _bind(desc, value, specs, flat, convert):
         return _is_literal(value) and value == desc["py"]
     if "none" in desc:
         return value is None
+    if "shape" in desc or "dtype" in desc:
+        return value == _decode(desc, None)
+    if "ext" in desc:
+        name, fields = desc["ext"]
+        if not isinstance(value, _extension_type(name)):
+            return False
+        given = _ext.as_dict(value)
+        return all(k in given and _bind(d, dict(given[k]) if isinstance(given[k], _ext.ImmutableDict) else given[k],
+                                        specs, flat, convert) for k, d in fields)
     for tag, kind in (("list", list), ("tuple", tuple)):
         if tag in desc:
             return (type(value) is kind and len(value) == len(desc[tag])

@@ -931,3 +931,30 @@ def rebuilt(value, comps, batch=None):
     if batch is not None and isinstance(out, BatchableExtensionType):
         out = out.__tf_batch_static__(batch, nested=False)
     return out
+
+
+# ---------------------------------------------------------------------------
+# Registered names (SavedModel)
+# ---------------------------------------------------------------------------
+
+def registered_name(cls):
+    """The ``__name__`` an ExtensionType class registered (TensorFlow's requirement for a
+    SavedModel to hold its values), or None."""
+    return cls.__dict__.get("__name__") if isinstance(cls.__dict__.get("__name__"), str) else None
+
+
+def lookup(name):
+    """The ExtensionType class registered as ``name``, or None."""
+    spec = _SPEC_REGISTRY.get(name + ".Spec")
+    return None if spec is None else spec.value_type
+
+
+def from_fields(cls, fields):
+    """A value of ``cls`` with these fields (mappings as ImmutableDicts), without its
+    constructor or ``__validate__`` (a value read back, as TensorFlow's ``_from_components``)."""
+    return _new(cls, {k: _convert_mappings(v) for k, v in fields.items()})
+
+
+def placeholder(spec):
+    """A value of an ExtensionType spec with its TensorSpecs in the tensors' places."""
+    return spec._tf_placeholder(lambda s: s)
