@@ -49,6 +49,7 @@ from .keras.initializers import (
 from . import data as data  # noqa: F401
 from . import train as train, saved_model as saved_model  # noqa: F401
 from . import distribute as distribute  # noqa: F401
+from . import nest as nest  # noqa: F401
 from . import summary as summary  # noqa: F401
 from . import image as image, io as io  # noqa: F401
 

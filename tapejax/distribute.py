@@ -936,7 +936,7 @@ class _DefaultStrategy(Strategy):
         """As TF's default strategy: with ``axis=None`` the value itself (one replica, nothing to
         combine: ``reduce("SUM", 1., axis=None)`` is ``1.0``); with an axis, the sum or mean over it."""
         op = _reduce_op(reduce_op)
-        if axis is None:
+        if axis is None and not isinstance(value, DistributedValues):
             return value
         return super().reduce(op, value, axis)
 

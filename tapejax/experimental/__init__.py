@@ -1,5 +1,6 @@
 """tf.experimental."""
 from . import numpy as numpy  # noqa: F401
+from . import dtensor as dtensor  # noqa: F401
 from ..ragged import DynamicRaggedShape as DynamicRaggedShape, RowPartition as RowPartition  # noqa: F401
 from . import extension_type as extension_type  # noqa: F401
 from .extension_type import (  # noqa: F401
