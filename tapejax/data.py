@@ -1150,6 +1150,7 @@ class Dataset:
         if not leaves:
             raise ValueError("from_tensor_slices needs at least one tensor.")
         for a in leaves:
+            _ext.check_batchable(a)
             if not isinstance(a, _ext.ExtensionType) and np.ndim(a) == 0:
                 raise ValueError("from_tensor_slices needs tensors of rank >= 1 to slice; got a scalar. "
                                  "Use Dataset.from_tensors(x) for a single element.")

@@ -565,3 +565,24 @@ def test_saved_model_unknown_rank_broadcast_against_a_variable(tmp_path):
     loaded = tf.saved_model.load(str(tmp_path))
     assert float(loaded.f(tf.constant([1., 2., 3., 4.]))) == 51.0
     assert float(loaded.f(tf.constant([[1., 2., 3., 4.]]))) == 51.0
+
+
+def test_input_signature_binding_errors_as_tensorflow():
+    @tf.function(input_signature=[BMT.Spec(tf.TensorSpec([2], tf.int32), tf.TensorSpec([2], tf.bool))])
+    def g(v):
+        return v.values
+
+    with pytest.raises(TypeError) as e:
+        g(BMT([1, 2, 3], [True, True, True]))
+    assert str(e.value).startswith("Binding inputs to tf.function failed due to `Can not cast TensorSpec(shape=(3,), "
+                                   "dtype=tf.int32, name=None) to TensorSpec(shape=(2,), dtype=tf.int32, name=None)`.")
+    with pytest.raises(TypeError) as e:
+        g(tf.constant([1, 2]))
+    assert str(e.value).startswith("Binding inputs to tf.function failed due to `'values'`.")
+
+
+def test_slicing_a_value_that_is_not_batchable_raises_tensorflows_error():
+    with pytest.raises(AttributeError,
+                       match=r"^'MaskedTensor\.Spec' object has no attribute '_to_batched_tensor_list'$"):
+        tf.data.Dataset.from_tensor_slices(MaskedTensor([1, 2], [True, False]))
+    assert len(list(tf.data.Dataset.from_tensors(MaskedTensor([1, 2], [True, False])))) == 1

@@ -486,7 +486,8 @@ class ExtensionType(metaclass=ExtensionTypeMetaclass):
             if t1.shape != t2.shape:
                 return _ops.constant(False)
             conditions.append(_ops.reduce_all(_ops.equal(t1, t2)))
-        return _ops.reduce_all(_ops.stack(conditions)) if conditions else _ops.constant(True)
+        # (no tensors: TensorFlow's reduce_all of an empty float stack, an InvalidArgumentError)
+        return _ops.reduce_all(_ops.stack(conditions))
 
     def __ne__(self, other):
         eq = self.__eq__(other)
@@ -686,9 +687,20 @@ class ExtensionTypeSpec(TypeSpec):
         return tuple((k, _hashable(_spec_map(v, lambda s: type(s)))) for k, v in self._fields().items())
 
     def _tf_bind(self, value):
-        """``value`` as an argument of a tf.function with this spec in its ``input_signature``."""
-        if isinstance(value, self.value_type) and self.is_compatible_with(value._type_spec):
+        """``value`` as an argument of a tf.function with this spec in its ``input_signature``
+        (TypeError with TensorFlow's reason: the first field it lacks, or the first component
+        that does not fit)."""
+        if not isinstance(value, self.value_type):
+            missing = next((f.name for f in self._tf_extension_type_fields()
+                            if f.name not in getattr(value, "__dict__", {})), None)
+            raise TypeError(repr(missing) if missing is not None else f"Can not cast {value!r} to {self!r}")
+        if self.is_compatible_with(value._type_spec):
             return value
+        want = _spec_leaves(tuple(self._fields().values()), [])
+        got = _spec_leaves(tuple(value._type_spec._fields().values()), [])
+        for w, g in zip(want, got):
+            if not _compatible(w, g):
+                raise TypeError(f"Can not cast {g!r} to {w!r}")
         raise TypeError(f"Can not cast {value!r} to {self!r}")
 
     def _tf_placeholder(self, example):
@@ -923,10 +935,18 @@ def components(value):
     return _flatten_value(value)[0]
 
 
+def check_batchable(value):
+    """Raises TensorFlow's error for batching or slicing a value that is not batchable."""
+    if isinstance(value, ExtensionType) and not isinstance(value, BatchableExtensionType):
+        raise AttributeError(f"'{type(value).Spec.__qualname__}' object has no attribute '_to_batched_tensor_list'")
+
+
 def rebuilt(value, comps, batch=None):
     """``value``'s type and static fields with the components ``comps`` (no validation, as
     TensorFlow's ``_from_components``); ``batch``: a batch size to add in front of its
     TensorShape fields, or UNBATCH to remove their first dimension (batchable types)."""
+    if batch is not None:
+        check_batchable(value)
     out = _unflatten_value(type(value), _flatten_value(value)[1], comps)
     if batch is not None and isinstance(out, BatchableExtensionType):
         out = out.__tf_batch_static__(batch, nested=False)
