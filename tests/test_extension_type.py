@@ -586,3 +586,12 @@ def test_slicing_a_value_that_is_not_batchable_raises_tensorflows_error():
                        match=r"^'MaskedTensor\.Spec' object has no attribute '_to_batched_tensor_list'$"):
         tf.data.Dataset.from_tensor_slices(MaskedTensor([1, 2], [True, False]))
     assert len(list(tf.data.Dataset.from_tensors(MaskedTensor([1, 2], [True, False])))) == 1
+
+
+def test_map_fn_output_signature_of_a_spec_and_non_batchable_elems():
+    r = tf.map_fn(lambda v: BMT(v, v > 1), tf.constant([1, 2, 3]),
+                  fn_output_signature=BMT.Spec(tf.TensorSpec([], tf.int32), tf.TensorSpec([], tf.bool)))
+    assert repr(r) == ("BMT(values=<tf.Tensor: shape=(3,), dtype=int32, numpy=array([1, 2, 3], dtype=int32)>, "
+                       "mask=<tf.Tensor: shape=(3,), dtype=bool, numpy=array([False,  True,  True])>)")
+    with pytest.raises(AttributeError, match=r"^'MaskedTensor\.Spec' object has no attribute '_unbatch'$"):
+        tf.map_fn(lambda v: v.values, MaskedTensor([1, 2], [True, False]))

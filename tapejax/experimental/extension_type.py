@@ -498,6 +498,11 @@ class ExtensionType(metaclass=ExtensionTypeMetaclass):
     def __validate__(self):
         """Perform post-construction validation."""
 
+    def __tf_batch_static__(self, batch_size, nested=True):
+        # Only a BatchableExtensionType batches (tf.map_fn): TensorFlow's error for the others.
+        what = "_unbatch" if batch_size is _UNBATCH else "_batch"
+        raise AttributeError(f"'{type(self).Spec.__qualname__}' object has no attribute '{what}'")
+
     @property
     def _type_spec(self):
         cached = self.__dict__.get("_tf_extension_type_cached_type_spec")

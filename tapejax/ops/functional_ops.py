@@ -228,9 +228,13 @@ def foldr(fn, elems, initializer=None, parallel_iterations=10, back_prop=True, s
 # ---------------------------------------------------------------------------
 
 def _signature_dtypes(sig, tree, what):
-    """The dtype of every output leaf, from ``fn_output_signature`` (dtypes or TensorSpecs)."""
-    leaves, sig_tree = jax.tree_util.tree_flatten(sig, is_leaf=lambda s: s is None or hasattr(s, "dtype")
-                                                  or isinstance(s, (_dtypes.DType, type, np.dtype, str)))
+    """The dtype of every output leaf, from ``fn_output_signature`` (dtypes or TensorSpecs; a
+    composite's spec, an ExtensionType's, stands for a value of it with TensorSpecs inside)."""
+    sig = jax.tree_util.tree_map(lambda s: s._tf_placeholder(lambda t: t) if hasattr(s, "_tf_placeholder") else s,
+                                 sig)
+    leaves, sig_tree = jax.tree_util.tree_flatten(
+        sig, is_leaf=lambda s: not hasattr(type(s), "__tf_batch_static__") and (
+            s is None or hasattr(s, "dtype") or isinstance(s, (_dtypes.DType, type, np.dtype, str))))
     if sig_tree != tree:
         raise ValueError(f"The two structures don't have the same nested structure: {what}: fn returned "
                          f"{tree}, fn_output_signature describes {sig_tree}.")
