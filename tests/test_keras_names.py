@@ -170,7 +170,7 @@ def test_optimizer_variable_names():
     assert [(v.name, v.path) for v in opt.variables][:2] == [("iteration", "adam/iteration"),
                                                             ("learning_rate", "adam/learning_rate")]
     # Slots are named after the variable's path, as Keras 3's (optax's state names: mu, nu).
-    assert "adam/dense_kernel_mu" in [v.path for v in opt.variables]
+    assert "adam/dense_kernel_momentum" in [v.path for v in opt.variables]   # Keras 3: ..._momentum, ..._velocity
 
 
 def test_tf_variable_reprs_after_assign():

@@ -197,7 +197,7 @@ def test_slots_are_nontrainable_variables_created_lazily():
     assert [v.path for v in opt.variables] == ["adam/iteration", "adam/learning_rate"]
     opt.apply_gradients([(tf.constant([0.1, 0.1]), w)])
     names = [v.path for v in opt.variables]
-    assert "adam/w_mu" in names and "adam/w_nu" in names
+    assert "adam/w_momentum" in names and "adam/w_velocity" in names   # Keras 3's slot names
     assert all(not v.trainable for v in opt.variables)
     # TF 2.21 (Keras 3): <Variable path=adam/iteration, shape=(), dtype=int64, value=1>
     assert opt.iterations.dtype == tf.int64 and not opt.iterations.trainable

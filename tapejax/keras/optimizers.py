@@ -1,12 +1,14 @@
-"""tf.keras.optimizers on optax: each Keras optimizer is one line naming an optax transformation.
+"""tf.keras.optimizers on optax: each Keras optimizer is one line naming its update rule.
 
-An optimizer is an optax ``GradientTransformation`` giving the update *direction*
-(the part Keras writes as ``update_step``), chained after Keras's gradient clipping
-and before its weight decay; the learning rate scales the result. The whole update
-of all variables is one ``jax.jit``-compiled call per step, cached per optimizer;
-its state (optax's state pytree) lives in non-trainable tapejax Variables, created
-on the first ``apply_gradients`` for a given set of variables, so ``tf.function``
-and checkpoints find them like any other Variable.
+Keras's optimizers (SGD, Adam, ...) are ``KerasRule``s: Keras 3's update formulas, each
+product rounded before an add reads it, so the weights equal TensorFlow's bit for bit,
+with their state laid out by the optax transformation of the same rule. Any other optax
+``GradientTransformation`` is an optimizer too (``Optax(tx)``): it gives the update
+*direction*, chained after gradient clipping and before weight decay, and the learning
+rate scales it. The whole update of all variables is one ``jax.jit``-compiled call per
+step, cached per optimizer; its state lives in non-trainable tapejax Variables, created
+on the first ``apply_gradients`` for a given set of variables, so ``tf.function`` and
+checkpoints find them like any other Variable.
 
 Example:
     >>> import tapejax as tf
@@ -36,6 +38,7 @@ from ._variables import owned_variable
 from ._naming import _to_snake_case, unique_name as _unique_name
 from ..checkpoint.tracking import apply_deferred as _apply_deferred
 from .._core.tape import GradientTape
+from ..ops.math_ops import _ieee_divisor
 
 _EPSILON = 1e-7  # Keras's backend.epsilon(), the default epsilon of every Keras optimizer
 
@@ -175,7 +178,9 @@ def scale_by_keras_nadam(beta_1=0.9, beta_2=0.999, epsilon=_EPSILON):
 
     def init(params):
         zeros = lambda: optax.tree_utils.tree_zeros_like(params)  # noqa: E731
-        return KerasNadamState(jnp.zeros([], jnp.int32), jnp.ones([], jnp.float32), zeros(), zeros())
+        leaves = jax.tree.leaves(params)   # Keras: u_product has the first variable's dtype
+        dtype = leaves[0].dtype if leaves else jnp.float32
+        return KerasNadamState(jnp.zeros([], jnp.int32), jnp.ones([], dtype), zeros(), zeros())
 
     def update(updates, state, params=None):
         count = optax.safe_increment(state.count)
@@ -205,6 +210,206 @@ def clip_by_norm_each(clipnorm):
         return g * clipnorm / jnp.maximum(n, clipnorm)
 
     return optax.stateless(lambda updates, params=None: jax.tree.map(clip, updates))
+
+
+# ---------------------------------------------------------------------------
+# Keras's update rules, each operation rounded on its own as TensorFlow's kernels round it
+# ---------------------------------------------------------------------------
+#
+# Keras 3 updates a variable with one TF op after another (``m += (g - m) * (1 - beta_1)``...),
+# each rounded to the variable's dtype. XLA fuses a whole update into one loop and, on a CPU,
+# contracts a product and the add after it into one FMA instruction, rounded once: with equal
+# gradients one Adam step then differed from TensorFlow's in the last bit of ~0.3% of the
+# weights (SGD 0.6%, AdamW 25%, optax's formulas besides), and a seeded training drifted from
+# TF's. The rules below are Keras's formulas in Keras's order, and every product is fenced
+# (``f``): ``x + (-0.0)`` with a -0.0 known only at run time, which XLA and LLVM cannot fold, so
+# an add reads the product rounded (at most ``fma(a, b, -0.0)``, which rounds as the product
+# alone does). The loop stays one fused loop: one add more per product.
+
+class KerasRule(NamedTuple):
+    """A Keras optimizer's update rule: ``transform`` lays out its state (the slot Variables, as
+    the optax transformation of the same rule does), ``step(params, grads, state, lr, f)
+    -> (params, state)`` is the update in Keras's formulas (``f``: the fence; the step count
+    ``t - 1`` is the state's ``count``, the optimizer's ``iterations`` for the variables it was
+    built for), ``names`` Keras's names of the state's
+    fields (``mu`` -> ``momentum``...)."""
+    transform: Any
+    step: Any
+    names: Any
+
+
+def _fence_of(count):
+    """``f(x)`` = ``x + (-0.0)``, the identity for every x (signed zeros, inf, nan), with the -0.0
+    made from the step count (``-(count * 0.0)``: a float product by zero is never folded, it
+    could be NaN), so it is a run-time value also where the update is traced into a tf.function."""
+    zero = -(jnp.asarray(count).astype(jnp.float32) * 0.0)
+
+    def f(x):
+        return x + zero.astype(x.dtype) if jnp.issubdtype(x.dtype, jnp.floating) else x
+    return f
+
+
+def _cast(value, dtype):
+    """Keras's ``ops.cast`` of a Python float: TF makes it a float32 tensor first (a float64
+    variable's update reads ``float64(float32(0.9))``)."""
+    return jnp.asarray(np.float32(value), dtype)
+
+
+def _pow(base, t):
+    """TensorFlow's ``pow`` of scalars of ``t``'s dtype. In float32 glibc's ``powf``, here taken
+    in float64 and rounded (the same but where powf rounds to the other neighbour: 83 of the
+    16110 steps at which ``0.999 ** t`` is above 1e-7; XLA's float32 ``pow`` differs more often);
+    in float64 XLA's ``pow``, which may differ from glibc's ``pow`` in the last bits."""
+    base = jnp.asarray(base, t.dtype)
+    if t.dtype == jnp.float32:
+        return jnp.power(base.astype(jnp.float64), t.astype(jnp.float64)).astype(jnp.float32)
+    return jnp.power(base, t)
+
+
+def _div(x, y):
+    """``x / y`` rounded as an IEEE division also where ``y`` is a scalar (XLA would multiply by
+    its reciprocal)."""
+    return x / _ieee_divisor(y, x)
+
+
+def _each(fn, *columns):
+    """``fn`` variable by variable (a row of ``columns``); its outputs as lists, one per output."""
+    return tuple(map(list, zip(*[fn(*row) for row in zip(*columns)])))
+
+
+def _keras_sgd(momentum, nesterov):
+    def step(params, grads, state, lr, f):
+        if not momentum:
+            return [w - f(g * lr.astype(w.dtype)) for w, g in zip(params, grads)], state
+
+        def one(w, g, m):
+            mom, lr_ = _cast(momentum, w.dtype), lr.astype(w.dtype)
+            m = f(m * mom) - f(g * lr_)
+            return (w + (f(m * mom) - f(g * lr_)) if nesterov else w + m), m
+        params, trace = _each(one, params, grads, state.trace)
+        return params, state._replace(trace=trace)
+    return KerasRule(_sgd(momentum, nesterov), step, {"trace": "momentum"})
+
+
+def _keras_adam(beta_1, beta_2, epsilon, amsgrad):
+    def step(params, grads, state, lr, f):
+        def one(w, g, m, v, v_hat):
+            d = w.dtype
+            t = (state.count + 1).astype(d)
+            alpha = f(lr.astype(d) * jnp.sqrt(1 - _pow(_cast(beta_2, d), t))) / (1 - _pow(_cast(beta_1, d), t))
+            m = m + f((g - m) * jnp.asarray(1 - beta_1, d))
+            v = v + f((f(g * g) - v) * jnp.asarray(1 - beta_2, d))
+            if amsgrad:
+                v_hat = jnp.maximum(v_hat, v)
+            w = w - f(m * alpha) / (jnp.sqrt(v_hat if amsgrad else v) + jnp.asarray(epsilon, d))
+            return w, m, v, v_hat
+        nu_max = state.nu_max if amsgrad else [None] * len(params)
+        params, mu, nu, nu_max = _each(one, params, grads, state.mu, state.nu, nu_max)
+        return params, KerasAdamState(optax.safe_increment(state.count), mu, nu, nu_max if amsgrad else None)
+    return KerasRule(scale_by_keras_adam(beta_1, beta_2, epsilon, amsgrad), step,
+                     {"mu": "momentum", "nu": "velocity", "nu_max": "velocity_hat"})
+
+
+def _keras_rmsprop(rho, momentum, epsilon, centered):
+    def step(params, grads, state, lr, f):
+        rms, trace = (state[0], state[1]) if momentum else (state, None)
+
+        def one(w, g, v, avg, mom):
+            d = w.dtype
+            r, r1 = jnp.asarray(rho, d), jnp.asarray(1 - rho, d)
+            v = f(r * v) + f(r1 * f(g * g))
+            if centered:
+                avg = f(r * avg) + f(r1 * g)
+                denominator = v - f(avg * avg) + jnp.asarray(epsilon, d)
+            else:
+                denominator = v + jnp.asarray(epsilon, d)
+            increment = f(lr.astype(d) * g) / f(jnp.sqrt(denominator))
+            if momentum:
+                mom = f(jnp.asarray(momentum, d) * mom) + increment
+                return w - mom, v, avg, mom
+            return w - increment, v, avg, mom
+        n = len(params)
+        params, nu, mu, tr = _each(one, params, grads, rms.nu, rms.mu if centered else [None] * n,
+                                   trace.trace if momentum else [None] * n)
+        rms = rms._replace(nu=nu, mu=mu) if centered else rms._replace(nu=nu)
+        return params, ((rms, trace._replace(trace=tr)) if momentum else rms)
+    names = {"nu": "velocity", "mu": "average_gradient", "trace": "momentum"}
+    return KerasRule(_rmsprop(rho, momentum, epsilon, centered), step, names)
+
+
+def _keras_adagrad(initial_accumulator_value, epsilon):
+    def step(params, grads, state, lr, f):
+        def one(w, g, acc):
+            acc = acc + f(g * g)
+            return w - f(lr.astype(w.dtype) * g) / f(jnp.sqrt(acc + jnp.asarray(epsilon, w.dtype))), acc
+        params, acc = _each(one, params, grads, state.sum_of_squares)
+        return params, state._replace(sum_of_squares=acc)
+    return KerasRule(optax.scale_by_rss(float(np.float32(initial_accumulator_value)), epsilon), step,
+                     {"sum_of_squares": "accumulator"})
+
+
+def _keras_adadelta(rho, epsilon):
+    def step(params, grads, state, lr, f):
+        def one(w, g, acc_g, acc_dx):
+            d = w.dtype
+            r, r1, eps = jnp.asarray(rho, d), jnp.asarray(1 - rho, d), jnp.asarray(epsilon, d)
+            acc_g = f(r * acc_g) + f(r1 * f(g * g))
+            delta = -(f(jnp.sqrt(acc_dx + eps) * g) / f(jnp.sqrt(acc_g + eps)))
+            acc_dx = f(r * acc_dx) + f(r1 * f(delta * delta))
+            return w + f(lr.astype(d) * delta), acc_g, acc_dx
+        params, e_g, e_x = _each(one, params, grads, state.e_g, state.e_x)
+        return params, state._replace(e_g=e_g, e_x=e_x)
+    return KerasRule(optax.scale_by_adadelta(rho, epsilon), step,
+                     {"e_g": "accumulated_grad", "e_x": "accumulated_delta_var"})
+
+
+def _keras_nadam(beta_1, beta_2, epsilon):
+    def step(params, grads, state, lr, f):
+        # Keras's _backend_update_step: u_product *= beta_1 * (1 - 0.5 * 0.96^t), then the variables
+        u = state.u_product
+        t = (state.count + 1).astype(u.dtype)
+        u = f(f(u * jnp.asarray(beta_1, u.dtype)) * (1.0 - f(0.5 * _pow(0.96, t))))
+
+        def one(w, g, m, v):
+            d = w.dtype
+            t, t1 = (state.count + 1).astype(d), (state.count + 2).astype(d)
+            b1, b2, decay = _cast(beta_1, d), _cast(beta_2, d), _cast(0.96, d)
+            u_t = f(b1 * (1.0 - f(0.5 * _pow(decay, t))))
+            u_t1 = f(b1 * (1.0 - f(0.5 * _pow(decay, t1))))
+            u_prod, u_prod1 = u.astype(d), f(u.astype(d) * u_t1)
+            m = m + f((g - m) * (1 - b1))
+            v = v + f((f(g * g) - v) * (1 - b2))
+            m_hat = _div(f(u_t1 * m), 1 - u_prod1) + _div(f((1 - u_t) * g), 1 - u_prod)
+            v_hat = _div(v, 1 - _pow(b2, t))
+            return w - f(m_hat * lr.astype(d)) / (jnp.sqrt(v_hat) + jnp.asarray(epsilon, d)), m, v
+        params, mu, nu = _each(one, params, grads, state.mu, state.nu)
+        return params, KerasNadamState(optax.safe_increment(state.count), u, mu, nu)
+    return KerasRule(scale_by_keras_nadam(beta_1, beta_2, epsilon), step, {"mu": "momentum", "nu": "velocity"})
+
+
+def _keras_adamax(beta_1, beta_2, epsilon):
+    def step(params, grads, state, lr, f):
+        def one(w, g, m, u):
+            d = w.dtype
+            b1_power = _pow(_cast(beta_1, d), (state.count + 1).astype(d))
+            m = m + f((g - m) * jnp.asarray(1 - beta_1, d))
+            u = jnp.maximum(f(jnp.asarray(beta_2, d) * u), jnp.abs(g))
+            return w - f(lr.astype(d) * m) / f((1 - b1_power) * (u + jnp.asarray(epsilon, d))), m, u
+        params, mu, nu = _each(one, params, grads, state.mu, state.nu)
+        return params, state._replace(count=optax.safe_increment(state.count), mu=mu, nu=nu)
+    return KerasRule(optax.scale_by_adamax(beta_1, beta_2, epsilon), step, {"mu": "momentum", "nu": "norm"})
+
+
+def _keras_lion(beta_1, beta_2):
+    def step(params, grads, state, lr, f):
+        def one(w, g, m):
+            d = w.dtype
+            b1, b2 = _cast(beta_1, d), _cast(beta_2, d)
+            w = w - f(lr.astype(d) * jnp.sign(f(m * b1) + f(g * (1.0 - b1))))
+            return w, f(m * b2) + f(g * (1.0 - b2))
+        params, mu = _each(one, params, grads, state.mu)
+        return params, state._replace(count=optax.safe_increment(state.count), mu=mu)
+    return KerasRule(optax.scale_by_lion(beta_1, beta_2), step, {"mu": "momentum"})
 
 
 # ---------------------------------------------------------------------------
@@ -289,6 +494,9 @@ class Optimizer(_KerasObjectRepr):
                             "global_clipnorm and name besides their own hyperparameters.")
         if sum(c is not None for c in (clipnorm, clipvalue, global_clipnorm)) > 1:
             raise ValueError(_ONE_CLIP.format(clipnorm, clipvalue, global_clipnorm))
+        self._rule = transform if isinstance(transform, KerasRule) else None
+        if self._rule is not None:
+            transform = self._rule.transform
         if hasattr(transform, "gradient_transformation"):  # optax.MultiSteps and friends
             transform = transform.gradient_transformation()
         if not (callable(getattr(transform, "init", None)) and callable(getattr(transform, "update", None))):
@@ -306,9 +514,10 @@ class Optimizer(_KerasObjectRepr):
             pre.append(optax.clip(clipvalue))
         if global_clipnorm is not None:
             pre.append(optax.clip_by_global_norm(global_clipnorm))
-        post = [optax.add_decayed_weights(weight_decay)] if weight_decay else []
+        # A Keras rule decays the weights itself, before its update (as Keras 3 does).
+        post = [optax.add_decayed_weights(weight_decay)] if weight_decay and self._rule is None else []
         self.transform = transform
-        self._tx = optax.chain(*pre, transform, *post) if (pre or post) else transform
+        self._tx = optax.chain(*pre, transform, *post) if (pre or post) and self._rule is None else transform
         self._iterations = self._variable(np.int64(0), "iteration")   # Keras 3's int64
         self._lr_var = None
         self._lr_schedule = None
@@ -427,6 +636,8 @@ class Optimizer(_KerasObjectRepr):
             elif isinstance(p, jax.tree_util.SequenceKey) and var is None and field != "state":
                 var = var_list[p.idx] if p.idx < len(var_list) else None
         base = var._name.replace("/", "_") + "_" if var is not None else ""
+        if self._rule is not None:
+            field = self._rule.names.get(field, field)
         return f"{base}{field}"
 
     def _variable(self, value, name):
@@ -437,12 +648,45 @@ class Optimizer(_KerasObjectRepr):
         """The whole step, pure: traced once per structure, then one compiled call."""
         self._trace_count += 1
         grads = [g.astype(p.dtype) for g, p in zip(grads, params)]
+        if self._rule is not None:
+            return self._keras_update(params, grads, state, step, lr)
         updates, state = self._tx.update(grads, state, params)
         if self._lr_var is not None or self._lr_schedule is not None:
             if lr is None:
                 lr = self._current_lr(step)
             updates = jax.tree.map(lambda u: (-lr * u).astype(u.dtype), updates)
         return optax.apply_updates(params, updates), state, step + 1
+
+    def _keras_update(self, params, grads, state, step, lr):
+        """Keras 3's ``apply``: clip the gradients, decay the weights (``w -= w * wd * lr``), then
+        the rule's update, each product rounded before an add reads it (``_fence_of``)."""
+        if lr is None:
+            lr = self._current_lr(step)
+        f = _fence_of(step)
+        params, grads = [f(p) for p in params], [f(g) for g in grads]   # computed in a tf.function
+        state = jax.tree.map(f, state)
+        grads = self._keras_clip(grads, f)
+        if self.weight_decay:
+            params = [w - f(f(w * jnp.asarray(self.weight_decay, w.dtype)) * lr.astype(w.dtype)) for w in params]
+        params, state = self._rule.step(params, grads, state, lr, f)
+        return params, state, step + 1
+
+    def _keras_clip(self, grads, f):
+        """Keras 3's gradient clipping (TF backend), products fenced as in the rules."""
+        if self.clipnorm:       # tf.clip_by_norm of each gradient
+            def clip(g):
+                l2sum = jnp.sum(f(g * g))
+                l2norm = jnp.where(l2sum > 0, jnp.sqrt(jnp.where(l2sum > 0, l2sum, 1)), l2sum)
+                return _div(f(g * jnp.asarray(self.clipnorm, g.dtype)), jnp.maximum(l2norm, self.clipnorm))
+            return [clip(g) for g in grads]
+        if self.global_clipnorm:
+            norm = jnp.sqrt(jnp.sum(jnp.stack([jnp.sum(f(g * g)) for g in grads])))
+            c = self.global_clipnorm
+            scale = f(jnp.asarray(c, norm.dtype) * jnp.minimum(1.0 / norm, 1.0 / c)) + (norm - norm)
+            return [f(g * scale.astype(g.dtype)) for g in grads]
+        if self.clipvalue:
+            return [jnp.clip(g, -self.clipvalue, self.clipvalue) for g in grads]
+        return grads
 
     # -- applying ------------------------------------------------------------
 
@@ -600,25 +844,25 @@ def _rmsprop(rho, momentum, epsilon, centered):
     return optax.chain(tx, optax.trace(decay=momentum)) if momentum else tx
 
 
-_A = _alias  # one line per Keras optimizer: name, Keras name, optax direction, Keras defaults
-SGD = _A("SGD", "SGD", lambda momentum, nesterov: _sgd(momentum, nesterov),
+_A = _alias  # one line per Keras optimizer: name, Keras name, Keras update rule, Keras defaults
+SGD = _A("SGD", "SGD", _keras_sgd,
          dict(learning_rate=0.01, momentum=0.0, nesterov=False), "Gradient descent, with (Nesterov) momentum.")
-Adam = _A("Adam", "adam", lambda beta_1, beta_2, epsilon, amsgrad: scale_by_keras_adam(beta_1, beta_2, epsilon, amsgrad),
+Adam = _A("Adam", "adam", _keras_adam,
           dict(learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, amsgrad=False), "Adam (Keras's epsilon placement).")
-AdamW = _A("AdamW", "adamw", lambda beta_1, beta_2, epsilon, amsgrad: scale_by_keras_adam(beta_1, beta_2, epsilon, amsgrad),
+AdamW = _A("AdamW", "adamw", _keras_adam,
            dict(learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999, epsilon=1e-7, amsgrad=False),
            "Adam with decoupled weight decay.")
-RMSprop = _A("RMSprop", "rmsprop", _rmsprop,
+RMSprop = _A("RMSprop", "rmsprop", _keras_rmsprop,
              dict(learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False), "RMSprop (eps inside the sqrt, as Keras).")
-Adagrad = _A("Adagrad", "adagrad", lambda initial_accumulator_value, epsilon: optax.scale_by_rss(initial_accumulator_value, epsilon),
+Adagrad = _A("Adagrad", "adagrad", _keras_adagrad,
              dict(learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7), "Adagrad.")
-Adadelta = _A("Adadelta", "adadelta", lambda rho, epsilon: optax.scale_by_adadelta(rho, epsilon),
+Adadelta = _A("Adadelta", "adadelta", _keras_adadelta,
               dict(learning_rate=0.001, rho=0.95, epsilon=1e-7), "Adadelta.")
-Nadam = _A("Nadam", "nadam", lambda beta_1, beta_2, epsilon: scale_by_keras_nadam(beta_1, beta_2, epsilon),
+Nadam = _A("Nadam", "nadam", _keras_nadam,
            dict(learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7), "Nadam (Keras's momentum schedule).")
-Adamax = _A("Adamax", "adamax", lambda beta_1, beta_2, epsilon: optax.scale_by_adamax(beta_1, beta_2, epsilon),
+Adamax = _A("Adamax", "adamax", _keras_adamax,
             dict(learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7), "Adamax.")
-Lion = _A("Lion", "lion", lambda beta_1, beta_2: optax.scale_by_lion(beta_1, beta_2),
+Lion = _A("Lion", "lion", _keras_lion,
           dict(learning_rate=0.001, beta_1=0.9, beta_2=0.99), "Lion.")
 del _A
 
