@@ -470,9 +470,15 @@ class RootMeanSquaredError(Mean):
 
 @functools.partial(jax.jit, static_argnames=("which",))
 def _confusion_update(state, y_true, y_pred, sample_weight, thresholds, which):
+    # Keras 3's update_confusion_matrix_variables: predictions and labels to one rank, then the
+    # weights (per example: (batch,) against (batch, 1) predictions) expanded and fitted to the labels'.
+    y_pred, y_true = _losses.same_rank(y_pred, y_true)
+    if sample_weight is not None:
+        sample_weight = jnp.expand_dims(sample_weight.astype(_f32), -1)
+        _, sample_weight = _losses.same_rank(y_true, sample_weight, expand_rank_1=False)
     labels = y_true.astype(bool).reshape(1, -1)
     preds = y_pred.astype(_f32)
-    w = jnp.ones_like(preds) if sample_weight is None else jnp.broadcast_to(sample_weight.astype(_f32), preds.shape)
+    w = jnp.ones_like(preds) if sample_weight is None else jnp.broadcast_to(sample_weight, preds.shape)
     preds, w = preds.reshape(1, -1), w.reshape(1, -1)
     above = preds > thresholds[:, None]
     parts = {"tp": labels & above, "fp": ~labels & above, "tn": ~labels & ~above, "fn": labels & ~above}

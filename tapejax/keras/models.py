@@ -357,7 +357,10 @@ class Model(Layer):
             optimizer: an optimizer object or a name (``'adam'``, ``'sgd'``...).
             loss: a loss object, a function ``(y_true, y_pred) -> loss``, or a name (``'mse'``).
             metrics: metric objects or names (``'accuracy'`` picks binary, categorical or
-                sparse categorical accuracy from the data, as Keras does).
+                sparse categorical accuracy from the data, as Keras does). As in Keras 3 they
+                ignore ``sample_weight`` and ``class_weight``.
+            weighted_metrics: metrics that weigh each example by ``sample_weight`` /
+                ``class_weight`` (named ``weighted_<name>`` after a metric of the same name).
             run_eagerly: run the step eagerly instead of compiling it with ``tapejax.function``.
 
         Example:
@@ -374,6 +377,11 @@ class Model(Layer):
         if isinstance(specs, (str,)) or callable(specs) and not isinstance(specs, (list, tuple)):
             specs = [specs]
         self._k_metric_specs = list(specs)
+        weighted = weighted_metrics or []
+        if isinstance(weighted, (str,)) or callable(weighted) and not isinstance(weighted, (list, tuple)):
+            weighted = [weighted]
+        # Keras 3: `metrics` ignore sample and class weights; `weighted_metrics` use them.
+        self._k_weighted_specs = list(weighted)
         self._k_metric_objs = None
         self._k_step_fns = {}
         self._k_run_eagerly = run_eagerly
@@ -385,13 +393,26 @@ class Model(Layer):
 
     @property
     def metrics_names(self):
-        return ["loss"] + [_metric_name(m, s) for m, s in zip(self.metrics, self._k_metric_specs)]
+        return ["loss"] + self._k_metric_names()
+
+    def _k_all_metric_specs(self):
+        return self._k_metric_specs + getattr(self, "_k_weighted_specs", [])
+
+    def _k_metric_names(self):
+        """Keras 3's names: a weighted metric named as an earlier one is ``weighted_<name>``."""
+        names, n = [], len(self._k_metric_specs)
+        for i, (m, spec) in enumerate(zip(self.metrics, self._k_all_metric_specs())):
+            name = _metric_name(m, spec)
+            if i >= n and name in names:
+                name = f"weighted_{name}"
+            names.append(name)
+        return names
 
     def _k_resolve_metrics(self, y, y_pred):
         if self._k_metric_objs is not None:
             return
         objs = []
-        for spec in self._k_metric_specs:
+        for spec in self._k_all_metric_specs():
             if isinstance(spec, str) and spec in ("accuracy", "acc"):
                 objs.append(self._k_accuracy(y, y_pred, _metrics))
             elif isinstance(spec, str) and spec in ("crossentropy", "ce"):
@@ -417,7 +438,10 @@ class Model(Layer):
             raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`: "
                              "model.compile(optimizer='adam', loss='mse').")
         if sample_weight is not None:
-            loss = self._k_loss(y, y_pred, sample_weight=sample_weight)
+            # Keras 3 wraps a loss function (`loss='binary_crossentropy'`, your own fn) in a
+            # LossFunctionWrapper, which weighs its per-example values.
+            fn = self._k_loss if isinstance(self._k_loss, _losses.Loss) else _losses.LossFunctionWrapper(self._k_loss)
+            loss = fn(y, y_pred, sample_weight=sample_weight)
         else:
             loss = self._k_loss(y, y_pred)
         if isinstance(loss, _TensorBase) and loss.shape.rank:
@@ -472,12 +496,13 @@ class Model(Layer):
 
     def _k_update_metrics(self, loss, y, y_pred, sample_weight):
         logs = {"loss": loss}
-        for m, spec in zip(self._k_metric_objs or [], self._k_metric_specs):
-            if sample_weight is not None:
+        n = len(self._k_metric_specs)
+        for i, (m, name) in enumerate(zip(self._k_metric_objs or [], self._k_metric_names())):
+            if sample_weight is not None and i >= n:
                 m.update_state(y, y_pred, sample_weight=sample_weight)
             else:
                 m.update_state(y, y_pred)
-            logs[_metric_name(m, spec)] = m.result()
+            logs[name] = m.result()
         return logs
 
     def _k_ordered(self, logs):
@@ -1007,8 +1032,7 @@ def _class_weight_to_sample_weight(class_weight, x, y, sample_weight):
         raise ValueError("fit(class_weight=...) needs a dict {class id: weight} and the labels `y` as one "
                          "array; with a dataset, yield (x, y, sample_weight) batches instead.")
     if sample_weight is not None:
-        raise ValueError("You cannot use `class_weight` and `sample_weight` at the same time: fold the class "
-                         "weights into sample_weight.")
+        raise ValueError("You cannot `class_weight` and `sample_weight` at the same time.")
     labels = np.asarray(y)
     if labels.ndim > 1 and labels.shape[-1] > 1:
         labels = np.argmax(labels, axis=-1)

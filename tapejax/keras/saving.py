@@ -174,6 +174,9 @@ def _keras_compile_config(model, include_optimizer):
         return None
     cfg = {"loss": _compile_entry(loss, _losses),
            "metrics": [e for e in (_compile_entry(m, _metrics) for m in metrics) if e is not None]}
+    weighted = getattr(model, "_k_weighted_specs", [])
+    if weighted:
+        cfg["weighted_metrics"] = [e for e in (_compile_entry(m, _metrics) for m in weighted) if e is not None]
     if include_optimizer:
         try:
             cfg["optimizer"] = json.loads(json.dumps(_optimizers.serialize(opt)))
@@ -370,7 +373,9 @@ def _compile_from_config(model, comp, var_list=None):
     model.compile(optimizer=_optimizers.deserialize(opt) if opt else "rmsprop",
                   loss=_losses.deserialize(loss) if isinstance(loss, dict) else loss,
                   metrics=[_metrics.deserialize(m) if isinstance(m, dict) else m
-                           for m in comp.get("metrics") or []] or None)
+                           for m in comp.get("metrics") or []] or None,
+                  weighted_metrics=[_metrics.deserialize(m) if isinstance(m, dict) else m
+                                    for m in comp.get("weighted_metrics") or []] or None)
     if model.built:
         model.optimizer.build(model.trainable_variables if var_list is None else var_list)
 

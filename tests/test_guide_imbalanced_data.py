@@ -1,0 +1,66 @@
+"""Keras weighting found by running TensorFlow's imbalanced_data tutorial (synthetic credit-card
+data) cell by cell under TF 2.21 and tapejax. Expected values are TF 2.21's (Keras 3), recorded
+with /tmp/tf/bin/python on the same programs."""
+import numpy as np
+import pytest
+
+import tapejax as tf
+
+X = np.random.RandomState(0).randn(300, 4)
+Y = (np.random.RandomState(1).rand(300, 1) < 0.1).astype(np.int64)
+SW = np.where(Y[:, 0] == 1, 5.0, 0.5)
+
+
+def _model(metrics, weighted_metrics=None, loss=None):
+    tf.keras.utils.set_random_seed(1)
+    m = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(
+        1, activation="sigmoid", bias_initializer=tf.keras.initializers.Constant(3.0))])
+    m.compile(optimizer=tf.keras.optimizers.SGD(0.0), loss=loss or tf.keras.losses.BinaryCrossentropy(),
+              metrics=metrics, weighted_metrics=weighted_metrics)
+    return m
+
+
+def _history(h):
+    return {k: [round(float(v), 4) for v in vs] for k, vs in h.history.items()}
+
+
+def test_class_weight_weighs_the_loss_not_the_metrics():
+    # tutorial cell 36: fit(..., class_weight={0: w0, 1: w1}) with TruePositives, AUC...: the
+    # per-example weights reached the confusion metrics as (batch,) against (batch, 1) predictions
+    # (a broadcasting error), and tapejax weighed the metrics, which Keras 3 does not.
+    metrics = [tf.keras.metrics.TruePositives(name="tp"), tf.keras.metrics.FalsePositives(name="fp"), "accuracy",
+               tf.keras.metrics.BinaryCrossentropy(name="ce")]
+    got = _history(_model(metrics).fit(X, Y, batch_size=300, epochs=1, class_weight={0: 0.5, 1: 5.0}, verbose=0))
+    assert got == {"accuracy": [0.1267], "ce": [2.7062], "fp": [262.0], "loss": [1.3994], "tp": [34.0]}
+
+
+def test_weighted_metrics_use_sample_weights():
+    m = _model([tf.keras.metrics.TruePositives(name="tp"), "accuracy"],
+               [tf.keras.metrics.TruePositives(name="wtp")])
+    got = _history(m.fit(X, Y, batch_size=300, epochs=1, sample_weight=SW, verbose=0))
+    assert got == {"accuracy": [0.1267], "loss": [1.3994], "tp": [34.0], "wtp": [170.0]}
+    assert [round(float(v), 4) for v in m.evaluate(X, Y, sample_weight=SW, verbose=0)] == [1.3994, 34.0, 0.1267, 170.0]
+    with pytest.raises(ValueError) as e:
+        m.fit(X, Y, sample_weight=SW, class_weight={0: 0.5, 1: 5.0}, verbose=0)
+    assert str(e.value) == "You cannot `class_weight` and `sample_weight` at the same time."
+
+
+def test_a_weighted_metric_named_as_a_metric_and_a_loss_name_with_weights():
+    # loss='binary_crossentropy' (a function) with sample weights raised TypeError
+    m = _model(["accuracy"], ["accuracy", tf.keras.metrics.AUC(name="auc")], loss="binary_crossentropy")
+    got = m.evaluate(X, Y, sample_weight=SW, verbose=0, return_dict=True)
+    want = {"accuracy": 0.12666666507720947, "auc": 0.48031842708587646, "loss": 1.3994289636611938,
+            "weighted_accuracy": 0.5676567554473877}
+    assert sorted(got) == sorted(want)
+    for k in want:
+        np.testing.assert_allclose(got[k], want[k], rtol=1e-6)
+
+
+def test_confusion_metrics_take_per_example_weights_against_column_predictions():
+    # Keras 3: sample_weight (batch,) with y_pred (batch, 1): expanded, then broadcast
+    m = tf.keras.metrics.TruePositives()
+    m.update_state([[1], [1], [0]], [[0.9], [0.2], [0.8]], sample_weight=[2.0, 3.0, 4.0])
+    assert float(m.result()) == 2.0
+    auc = tf.keras.metrics.AUC()
+    auc.update_state([[1], [0], [1], [0]], [[0.9], [0.3], [0.4], [0.6]], sample_weight=[1.0, 2.0, 3.0, 4.0])
+    np.testing.assert_allclose(float(auc.result()), 0.5, atol=1e-6)
