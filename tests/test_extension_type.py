@@ -595,3 +595,21 @@ def test_map_fn_output_signature_of_a_spec_and_non_batchable_elems():
                        "mask=<tf.Tensor: shape=(3,), dtype=bool, numpy=array([False,  True,  True])>)")
     with pytest.raises(AttributeError, match=r"^'MaskedTensor\.Spec' object has no attribute '_unbatch'$"):
         tf.map_fn(lambda v: v.values, MaskedTensor([1, 2], [True, False]))
+
+
+def test_traced_arguments_are_named_and_described_by_their_spec(capsys):
+    @tf.function
+    def f(m, p):
+        print(m)
+        print(p)
+        return m
+
+    x = BMT([1, 2], [True, False])
+    f(x, (tf.constant(1), tf.constant(2)))
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["BMT(values=<tf.Tensor 'm:0' shape=(2,) dtype=int32>, "
+                   "mask=<tf.Tensor 'm_1:0' shape=(2,) dtype=bool>)",
+                   "(<tf.Tensor 'p:0' shape=() dtype=int32>, <tf.Tensor 'p_1:0' shape=() dtype=int32>)"]
+    sig = f.get_concrete_function(x, (tf.constant(1), tf.constant(2))).structured_input_signature
+    assert repr(sig[0][0]) == ("BMT.Spec(values=TensorSpec(shape=(2,), dtype=tf.int32, name=None), "
+                               "mask=TensorSpec(shape=(2,), dtype=tf.bool, name=None))")

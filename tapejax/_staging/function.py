@@ -214,6 +214,10 @@ def _bind_signature(fn_name, signature, params, args, kwargs):
 # Arguments and outputs
 # ---------------------------------------------------------------------------
 
+def _is_extension_type(x):
+    return hasattr(type(x), "_tf_extension_type_fields")
+
+
 def _arg_is_leaf(x):
     return isinstance(x, _TensorBase) or x is None
 
@@ -583,6 +587,11 @@ class ConcreteFunction:
             for name, a in [*zip(self._function._params, args), *kwargs.items()]:
                 if type(a) is Tensor:
                     _state.name_input(a, name)
+                elif isinstance(a, (tuple, list, dict)) or hasattr(type(a), "_tf_extension_type_fields"):
+                    # the tensors inside a structure: p, p_1, ... as TensorFlow names its placeholders
+                    inner = [x for x in jax.tree_util.tree_leaves(a, is_leaf=_arg_is_leaf) if type(x) is Tensor]
+                    for i, t in enumerate(inner):
+                        _state.name_input(t, name if i == 0 else f"{name}_{i}")
             with recording:
                 if tape is not None:
                     arg_tensors = [x for x in jax.tree_util.tree_leaves((args, kwargs), is_leaf=_arg_is_leaf)
@@ -933,6 +942,9 @@ class ConcreteFunction:
             return self._specs
         args, kwargs = jax.tree_util.tree_unflatten(
             self._tree, [x.spec if type(x) is _Slot else x for x in self._leaves])
+        # An ExtensionType argument is described by its Spec (it was rebuilt with TensorSpecs inside).
+        args, kwargs = jax.tree_util.tree_map(lambda x: x._type_spec if _is_extension_type(x) else x, (args, kwargs),
+                                              is_leaf=_is_extension_type)
         return tuple(args), dict(kwargs)
 
     @property

@@ -324,6 +324,8 @@ def _new(cls, fields):
 
 
 def _spec_of_component(x):
+    if isinstance(x, (TypeSpec, TensorSpec, RaggedTensorSpec, SparseTensorSpec)):   # a value's description
+        return x
     if isinstance(x, ExtensionType):
         return x._type_spec
     if isinstance(x, RaggedTensor):
