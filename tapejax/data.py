@@ -200,6 +200,15 @@ def _tensor(a):
     return Tensor(from_numpy(a))
 
 
+def _numpy_component(a):
+    if isinstance(a, _ext.ExtensionType):   # (TF raises this when the iterator is made: its spec says)
+        raise TypeError("`tf.data.Dataset.as_numpy_iterator()` is not supported for datasets that produce values "
+                        f"of type {type(a)}")
+    if isinstance(a, (Dataset, bytes, str)):
+        return a
+    return np.asarray(a)[()] if np.ndim(a) == 0 else np.asarray(a)
+
+
 def _to_tensors(e):
     return _map(_tensor, e)
 
@@ -1084,10 +1093,12 @@ class Dataset:
             >>> import tapejax as tf
             >>> [x.tolist() for x in tf.data.Dataset.range(3).as_numpy_iterator()]
             [0, 1, 2]
+
+        Raises:
+            TypeError: the elements hold ExtensionTypes (TensorFlow has no NumPy form of them).
         """
         for e in self._elements():
-            yield _map(lambda a: a if isinstance(a, (Dataset, bytes, str)) else
-                       (np.asarray(a)[()] if np.ndim(a) == 0 else np.asarray(a)), e)
+            yield _map(_numpy_component, e)
 
     def __bool__(self):
         return True

@@ -613,3 +613,18 @@ def test_traced_arguments_are_named_and_described_by_their_spec(capsys):
     sig = f.get_concrete_function(x, (tf.constant(1), tf.constant(2))).structured_input_signature
     assert repr(sig[0][0]) == ("BMT.Spec(values=TensorSpec(shape=(2,), dtype=tf.int32, name=None), "
                                "mask=TensorSpec(shape=(2,), dtype=tf.bool, name=None))")
+
+
+def test_dataset_map_filter_and_numpy_iterator():
+    mt = BMT(tf.reshape(tf.range(6), [3, 2]), tf.ones([3, 2], tf.bool))
+    ds = tf.data.Dataset.from_tensor_slices(mt)
+    assert [a.tolist() for a in ds.map(lambda m: m.values * 2).as_numpy_iterator()] == [[0, 2], [4, 6], [8, 10]]
+    d2 = ds.map(lambda m: BMT(m.values + 1, m.mask))
+    assert repr(d2.element_spec) == ("BMT.Spec(values=TensorSpec(shape=(2,), dtype=tf.int32, name=None), "
+                                     "mask=TensorSpec(shape=(2,), dtype=tf.bool, name=None))")
+    assert [m.values.numpy().tolist() for m in ds.filter(lambda m: m.values[0] > 0)] == [[2, 3], [4, 5]]
+    pairs = tf.data.Dataset.from_tensor_slices((mt, tf.constant([1, 2, 3]))).batch(2)
+    assert [(a.values.shape, b.numpy().tolist()) for a, b in pairs] == [([2, 2], [1, 2]), ([1, 2], [3])]
+    with pytest.raises(TypeError, match=r"^`tf\.data\.Dataset\.as_numpy_iterator\(\)` is not supported for datasets "
+                                        r"that produce values of type <class '.*BMT'>$"):
+        list(ds.as_numpy_iterator())
