@@ -2,8 +2,9 @@
 
 Everything else is an atom (a leaf): Tensors, numbers, strings, ``None``. A dict's values are
 visited in sorted key order (an ``OrderedDict``'s too), and packing rebuilds the same types.
-Unlike ``jax.tree_util``, ``None`` is a leaf. Composite tensors (RaggedTensor, SparseTensor)
-are leaves: ``expand_composites=True`` is not provided.
+Unlike ``jax.tree_util``, ``None`` is a leaf. Composite values are leaves too; with
+``expand_composites=True`` an ExtensionType is a structure of its components (TensorFlow's
+``_to_components``), RaggedTensor and SparseTensor stay leaves here.
 
 Example:
     >>> import tapejax as tf
@@ -15,6 +16,8 @@ Example:
     {'b': 'second', 'a': 'first'}
 """
 import collections.abc
+
+from .experimental import extension_type as _ext
 
 __all__ = ["assert_same_structure", "flatten", "is_nested", "map_structure", "pack_sequence_as"]
 
@@ -45,8 +48,14 @@ def _sorted(keys):
         raise TypeError("nest only supports dicts with sortable keys.") from e
 
 
+def _nested(s, expand):
+    return is_nested(s) or expand and isinstance(s, _ext.ExtensionType)
+
+
 def _children(s):
     """The direct substructures of a nested ``s``, in TensorFlow's order."""
+    if isinstance(s, _ext.ExtensionType):
+        return list(_ext.components(s))
     if isinstance(s, collections.abc.Mapping):
         return [s[k] for k in _sorted(s)]
     if _is_attrs(s):
@@ -56,6 +65,8 @@ def _children(s):
 
 def _rebuild(s, kids):
     """A structure like ``s`` with the direct substructures ``kids``."""
+    if isinstance(s, _ext.ExtensionType):
+        return _ext.rebuilt(s, kids)
     if isinstance(s, collections.abc.Mapping):
         by_key = dict(zip(_sorted(s), kids))
         if isinstance(s, collections.defaultdict):
@@ -81,20 +92,20 @@ def flatten(structure, expand_composites=False):
         >>> tf.nest.flatten(None), tf.nest.flatten([])
         ([None], [])
     """
-    if not is_nested(structure):
+    if not _nested(structure, expand_composites):
         return [structure]
     out = []
     for kid in _children(structure):
-        out.extend(flatten(kid))
+        out.extend(flatten(kid, expand_composites))
     return out
 
 
-def _pack(structure, flat, i):
-    if not is_nested(structure):
+def _pack(structure, flat, i, expand=False):
+    if not _nested(structure, expand):
         return flat[i], i + 1
     kids = []
     for kid in _children(structure):
-        packed, i = _pack(kid, flat, i)
+        packed, i = _pack(kid, flat, i, expand)
         kids.append(packed)
     return _rebuild(structure, kids), i
 
@@ -110,17 +121,17 @@ def pack_sequence_as(structure, flat_sequence, expand_composites=False):
         raise TypeError(f"Attempted to pack value:\n  {flat_sequence}\ninto a structure, but found "
                         f"incompatible type `{type(flat_sequence)}` instead.")
     flat = list(flat_sequence)
-    if not is_nested(structure):
+    if not _nested(structure, expand_composites):
         if len(flat) != 1:
             raise ValueError(f"The target structure is of type `{type(structure)}`\n  {structure}\nHowever the "
                              f"input is a sequence ({type(flat_sequence)}) of length {len(flat)}.\n  "
                              f"{flat_sequence}\nnest cannot guarantee that it is safe to map one to the other.")
         return flat[0]
-    n = len(flatten(structure))
+    n = len(flatten(structure, expand_composites))
     if n != len(flat):
         raise ValueError(f"Could not pack sequence. Structure had {n} atoms, but flat_sequence had {len(flat)} "
                          f"items.  Structure: {structure}, flat_sequence: {flat_sequence}.")
-    return _pack(structure, flat, 0)[0]
+    return _pack(structure, flat, 0, expand_composites)[0]
 
 
 class _Dot:
@@ -189,10 +200,10 @@ def map_structure(func, *structure, **kwargs):
     if not structure:
         raise ValueError("Must provide at least one structure")
     check_types = kwargs.pop("check_types", True)
-    kwargs.pop("expand_composites", False)
+    expand = kwargs.pop("expand_composites", False)
     for k in kwargs:
         raise ValueError(f"Only valid keyword arguments are `check_types` and `expand_composites`, not: `{k}`")
     for other in structure[1:]:
         assert_same_structure(structure[0], other, check_types=check_types)
-    flat = [flatten(s) for s in structure]
-    return pack_sequence_as(structure[0], [func(*xs) for xs in zip(*flat)])
+    flat = [flatten(s, expand) for s in structure]
+    return pack_sequence_as(structure[0], [func(*xs) for xs in zip(*flat)], expand_composites=expand)

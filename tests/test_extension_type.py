@@ -628,3 +628,15 @@ def test_dataset_map_filter_and_numpy_iterator():
     with pytest.raises(TypeError, match=r"^`tf\.data\.Dataset\.as_numpy_iterator\(\)` is not supported for datasets "
                                         r"that produce values of type <class '.*BMT'>$"):
         list(ds.as_numpy_iterator())
+
+
+def test_nest_expand_composites():
+    x = BMT([1, 2], [True, False])
+    assert tf.nest.flatten(x) == [x] and len(tf.nest.flatten([x, {"a": x}])) == 2
+    flat = tf.nest.flatten(x, expand_composites=True)
+    assert [f.numpy().tolist() for f in flat] == [[1, 2], [True, False]]
+    r = tf.nest.map_structure(lambda v: tf.concat([v, v], 0), x, expand_composites=True)
+    assert type(r) is BMT and r.values.numpy().tolist() == [1, 2, 1, 2]
+    assert tf.nest.map_structure(lambda v: type(v).__name__, {"a": x, "b": 1}) == {"a": "BMT", "b": "int"}
+    back = tf.nest.pack_sequence_as(x, [tf.constant([5]), tf.constant([True])], expand_composites=True)
+    assert type(back) is BMT and back.values.numpy().tolist() == [5]
