@@ -21,7 +21,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from .extend import Op, freeze
-from ._core.tensor import _TensorBase
+from ._core import promotion as _promotion, weak as _weak
+from ._core.tensor import Tensor, _TensorBase
 
 _CACHE = {}
 
@@ -73,8 +74,26 @@ def _lookup(module, prefix, name, namespace):
         return fn
     else:
         w = _wrap(prefix + name, fn)
+        if prefix + name in ("array", "asarray", "asanyarray"):
+            w = _weakly_typed(w)
     namespace[name] = w
     return w
+
+
+def _weakly_typed(call):
+    """``tnp.array`` / ``asarray`` under TensorFlow's new type promotion (``dtype_conversion_mode``
+    "all" or "safe"): Python data with no dtype gives a weak tensor of TensorFlow's dtype
+    (``tnp.array(1)`` is int32, weakly typed), a tensor keeps its weakness."""
+    def array(a, *args, **kwargs):
+        if _promotion.mode is None or args or kwargs.get("dtype") is not None:
+            return call(a, *args, **kwargs)
+        if isinstance(a, Tensor):
+            return _weak.with_weakness(call(a, **kwargs), _weak.is_weak(a._value))
+        v = None if kwargs or isinstance(a, _TensorBase) else _weak.typed_value(a)
+        return call(a, **kwargs) if v is None else Tensor(v)
+
+    array.__name__, array.__doc__ = call.__name__, call.__doc__
+    return array
 
 
 class _Submodule:

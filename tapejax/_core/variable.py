@@ -4,7 +4,7 @@ from typing import Any, Optional
 import jax
 import numpy as np
 
-from . import basic as _basic, dtypes as _dtypes, engine as _engine, state as _state
+from . import basic as _basic, dtypes as _dtypes, engine as _engine, promotion as _promotion, state as _state, weak as _weak
 from .tensor import (_TensorBase, Tensor, TensorShape, to_array, _ids, is_tracer, _np_repr, check_python_kinds,
                      check_tensor_dtype)
 from .. import errors
@@ -95,6 +95,8 @@ class Variable(_TensorBase):
         if isinstance(initial_value, Variable):
             initial_value = initial_value._value
         value = to_array(initial_value, dtype)
+        if _promotion.mode is not None and _weak.is_weak(value):   # TF: a variable is never weakly typed
+            value = _promotion.as_weak(value, False)
         if is_tracer(value) and _state.tracing():
             raise _state.TracedInitialValue(name or "Variable")
         self._id = next(_ids)
@@ -137,6 +139,8 @@ class Variable(_TensorBase):
     def _check(self, value, op):
         # Converted as TensorFlow's convert_to_tensor(value, dtype=self.dtype): a tensor of another
         # dtype or a Python value of another kind is an error; NumPy values are cast.
+        if _promotion.mode is not None:    # TF's new type promotion: what promotes to its dtype converts
+            value = _weak.variable_operand(self, value, op)
         if isinstance(value, _TensorBase):
             check_tensor_dtype(value, self._stored.dtype)
         elif not isinstance(value, (np.ndarray, np.generic, jax.Array)):

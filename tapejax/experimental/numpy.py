@@ -3,8 +3,10 @@
 ``experimental_enable_numpy_behavior`` (NumPy's methods on Tensors)."""
 import numpy as _np
 
+from .._core import logs as _logs, weak as _weak
 from .._core.tensor import Tensor as ndarray
 from .. import ops as _ops
+from ..ops import weak_ops as _weak_ops  # noqa: F401  (the ops TF's new type promotion makes weak-aware)
 from ..ops import exports as _exports
 from .. import numpy as tnp
 from . import _np_random as random  # noqa: F401
@@ -75,12 +77,22 @@ def experimental_enable_numpy_behavior(prefer_float32=False, dtype_conversion_mo
     (boolean indices known when indexing: not a mask computed inside a ``tf.function``).
     All are recorded on tapes.
 
-    TensorFlow also switches its ops to NumPy's type promotion (``int32 + float32`` is float64);
-    tapejax's ops keep their dtype rules, and ``prefer_float32=True`` raises ``NotImplementedError``.
+    ``dtype_conversion_mode="all"`` or ``"safe"`` switches on TensorFlow's new type promotion
+    (its guide ``tf_numpy_type_promotion``): Python numbers and lists, and tensors made from
+    them with no dtype, are *weak* (``tf.constant(1)`` prints ``weak=True``) and defer to the
+    other operand's dtype; the arithmetic ops promote their inputs along TensorFlow's lattice
+    (``int32 + float32`` is float32; "safe" refuses the promotions that widen bits or lose
+    precision with TensorFlow's TypeError). ``"legacy"`` (and ``"off"``) keep tapejax's rules,
+    TensorFlow's default ones: an op's inputs share one dtype. TensorFlow's ``"legacy"`` also
+    switches to NumPy's promotion (``int32 + float32`` is float64), which tapejax does not do,
+    and ``prefer_float32=True`` raises ``NotImplementedError``.
 
     Args:
         prefer_float32: TensorFlow's float32 default for Python floats (not provided).
-        dtype_conversion_mode: ``"legacy"`` (the only mode provided).
+        dtype_conversion_mode: ``"legacy"``, ``"off"``, ``"all"`` or ``"safe"``.
+
+    Raises:
+        ValueError: an unknown ``dtype_conversion_mode`` (TensorFlow's message).
 
     Example:
         >>> import tapejax as tf
@@ -90,11 +102,14 @@ def experimental_enable_numpy_behavior(prefer_float32=False, dtype_conversion_mo
         >>> x.T.shape, x.reshape(-1).shape, x.astype(tnp.int32).dtype, x.size
         (TensorShape([3, 2]), TensorShape([6]), tf.int32, np.int64(6))
     """
-    if prefer_float32 or dtype_conversion_mode != "legacy":
+    if prefer_float32:
         raise NotImplementedError(
-            "tapejax's experimental_enable_numpy_behavior provides NumPy's methods on Tensors only: "
-            "prefer_float32=True and other dtype_conversion_modes are not provided (tnp.asarray(1.) "
+            "tapejax's experimental_enable_numpy_behavior does not provide prefer_float32=True (tnp.asarray(1.) "
             "stays float64; write tnp.asarray(1., tnp.float32)).")
+    if dtype_conversion_mode in ("safe", "all"):
+        _logs.warning("UserWarning: enabling the new type promotion must happen at the beginning of the program. "
+                      "Please ensure no TF APIs have been used yet.")
+    _weak.set_mode(dtype_conversion_mode)
     for name, method in _METHODS.items():
         if name == "__getitem__" or not hasattr(ndarray, name) or vars(ndarray).get(name) is method:
             setattr(ndarray, name, method)   # Tensor's own methods stay; indexing becomes NumPy's

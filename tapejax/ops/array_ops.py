@@ -10,7 +10,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import dtypes as _dtypes, host as _host, state as _state
+from .._core import dtypes as _dtypes, host as _host, promotion as _promotion, state as _state, weak as _weak
 from .. import errors
 from ..errors import InvalidArgumentError
 from .._core.tensor import (
@@ -501,6 +501,12 @@ def constant(value: Any, dtype: Any = None, shape: Optional[Sequence[int]] = Non
         >>> tf.constant([1, 2])
         <tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 2], dtype=int32)>
     """
+    if _promotion.mode is not None:    # TF's new type promotion: Python data makes weak tensors
+        return _weak.constant(value, dtype, lambda v, dt: _constant(v, dt, shape))
+    return _constant(value, dtype, shape)
+
+
+def _constant(value, dtype, shape):
     if dtype is not None:
         check_python_kinds(value, dtype)
     v = to_array(value, dtype)

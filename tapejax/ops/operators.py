@@ -2,7 +2,7 @@
 import jax
 import numpy as np
 
-from .._core import dtypes as _dtypes
+from .._core import dtypes as _dtypes, promotion as _promotion
 from .._core.basic import negative
 from .._core.engine import number_fits
 from .._core.tensor import Tensor, _TensorBase, check_python_kinds
@@ -31,7 +31,9 @@ def _left_operand(x, tensor):
             return x
     elif isinstance(x, _TensorBase):
         return x
-    elif isinstance(x, (np.ndarray, np.generic, jax.Array)):     # cast (a jax array as a NumPy one)
+    if _promotion.mode is not None:    # TF's new type promotion: the op promotes its operands
+        return x
+    if isinstance(x, (np.ndarray, np.generic, jax.Array)):     # cast (a jax array as a NumPy one)
         dtype = tensor.dtype
         return x if dtype == _dtypes.string or x.dtype == dtype._np else x.astype(dtype._np)
     check_python_kinds(x, tensor.dtype)
