@@ -244,9 +244,6 @@ def _convert_tuple(value, expected, path, context):
 # Components: the tensors and composite values inside a structure of field values
 # ---------------------------------------------------------------------------
 
-_COMPONENT_TYPES = (_TensorBase, RaggedTensor, SparseTensor)
-
-
 class _Leaf:
     """A component's place in a template (the static part of a value)."""
 
@@ -265,10 +262,6 @@ def _is_component(x):
     (Python scalars, strings, dtypes, shapes) and the tuples and mappings holding them. JAX
     may rebuild a value with placeholders of its own in the components' places."""
     return not isinstance(x, _STATIC_TYPES) and not _is_tuple_value(x)
-
-
-def _is_array(x):
-    return isinstance(x, (jax.Array, np.ndarray)) or isinstance(x, jax.core.Tracer)
 
 
 def _split(x, out):
@@ -725,10 +718,6 @@ class ExtensionTypeSpec(TypeSpec):
             raise NotImplementedError("It appears that the Spec of the ExtensionType is missing a shape property. "
                                       "In order to support tf.Data, it is recommended that you implement a shape "
                                       "property on the Spec.") from e
-
-
-def _is_component_node(x):
-    return isinstance(x, _COMPONENT_TYPES)
 
 
 def _common_spec(x, y):
