@@ -67,19 +67,24 @@ def _plain_args(args, n):
     out, keys = list(args), []
     for i, a in enumerate(args):
         if type(a) is Tensor:
-            weak = is_weak(a._aval)
+            v = a._aval
+            weak = is_weak(v)
             if weak:
                 out[i] = Tensor(_promotion.as_weak(a._value, False), a._id)
             if i < n:
-                keys.append(None if a.dtype._np == object else _promotion.key(a.dtype._np, weak))
+                keys.append(None if v.dtype == object else _promotion.key(v.dtype, weak))
         elif i < n:
             try:
                 k = value_key(a)
             except _promotion.Refused as e:
                 raise TypeError(str(e)) from None
             keys.append(k)
-            if k is not None and not isinstance(a, _TensorBase):
-                out[i] = Tensor(typed_value(a, weak=False))
+            if k is not None and not isinstance(a, (_TensorBase, jax.Array)):
+                # A NumPy value of TensorFlow's dtype, inside a tensor: the op takes it as it is (a
+                # tensor's operand is not converted again), with no transfer made for it here.
+                out[i] = Tensor(np.asarray(a, k[0]))
+            elif isinstance(a, jax.Array):
+                out[i] = Tensor(_promotion.as_weak(a, False) if a.weak_type else a)
     return out, keys
 
 
@@ -128,6 +133,9 @@ def _cast_first_two(op, dtype):
 
 def is_weak(v):
     """Whether an array (or traced value) is weakly typed."""
+    w = getattr(v, "weak_type", None)    # a jax array's (quick)
+    if w is not None:
+        return w
     try:
         return bool(jax.typeof(v).weak_type)
     except Exception:   # a NumPy object array (strings), a value lazy execution has not computed
