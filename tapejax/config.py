@@ -21,7 +21,7 @@ import types
 
 import jax
 
-from ._core import backward as _backward, cache as _cache, devices as _devices, engine as _engine, lazy as _lazy
+from ._core import backward as _backward, cache as _cache, devices as _devices, engine as _engine, lazy as _lazy, weak as _weak
 from ._core import graph_options as _graph_options, new_shapes as _new_shapes
 from ._staging.function import run_functions_eagerly as _run_eagerly, functions_run_eagerly as _runs_eagerly
 
@@ -460,6 +460,9 @@ def set_lazy_execution(enabled, max_pending_ops=None, fuse_ops=None):
     dtypes are inferred when an op is called, so an op given incompatible arguments raises
     its error at that line, as in eager mode. Turning it off runs what is pending.
 
+    It pauses (ops run now) while TensorFlow's new type promotion is on
+    (``experimental_enable_numpy_behavior(dtype_conversion_mode="all")`` or ``"safe"``).
+
     Off by default: it pays for a loop that repeats a step (a custom training loop, a long
     elementwise chain with its gradient: one program per step), while code that runs once
     (a notebook cell) is traced as a whole program instead of reusing the ops compiled
@@ -491,6 +494,7 @@ def set_lazy_execution(enabled, max_pending_ops=None, fuse_ops=None):
         >>> tf.config.experimental.set_lazy_execution(False)
     """
     _lazy.set_enabled(enabled, max_pending_ops, fuse_ops)
+    _weak.lazy_changed()   # paused while TF's new type promotion is on
 
 
 def lazy_execution_enabled():

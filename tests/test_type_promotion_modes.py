@@ -8,7 +8,7 @@ import pytest
 
 import tapejax as tf
 import tapejax.experimental.numpy as tnp
-from tapejax._core import engine, promotion, weak
+from tapejax._core import engine, lazy, promotion, weak
 from tapejax._core.tensor import Tensor
 
 
@@ -424,3 +424,20 @@ def test_the_default_mode_is_untouched(mode):
             tf.constant(1) + tf.constant(1.5)
         with pytest.raises(TypeError, match="Cannot convert 2.5 to EagerTensor of dtype int32"):
             2.5 * tf.constant(1)
+
+
+def test_lazy_execution_pauses_while_a_weak_mode_is_on(mode):
+    """Deferred ops would see weak arrays (JAX widens two weak int32 ones to int64)."""
+    tf.config.experimental.set_lazy_execution(True)
+    try:
+        mode("all")
+        assert engine.defer is None
+        assert repr(tf.constant([1, 2]) // 2) == (
+            "<tf.Tensor: shape=(2,), dtype=int32, numpy=array([0, 1], dtype=int32), weak=True>")
+        tf.config.experimental.set_lazy_execution(True)   # turned on again: still paused
+        assert engine.defer is None
+        mode("legacy")
+        assert engine.defer is lazy.defer
+    finally:
+        tf.config.experimental.set_lazy_execution(False)
+    assert engine.defer is None

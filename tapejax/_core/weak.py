@@ -16,7 +16,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import dtypes as _dtypes, engine as _engine, promotion as _promotion
+from . import dtypes as _dtypes, engine as _engine, lazy as _lazy, promotion as _promotion
 from .tensor import Tensor, _TensorBase, _contains_tensor
 
 _plain_run = _engine._run
@@ -38,6 +38,17 @@ def set_mode(name):
         return
     _promotion.mode = new
     _engine._run = _plain_run if new is None else _promoting_run
+    lazy_changed()
+
+
+def lazy_changed():
+    """Lazy execution defers ops before ``engine._run`` sees them: it pauses while a weak mode is
+    on (its ops would see weak arrays, which JAX widens), and resumes after."""
+    if _promotion.mode is not None:
+        _lazy.run_pending()
+        _engine.defer = None
+    else:
+        _engine.defer = _lazy.defer if _lazy.config.enabled else None
 
 
 def _promoting_run(op, args, static):
