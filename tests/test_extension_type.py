@@ -640,3 +640,20 @@ def test_nest_expand_composites():
     assert tf.nest.map_structure(lambda v: type(v).__name__, {"a": x, "b": 1}) == {"a": "BMT", "b": "int"}
     back = tf.nest.pack_sequence_as(x, [tf.constant([5]), tf.constant([True])], expand_composites=True)
     assert type(back) is BMT and back.values.numpy().tolist() == [5]
+
+
+def test_structured_outputs_are_named_symbolic_tensors():
+    @tf.function
+    def f(x):
+        return {"b": x * 2, "a": (x, x + 1)}
+
+    outs = f.get_concrete_function(tf.constant([1, 2])).structured_outputs
+    assert repr(outs) == ("{'b': <tf.Tensor 'Identity_2:0' shape=(2,) dtype=int32>, 'a': (<tf.Tensor 'Identity:0' "
+                          "shape=(2,) dtype=int32>, <tf.Tensor 'Identity_1:0' shape=(2,) dtype=int32>)}")
+    one = tf.function(lambda x: x).get_concrete_function(tf.constant(1.0)).structured_outputs
+    assert str(one) == 'Tensor("Identity:0", shape=(), dtype=float32)'
+    with pytest.raises(AttributeError):
+        one.numpy()
+    mt = tf.function(lambda m: m).get_concrete_function(BMT([1, 2], [True, False])).structured_outputs
+    assert repr(mt) == ("BMT(values=<tf.Tensor 'Identity:0' shape=(2,) dtype=int32>, "
+                        "mask=<tf.Tensor 'Identity_1:0' shape=(2,) dtype=bool>)")

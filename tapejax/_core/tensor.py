@@ -76,8 +76,9 @@ class HostValue:
 
 
 def is_symbolic(x):
-    """Whether ``x`` (a Tensor's value) is not known while a function is traced."""
-    return isinstance(x, (jax.core.Tracer, HostValue))
+    """Whether ``x`` (a Tensor's value) is not known while a function is traced (or is only a
+    shape and dtype: a concrete function's ``structured_outputs``)."""
+    return isinstance(x, (jax.core.Tracer, HostValue, jax.ShapeDtypeStruct))
 
 
 try:

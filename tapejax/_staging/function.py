@@ -949,8 +949,16 @@ class ConcreteFunction:
 
     @property
     def structured_outputs(self):
+        """The outputs as symbolic tensors, named as TensorFlow's graph outputs (``Identity:0``,
+        ``Identity_1:0``, ...)."""
         o = self._outputs
-        return o.build([jax.ShapeDtypeStruct(a.shape, a.dtype) for a in o.arrays]) if o else None
+        if not o:
+            return None
+        out = o.build([jax.ShapeDtypeStruct(a.shape, a.dtype) for a in o.arrays])
+        tensors = [x for x in jax.tree_util.tree_leaves(out, is_leaf=_arg_is_leaf) if type(x) is Tensor]
+        for i, t in enumerate(tensors):
+            _state.name_input(t, "Identity" if i == 0 else f"Identity_{i}")
+        return out
 
     def _parameters(self):
         """(name, kind, spec or value) of each argument of the trace, in the function's order."""
