@@ -79,6 +79,8 @@ class DType:
         return jnp.finfo(self._np).max if self.is_floating else jnp.iinfo(self._np).max
 
     def __eq__(self, other):
+        if other is self:
+            return True
         try:
             return self._np == as_dtype(other)._np
         except TypeError:
@@ -132,6 +134,10 @@ def as_dtype(value):
     """
     if isinstance(value, DType):
         return value
+    if isinstance(value, np.dtype):
+        known = _BY_NP.get(value)
+        if known is not None:
+            return known
     if isinstance(value, str) and value in _BY_NAME:
         return _BY_NAME[value]
     try:
@@ -141,7 +147,13 @@ def as_dtype(value):
                         "a numpy dtype, or a name such as 'float32'.") from None
     if np_dtype.kind in "OUS":  # object, str and bytes NumPy data are TensorFlow's strings
         return string
-    return _BY_NAME.get(np_dtype.name) or DType(np_dtype)
+    out = _BY_NAME.get(np_dtype.name) or DType(np_dtype)
+    if isinstance(value, np.dtype) and out.name in _BY_NAME:
+        _BY_NP[value] = out       # a tensor's dtype is asked often: numpy's dtype.name is Python
+    return out
+
+
+_BY_NP = {}
 
 
 def np_dtype(value):

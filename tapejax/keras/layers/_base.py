@@ -41,6 +41,8 @@ class _CallContext(threading.local):
 _ctx = _CallContext()
 
 _BOOKKEEPING_PREFIX = "_k_"
+_HELD = (Module, Variable)                 # what a layer's weights and sub-layers are found in
+_HOLDERS = _HELD + (list, tuple, dict)     # attribute values that may hold one
 
 
 def _leaves(value):
@@ -67,13 +69,8 @@ def _collect(value, out, kinds):
 
 
 def _dedup(items):
-    seen = set()
-    out = []
-    for v in items:
-        if id(v) not in seen:
-            seen.add(id(v))
-            out.append(v)
-    return out
+    """``items`` without repeats (by identity), in first-occurrence order."""
+    return list({id(v): v for v in items}.values())
 
 
 _accepts_cache = {}
@@ -125,10 +122,15 @@ def _with_call_arguments(layer, error, args, kwargs):
 
 def _keras_mask(x):
     """The mask a Keras layer attached to a tensor (``x._keras_mask``), or None."""
+    if type(x) is not Tensor:
+        return None
     try:
-        return x._keras_mask if type(x) is Tensor else None
+        return _MASK_SLOT.__get__(x, Tensor)   # an unset slot raises here, not via Tensor.__getattr__
     except AttributeError:
         return None
+
+
+_MASK_SLOT = Tensor._keras_mask
 
 
 def _takes_mask(fn):
@@ -473,7 +475,12 @@ class Layer(Module):
             for leaf in _leaves(value):
                 if isinstance(leaf, Variable):
                     self._k_track_variable(leaf, leaf.trainable)
+            self.__dict__.pop("_k_holders", None)
         object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        self.__dict__.pop("_k_holders", None)
+        object.__delattr__(self, name)
 
     def _k_track_variable(self, var, trainable):
         for lst in (self._k_trainable, self._k_non_trainable):
@@ -482,20 +489,27 @@ class Layer(Module):
                     return
         (self._k_trainable if trainable else self._k_non_trainable).append(var)
 
-    def _k_held(self, kinds):
-        """The instances of ``kinds`` the attributes hold, also in containers filled after
-        assignment (``self.ws.append(v)``), in attribute-assignment order."""
+    def _k_held(self):
+        """The Modules (layers) and Variables the attributes hold, also in containers filled
+        after assignment (``self.ws.append(v)``), in attribute-assignment order. The attributes
+        that may hold one (a Module, a Variable, a container) are kept until an attribute is
+        set or deleted (``_k_holders``): a weights listing then scans those alone, the
+        containers again each time."""
+        holders = self.__dict__.get("_k_holders")
+        if holders is None:
+            holders = [value for key, value in vars(self).items()
+                       if not key.startswith(_BOOKKEEPING_PREFIX) and isinstance(value, _HOLDERS)]
+            self.__dict__["_k_holders"] = holders
         out = []
-        for key, value in list(vars(self).items()):
-            if not key.startswith(_BOOKKEEPING_PREFIX):
-                _collect(value, out, kinds)
+        for value in holders:
+            _collect(value, out, _HELD)
         return out
 
     def _k_parts(self):
         """(own trainable weights, own non-trainable weights, directly tracked sub-layers and
         tf.Modules in attribute-assignment order): one scan of the attributes."""
         subs = []
-        for x in self._k_held((Module, Variable)):
+        for x in self._k_held():
             if isinstance(x, Variable):
                 self._k_track_variable(x, x.trainable)
             elif x is not self:
