@@ -70,3 +70,22 @@ def test_from_generator_output_types_and_shapes_are_deprecated(caplog):
 def _line_of(text):
     with open(__file__) as f:
         return next(i for i, line in enumerate(f, 1) if text in line and "_line_of" not in line)
+
+
+def test_numpy_gives_a_writable_copy():
+    # guide cells 23-24: draw_timeline writes into `timeline['times'][mask].numpy()`; TF 2.21's
+    # .numpy() is the caller's own writable array, np.asarray(t) the read-only view
+    t = tf.constant([1., 2., 3.])
+    a = t.numpy()
+    assert a.flags.writeable and a.flags.owndata
+    a[0] = 5
+    assert t.numpy().tolist() == [1.0, 2.0, 3.0]
+    b = t[1:].numpy()
+    b[0] = 7
+    assert t.numpy().tolist() == [1.0, 2.0, 3.0]
+    v = tf.Variable([1., 2.])
+    c = v.numpy()
+    c[0] = 9
+    assert v.numpy().tolist() == [1.0, 2.0]
+    assert not np.asarray(t).flags.writeable
+    assert type(tf.constant(3.0).numpy()) is np.float32 and type(tf.constant("a").numpy()) is bytes

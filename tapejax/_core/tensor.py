@@ -443,7 +443,8 @@ class _TensorBase:
         for f in export_listeners:
             f(self)
         a = np.asarray(v)
-        return a[()] if a.ndim == 0 else a
+        # TensorFlow's .numpy() is the caller's own writable copy (np.asarray(t) is the read-only view).
+        return a[()] if a.ndim == 0 else a.copy()
 
     def __array__(self, dtype=None, copy=None):
         v = self._value
