@@ -64,3 +64,23 @@ def test_confusion_metrics_take_per_example_weights_against_column_predictions()
     auc = tf.keras.metrics.AUC()
     auc.update_state([[1], [0], [1], [0]], [[0.9], [0.3], [0.4], [0.6]], sample_weight=[1.0, 2.0, 3.0, 4.0])
     np.testing.assert_allclose(float(auc.result()), 0.5, atol=1e-6)
+
+
+def test_weights_files_leave_the_compiled_metrics_alone(tmp_path):
+    # tutorial cells 19-24: save_weights after an evaluate, load_weights into new models that share
+    # the METRICS objects: Keras 3's weights file has no metric state, so the metrics keep theirs
+    # (tapejax restored the saved counts, and the next fit's first epoch started from them)
+    x = np.random.RandomState(0).randn(40, 4)
+    y = (x[:, :1] > 0).astype(np.float32)
+    shared = [tf.keras.metrics.TruePositives(name="tp")]
+    tf.keras.utils.set_random_seed(3)
+    m = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1, activation="sigmoid")])
+    m.compile(optimizer="sgd", loss="binary_crossentropy", metrics=shared)
+    m.evaluate(x, y, verbose=0)
+    assert float(shared[0].result()) == 7.0
+    path = str(tmp_path / "w.weights.h5")
+    m.save_weights(path)
+    shared[0].reset_state()
+    m.load_weights(path)
+    assert float(shared[0].result()) == 0.0
+    assert not [n for n, _ in tf.train.list_variables(path) if "metric" in n]

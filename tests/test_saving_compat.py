@@ -44,7 +44,10 @@ def test_the_same_objects_are_written_under_the_same_keys(tmp_path):
     assert tf.train.list_variables(path) == tf.train.list_variables(str(DATA / "ckpt"))
     model, _ = make.sequential()
     model.save_weights(str(tmp_path / "weights"))
-    assert tf.train.list_variables(str(tmp_path / "weights")) == tf.train.list_variables(str(DATA / "weights"))
+    # Compiled metrics' state is no longer written (Keras 3's weights files hold none); the old
+    # files' metric entries are ignored when they load.
+    old = [kv for kv in tf.train.list_variables(str(DATA / "weights")) if not kv[0].startswith("_k_metric_")]
+    assert tf.train.list_variables(str(tmp_path / "weights")) == old
 
 
 def test_save_weights_load_into_a_fresh_model(data):

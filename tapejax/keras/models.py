@@ -74,6 +74,11 @@ class Model(Layer):
         618
     """
 
+    # The compiled metrics' state is not part of the model's checkpoints (save_weights /
+    # load_weights, as Keras 3's weights files): loading weights leaves the metrics as they are.
+    _TF_MODULE_IGNORED_PROPERTIES = Layer._TF_MODULE_IGNORED_PROPERTIES | frozenset(
+        {"_k_metric_objs", "_k_metric_specs", "_k_weighted_specs"})
+
     def __init__(self, *args, **kwargs):
         _check_model_init_arguments(type(self).__name__, args, kwargs)
         inputs = kwargs.pop("inputs", None)
