@@ -657,3 +657,19 @@ def test_structured_outputs_are_named_symbolic_tensors():
     mt = tf.function(lambda m: m).get_concrete_function(BMT([1, 2], [True, False])).structured_outputs
     assert repr(mt) == ("BMT(values=<tf.Tensor 'Identity:0' shape=(2,) dtype=int32>, "
                         "mask=<tf.Tensor 'Identity_1:0' shape=(2,) dtype=bool>)")
+
+
+def test_traced_tensor_names_as_tensorflow(capsys):
+    @tf.function
+    def f(x, b):
+        for t in [x > 1, tf.not_equal(x, 1), tf.logical_and(b, b), tf.where(b, x, x), tf.expand_dims(x, 0),
+                  tf.gather(x, [0]), tf.reduce_all(b), tf.argmax(x), tf.math.floormod(x, 2)]:
+            print(t.name)
+        return 0
+
+    f(tf.constant([1, 2]), tf.constant([True, False]))
+    assert capsys.readouterr().out.split() == ["Greater:0", "NotEqual:0", "LogicalAnd:0", "SelectV2:0",
+                                               "ExpandDims:0", "GatherV2:0", "All:0", "ArgMax:0", "FloorMod:0"]
+    with pytest.raises(AttributeError, match=r"^Tensor\.name is undefined when eager execution is enabled\.$"):
+        tf.constant(1).name
+    assert not hasattr(tf.constant(1), "name")

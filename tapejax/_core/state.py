@@ -373,7 +373,13 @@ _TF_OP_NAMES = {
     "reduce_max": "Max", "reduce_min": "Min", "reduce_prod": "Prod", "matmul": "MatMul", "relu": "Relu",
     "exp": "Exp", "log": "Log", "sqrt": "Sqrt", "square": "Square", "tanh": "Tanh", "sigmoid": "Sigmoid",
     "identity": "Identity", "reshape": "Reshape", "cast": "Cast", "abs": "Abs", "maximum": "Maximum",
-    "minimum": "Minimum",
+    "minimum": "Minimum", "greater": "Greater", "less": "Less", "greater_equal": "GreaterEqual",
+    "less_equal": "LessEqual", "equal": "Equal", "not_equal": "NotEqual", "logical_and": "LogicalAnd",
+    "logical_or": "LogicalOr", "logical_not": "LogicalNot", "select": "SelectV2", "floormod": "FloorMod",
+    "pow": "Pow", "sign": "Sign", "expand_dims": "ExpandDims", "squeeze": "Squeeze", "gather": "GatherV2",
+    "reduce_all": "All", "reduce_any": "Any", "argmax": "ArgMax", "argmin": "ArgMin", "tile": "Tile",
+    "round": "Round", "floor": "Floor", "ceil": "Ceil", "reciprocal": "Reciprocal", "rsqrt": "Rsqrt",
+    "softplus": "Softplus", "softmax": "Softmax", "log1p": "Log1p", "expm1": "Expm1", "sin": "Sin", "cos": "Cos",
 }
 
 

@@ -554,9 +554,19 @@ class Tensor(_TensorBase):
     # ``_slot`` the value's place in it and ``_v`` its abstract value (jax.ShapeDtypeStruct).
     __slots__ = ("_v", "_id", "_lazy", "_slot", "_keras_mask", "__weakref__")   # a Keras layer's output mask
 
+    @property
+    def name(self):
+        """The tensor's name in the graph of the function being traced (``Greater:0``, ``x:0``);
+        an eager tensor has none (AttributeError, as in TensorFlow)."""
+        if is_symbolic(self._value):
+            return self._traced_name()
+        raise AttributeError("Tensor.name is undefined when eager execution is enabled.")
+
     def __getattr__(self, name):
         # Only reached for a missing attribute. Inside a traced function a tensor is a
         # TensorFlow SymbolicTensor, and TensorFlow's message names that class.
+        if name == "name":   # the property's own error (Python retries a failed property here)
+            raise AttributeError("Tensor.name is undefined when eager execution is enabled.")
         try:
             symbolic = is_tracer(object.__getattribute__(self, "_v"))
         except AttributeError:
