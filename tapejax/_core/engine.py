@@ -226,6 +226,8 @@ def number_fits(number, dtype):
 
 def freeze(v):
     """Static arguments must be hashable: lists become tuples, scalar tensors Python numbers."""
+    if type(v) in _ATOMS:
+        return v
     if isinstance(v, (list, tuple)):
         return tuple(freeze(e) for e in v)
     if isinstance(v, dict):
@@ -238,6 +240,9 @@ def freeze(v):
     if isinstance(v, np.generic):
         return v.item()
     return v
+
+
+_ATOMS = frozenset((int, float, bool, str, type(None)))
 
 
 class Node:
