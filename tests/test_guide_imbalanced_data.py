@@ -84,3 +84,26 @@ def test_weights_files_leave_the_compiled_metrics_alone(tmp_path):
     m.load_weights(path)
     assert float(shared[0].result()) == 0.0
     assert not [n for n, _ in tf.train.list_variables(path) if "metric" in n]
+
+
+def test_model_metrics_are_keras3s_loss_tracker_and_compile_metrics():
+    # tutorial cells 29, 39, 55 print zip(model.metrics_names, model.evaluate(...)): TF 2.21 has
+    # two names, so two lines (tapejax listed every metric)
+    x = np.random.RandomState(0).randn(40, 4)
+    y = (x[:, :1] > 0).astype(np.float32)
+    m = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1, activation="sigmoid")])
+    assert (m.metrics_names, m.metrics) == ([], [])
+    m.compile(optimizer="sgd", loss="binary_crossentropy", metrics=["accuracy", tf.keras.metrics.AUC(name="auc")])
+    assert m.metrics_names == ["loss", "compile_metrics"]
+    assert [type(v).__name__ for v in m.metrics] == ["Mean", "CompileMetrics"]
+    with pytest.raises(ValueError, match="^Cannot get result\\(\\) since the metric has not yet been built.$"):
+        m.metrics[1].result()
+    loss, acc, auc = m.evaluate(x, y, verbose=0)
+    assert [type(v).__name__ for v in m.metrics[1].metrics] == ["BinaryAccuracy", "AUC"]
+    res = m.metrics[1].result()
+    assert list(res) == ["accuracy", "auc"] and float(res["accuracy"]) == acc and float(res["auc"]) == auc
+    np.testing.assert_allclose(float(m.metrics[0].result()), loss, rtol=1e-6)
+    m2 = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1, activation="sigmoid")])
+    m2.compile(optimizer="sgd", loss="binary_crossentropy")
+    m2.evaluate(x, y, verbose=0)
+    assert m2.metrics_names == ["loss"]

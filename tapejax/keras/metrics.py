@@ -351,6 +351,53 @@ class Sum(Reduce):
         super().__init__(name=name, dtype=dtype)
 
 
+class CompileMetrics(Metric):
+    """The metrics given to ``compile`` as one metric (Keras 3's ``CompileMetrics``): what
+    ``model.metrics`` lists after the loss tracker, named ``compile_metrics``.
+
+    ``metrics`` are the metric objects (made at the first step); ``result()`` is a dict of
+    their results by name.
+
+    Example:
+        >>> import numpy as np, tapejax as tf
+        >>> model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(1)])
+        >>> model.compile(optimizer='sgd', loss='mse', metrics=['mae'])
+        >>> model.metrics_names
+        ['loss', 'compile_metrics']
+        >>> _ = model.evaluate(np.ones((4, 2)), np.ones((4, 1)), verbose=0)
+        >>> [m.name for m in model.metrics[1].metrics]
+        ['mae']
+    """
+
+    def __init__(self, model):
+        super().__init__(name="compile_metrics")
+        self._model = model
+
+    @property
+    def metrics(self):
+        return list(self._model._k_metric_objs or [])
+
+    @property
+    def built(self):
+        return self._model._k_metric_objs is not None
+
+    @property
+    def variables(self):
+        return [v for m in self.metrics for v in m.variables]
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        raise NotImplementedError("The compiled metrics are updated by the model's train_step / test_step.")
+
+    def reset_state(self):
+        for m in self.metrics:
+            m.reset_state()
+
+    def result(self):
+        if not self.built:
+            raise ValueError("Cannot get result() since the metric has not yet been built.")
+        return dict(zip(self._model._k_metric_names(), (m.result() for m in self.metrics)))
+
+
 class MeanMetricWrapper(Mean):
     """The mean of ``fn(y_true, y_pred, **kwargs)`` over the samples seen.
 

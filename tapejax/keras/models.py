@@ -77,7 +77,7 @@ class Model(Layer):
     # The compiled metrics' state is not part of the model's checkpoints (save_weights /
     # load_weights, as Keras 3's weights files): loading weights leaves the metrics as they are.
     _TF_MODULE_IGNORED_PROPERTIES = Layer._TF_MODULE_IGNORED_PROPERTIES | frozenset(
-        {"_k_metric_objs", "_k_metric_specs", "_k_weighted_specs"})
+        {"_k_metric_objs", "_k_metric_specs", "_k_weighted_specs", "_k_trackers"})
 
     def __init__(self, *args, **kwargs):
         _check_model_init_arguments(type(self).__name__, args, kwargs)
@@ -393,12 +393,21 @@ class Model(Layer):
 
     @property
     def metrics(self):
-        """The compiled metric objects (created at the first step)."""
-        return list(self._k_metric_objs or [])
+        """Keras 3's list: once compiled, the loss tracker (``Mean`` named ``loss``) and, when
+        ``compile`` was given metrics, their :class:`~tapejax.keras.metrics.CompileMetrics`
+        (``model.metrics[1].metrics`` are the metric objects, made at the first step)."""
+        if not self.compiled:
+            return []
+        trackers = getattr(self, "_k_trackers", None)
+        if trackers is None:
+            trackers = self._k_trackers = (_metrics.Mean(name="loss"), _metrics.CompileMetrics(self))
+        return [trackers[0]] + ([trackers[1]] if self._k_all_metric_specs() else [])
 
     @property
     def metrics_names(self):
-        return ["loss"] + self._k_metric_names()
+        """The names of :attr:`metrics`: ``['loss', 'compile_metrics']`` (Keras 3), ``['loss']``
+        without compiled metrics, ``[]`` before ``compile``."""
+        return [m.name for m in self.metrics]
 
     def _k_all_metric_specs(self):
         return self._k_metric_specs + getattr(self, "_k_weighted_specs", [])
@@ -406,7 +415,7 @@ class Model(Layer):
     def _k_metric_names(self):
         """Keras 3's names: a weighted metric named as an earlier one is ``weighted_<name>``."""
         names, n = [], len(self._k_metric_specs)
-        for i, (m, spec) in enumerate(zip(self.metrics, self._k_all_metric_specs())):
+        for i, (m, spec) in enumerate(zip(self._k_metric_objs or [], self._k_all_metric_specs())):
             name = _metric_name(m, spec)
             if i >= n and name in names:
                 name = f"weighted_{name}"
@@ -513,7 +522,7 @@ class Model(Layer):
     def _k_ordered(self, logs):
         """Logs as floats in Keras's order: loss, then the metrics as compiled (a compiled step
         may hand the dict back with its keys sorted)."""
-        names = [n for n in self.metrics_names if n in logs]
+        names = [n for n in ["loss"] + self._k_metric_names() if n in logs]
         names += [k for k in logs if k not in names]
         return {k: float(logs[k]) for k in names}
 
@@ -526,6 +535,9 @@ class Model(Layer):
         count += n
         logs = self._k_ordered(logs)
         logs["loss"] = float(total / np.float32(max(count, 1)))
+        tracker = self.metrics[0]   # Keras 3's loss tracker holds the running sums
+        tracker.total._set(jax.numpy.asarray(total, jax.numpy.float32))
+        tracker.count._set(jax.numpy.asarray(count, jax.numpy.float32))
         return logs, total, count
 
     def _k_step(self, kind):
@@ -625,7 +637,7 @@ class Model(Layer):
         initial_epoch = self._initial_epoch or initial_epoch
         self._initial_epoch = None
         for epoch in range(initial_epoch, epochs):
-            for m in self.metrics:
+            for m in self._k_metric_objs or []:
                 m.reset_state()
             callbacks.call("on_epoch_begin", epoch, {})
             total, count, logs = 0.0, 0, {}
@@ -667,7 +679,7 @@ class Model(Layer):
         self._k_check_compiled("evaluate")
         x, y, sample_weight = _standardize_arrays(x), _standardize_arrays(y), _standardize_arrays(sample_weight)
         verbose = 1 if verbose == "auto" else verbose
-        for m in self.metrics:
+        for m in self._k_metric_objs or []:
             m.reset_state()
         data = _Batches(x, y, sample_weight, batch_size, False)
         callbacks = _CallbackList(_with_progbar(callbacks, verbose), self, epochs=1, verbose=verbose,
