@@ -673,3 +673,22 @@ def test_traced_tensor_names_as_tensorflow(capsys):
     with pytest.raises(AttributeError, match=r"^Tensor\.name is undefined when eager execution is enabled\.$"):
         tf.constant(1).name
     assert not hasattr(tf.constant(1), "name")
+
+
+def test_an_extension_type_is_not_a_gradient_source_or_target():
+    """TF 2.21: ValueError 'Type MT is not supported as a gradient source or gradient target.'
+    (a composite without __composite_gradient__); its tensors are."""
+    class MT(tf.experimental.ExtensionType):
+        x: tf.Tensor
+
+    mt = MT(tf.constant([1.0, 2.0]))
+    for source, target in [(lambda: mt, lambda y: y), (lambda: mt.x, lambda y: mt)]:
+        with tf.GradientTape() as tape:
+            tape.watch(mt.x)
+            y = tf.reduce_sum(mt.x * 2)
+        with pytest.raises(ValueError, match="^Type MT is not supported as a gradient source or gradient target.$"):
+            tape.gradient(target(y), source())
+    with tf.GradientTape() as tape:
+        tape.watch(mt.x)
+        y = tf.reduce_sum(mt.x * 2)
+    assert tape.gradient(y, [mt.x])[0].numpy().tolist() == [2.0, 2.0]

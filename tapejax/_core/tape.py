@@ -55,6 +55,15 @@ def flatten(structure):
     return jax.tree_util.tree_flatten(structure, is_leaf=_is_leaf)
 
 
+def _check_no_extension_types(*structures):
+    """TensorFlow differentiates a composite value only with a ``__composite_gradient__``: a
+    ``tf.experimental.ExtensionType`` (a pytree here) is refused, as TF refuses it."""
+    is_extension = lambda x: hasattr(type(x), "_tf_extension_type_cached_fields")  # noqa: E731
+    for x in jax.tree_util.tree_leaves(structures, is_leaf=lambda x: _is_leaf(x) or is_extension(x)):
+        if is_extension(x) and not hasattr(x, "__composite_gradient__"):
+            raise ValueError(f"Type {type(x).__name__} is not supported as a gradient source or gradient target.")
+
+
 _NOT_TENSOR = ("{what} must be tf.Tensor or tf.Variable objects (or nested lists, tuples, dicts "
                "of them), but got {typ}. Convert values with tf.constant(...) first, and keep the "
                "tensor your computation used: a fresh conversion is a different tensor.")
@@ -304,6 +313,7 @@ class GradientTape(_Recorder):
         self._check_usable()
         self._start_differentiating()
         unconnected = _unconnected(unconnected_gradients)
+        _check_no_extension_types(target, sources)
         targets, _ = flatten(target)
         for t in targets:
             if not isinstance(t, _TensorBase):
