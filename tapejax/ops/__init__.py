@@ -25,5 +25,6 @@ from .math_ops import *  # noqa: F401,F403
 from .array_ops import *  # noqa: F401,F403
 from .linalg_ops import *  # noqa: F401,F403
 from .nn_ops import *  # noqa: F401,F403
+from .more_math_ops import *  # noqa: F401,F403
 from . import host, messages, operators  # noqa: F401  (NumPy fallbacks, TF's messages, Tensor operators)
 from .namespaces import exports  # noqa: F401
