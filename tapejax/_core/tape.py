@@ -55,13 +55,16 @@ def flatten(structure):
     return jax.tree_util.tree_flatten(structure, is_leaf=_is_leaf)
 
 
-def _check_no_extension_types(*structures):
-    """TensorFlow differentiates a composite value only with a ``__composite_gradient__``: a
-    ``tf.experimental.ExtensionType`` (a pytree here) is refused, as TF refuses it."""
-    is_extension = lambda x: hasattr(type(x), "_tf_extension_type_cached_fields")  # noqa: E731
-    for x in jax.tree_util.tree_leaves(structures, is_leaf=lambda x: _is_leaf(x) or is_extension(x)):
-        if is_extension(x) and not hasattr(x, "__composite_gradient__"):
-            raise ValueError(f"Type {type(x).__name__} is not supported as a gradient source or gradient target.")
+def _is_gradient_leaf(x):
+    """A leaf of gradient targets and sources: a tensor, None, or a ``tf.experimental.ExtensionType``
+    (a pytree elsewhere, refused here by ``_not_differentiable``)."""
+    return isinstance(x, _TensorBase) or x is None or hasattr(type(x), "_tf_extension_type_cached_fields")
+
+
+def _not_differentiable(x):
+    """TensorFlow differentiates a composite value only with a ``__composite_gradient__``."""
+    if hasattr(type(x), "_tf_extension_type_cached_fields") and not hasattr(x, "__composite_gradient__"):
+        raise ValueError(f"Type {type(x).__name__} is not supported as a gradient source or gradient target.")
 
 
 _NOT_TENSOR = ("{what} must be tf.Tensor or tf.Variable objects (or nested lists, tuples, dicts "
@@ -313,14 +316,15 @@ class GradientTape(_Recorder):
         self._check_usable()
         self._start_differentiating()
         unconnected = _unconnected(unconnected_gradients)
-        _check_no_extension_types(target, sources)
-        targets, _ = flatten(target)
+        targets, _ = jax.tree_util.tree_flatten(target, is_leaf=_is_gradient_leaf)
         for t in targets:
             if not isinstance(t, _TensorBase):
+                _not_differentiable(t)
                 raise TypeError(_NOT_TENSOR.format(what="Targets", typ=type(t).__name__))
-        srcs, src_tree = flatten(sources)
+        srcs, src_tree = jax.tree_util.tree_flatten(sources, is_leaf=_is_gradient_leaf)
         for s in srcs:
             if not isinstance(s, _TensorBase):
+                _not_differentiable(s)
                 raise ValueError(_NOT_TENSOR.format(what="Sources", typ=type(s).__name__))
         seeds = self._seeds(targets, output_gradients)
         grads = gradient_with_indexed_slices(self, targets, srcs, seeds)
