@@ -26,5 +26,6 @@ from .array_ops import *  # noqa: F401,F403
 from .linalg_ops import *  # noqa: F401,F403
 from .nn_ops import *  # noqa: F401,F403
 from .more_math_ops import *  # noqa: F401,F403
+from .more_nn_ops import *  # noqa: F401,F403
 from . import host, messages, operators  # noqa: F401  (NumPy fallbacks, TF's messages, Tensor operators)
 from .namespaces import exports  # noqa: F401
