@@ -100,3 +100,9 @@ def test_slots_have_keras_names():
         opt.build(model.trainable_variables)
         fields = {v.name.rsplit("_kernel_", 1)[1] for v in opt.variables if "_kernel_" in v.name}
         assert fields == set(expected[key]), (key, [v.name for v in opt.variables])
+
+
+def test_a_keras_optimizer_needs_a_learning_rate():
+    """Keras 3 refuses learning_rate=None when the optimizer is made (TF 2.21's message)."""
+    with pytest.raises(ValueError, match=r"^Argument `learning_rate` should be float, .* Received instead: learning_rate=None$"):
+        K.Adam(learning_rate=None)

@@ -424,6 +424,9 @@ _MISSING_GRADIENTS = ("Gradients do not exist for variables {names} when minimiz
 _TENSOR_LOSS_NEEDS_TAPE = ("`tape` is required when a `Tensor` loss is passed to minimize(). Pass the "
                            "tape that computed it: `optimizer.minimize(loss, var_list, tape=tape)`, or "
                            "pass the loss as a callable: `optimizer.minimize(lambda: loss_fn(), var_list)`.")
+_NO_LEARNING_RATE = ("Argument `learning_rate` should be float, or an instance of LearningRateSchedule, or a "
+                     "callable (that takes in the current iteration value and returns the corresponding "
+                     "learning rate value). Received instead: learning_rate=None")
 _ONE_CLIP = ("Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. Received: "
              "clipnorm={}, clipvalue={}, global_clipnorm={}.")
 
@@ -497,6 +500,8 @@ class Optimizer(_KerasObjectRepr):
         self._rule = transform if isinstance(transform, KerasRule) else None
         if self._rule is not None:
             transform = self._rule.transform
+            if learning_rate is None and "lr" not in kwargs:
+                raise ValueError(_NO_LEARNING_RATE)
         if hasattr(transform, "gradient_transformation"):  # optax.MultiSteps and friends
             transform = transform.gradient_transformation()
         if not (callable(getattr(transform, "init", None)) and callable(getattr(transform, "update", None))):
