@@ -12,6 +12,9 @@ A row is a pure JAX function made a tape op with ``defop`` (the op author's API,
     array_ops.py    shapes and structure, indexing and gathers, constructors
     linalg_ops.py   products, contractions, decompositions, norms
     nn_ops.py       activations, losses on logits, convolution, pooling, embeddings
+    more_math_ops.py, more_nn_ops.py, more_array_ops.py   the rest of tf / tf.math / tf.nn: top-level
+                    aliases, segment reductions, special functions, convolutions of every rank,
+                    transposed convolutions, unique, dynamic_partition/stitch...
     host.py         the ops on NumPy (string tensors, shape folding while tracing)
     messages.py     TensorFlow's kernel messages for bad arguments
     operators.py    Python's operators on Tensor and Variable
@@ -27,5 +30,6 @@ from .linalg_ops import *  # noqa: F401,F403
 from .nn_ops import *  # noqa: F401,F403
 from .more_math_ops import *  # noqa: F401,F403
 from .more_nn_ops import *  # noqa: F401,F403
+from .more_array_ops import *  # noqa: F401,F403
 from . import host, messages, operators  # noqa: F401  (NumPy fallbacks, TF's messages, Tensor operators)
 from .namespaces import exports  # noqa: F401
