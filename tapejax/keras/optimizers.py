@@ -33,14 +33,13 @@ import optax
 from .._core.engine import read_raw
 from ._repr import KerasObjectRepr as _KerasObjectRepr
 from .._core.state import init_scope, read_for_update
-from .._core.tensor import Tensor, _TensorBase, to_array, is_tracer
+from .._core.tensor import Tensor, _TensorBase, to_array
 from ._variables import owned_variable
 from ._naming import _to_snake_case, unique_name as _unique_name
 from ..checkpoint.tracking import apply_deferred as _apply_deferred
 from .._core.tape import GradientTape
 from ..ops.math_ops import _ieee_divisor
 
-_EPSILON = 1e-7  # Keras's backend.epsilon(), the default epsilon of every Keras optimizer
 
 
 # ---------------------------------------------------------------------------
@@ -133,73 +132,34 @@ ExponentialDecay = _Schedules.ExponentialDecay
 # ---------------------------------------------------------------------------
 
 class KerasAdamState(NamedTuple):
+    """Adam's (and AdamW's) slots: the step count, Keras's momentums, velocities and velocity_hats."""
     count: Any
     mu: Any
     nu: Any
     nu_max: Any
 
 
-def scale_by_keras_adam(beta_1=0.9, beta_2=0.999, epsilon=_EPSILON, amsgrad=False):
-    """Keras's Adam direction: ``m * sqrt(1 - b2^t) / (1 - b1^t) / (sqrt(v) + eps)``.
-
-    optax's ``scale_by_adam`` adds ``eps`` to ``sqrt(v_hat)`` (the bias-corrected
-    second moment); Keras adds it to ``sqrt(v)`` before the correction, which
-    matters early in training, so trajectories would differ at the 1e-4 level.
-    """
-
+def _keras_adam_state(amsgrad):
     def init(params):
         zeros = lambda: optax.tree_utils.tree_zeros_like(params)  # noqa: E731
         return KerasAdamState(jnp.zeros([], jnp.int32), zeros(), zeros(), zeros() if amsgrad else None)
-
-    def update(updates, state, params=None):
-        mu = optax.tree_utils.tree_update_moment(updates, state.mu, beta_1, 1)
-        nu = optax.tree_utils.tree_update_moment_per_elem_norm(updates, state.nu, beta_2, 2)
-        nu_max = jax.tree.map(jnp.maximum, state.nu_max, nu) if amsgrad else None
-        count = optax.safe_increment(state.count)
-        t = count.astype(jnp.float32)
-        alpha = jnp.sqrt(1 - beta_2 ** t) / (1 - beta_1 ** t)
-        out = jax.tree.map(lambda m, v: (alpha * m / (jnp.sqrt(v) + epsilon)).astype(m.dtype),
-                           mu, nu_max if amsgrad else nu)
-        return out, KerasAdamState(count, mu, nu, nu_max)
-
-    return optax.GradientTransformation(init, update)
+    return init
 
 
 class KerasNadamState(NamedTuple):
+    """Nadam's slots: the step count, Keras's ``u_product`` (the momentum schedule's running
+    product), momentums and velocities."""
     count: Any
     u_product: Any
     mu: Any
     nu: Any
 
 
-def scale_by_keras_nadam(beta_1=0.9, beta_2=0.999, epsilon=_EPSILON):
-    """Keras's Nadam direction, with its momentum schedule ``u_t = b1 (1 - 0.5 * 0.96^t)``
-    (optax's ``nadam`` uses a constant ``b1``)."""
-
-    def init(params):
-        zeros = lambda: optax.tree_utils.tree_zeros_like(params)  # noqa: E731
-        leaves = jax.tree.leaves(params)   # Keras: u_product has the first variable's dtype
-        dtype = leaves[0].dtype if leaves else jnp.float32
-        return KerasNadamState(jnp.zeros([], jnp.int32), jnp.ones([], dtype), zeros(), zeros())
-
-    def update(updates, state, params=None):
-        count = optax.safe_increment(state.count)
-        t = count.astype(jnp.float32)
-        u_t = beta_1 * (1.0 - 0.5 * 0.96 ** t)
-        u_t1 = beta_1 * (1.0 - 0.5 * 0.96 ** (t + 1))
-        u_prod = state.u_product * u_t
-        u_prod1 = u_prod * u_t1
-        mu = optax.tree_utils.tree_update_moment(updates, state.mu, beta_1, 1)
-        nu = optax.tree_utils.tree_update_moment_per_elem_norm(updates, state.nu, beta_2, 2)
-        b2t = 1 - beta_2 ** t
-
-        def direction(g, m, v):
-            m_hat = u_t1 * m / (1 - u_prod1) + (1 - u_t) * g / (1 - u_prod)
-            return (m_hat / (jnp.sqrt(v / b2t) + epsilon)).astype(g.dtype)
-
-        return jax.tree.map(direction, updates, mu, nu), KerasNadamState(count, u_prod, mu, nu)
-
-    return optax.GradientTransformation(init, update)
+def _keras_nadam_state(params):
+    zeros = lambda: optax.tree_utils.tree_zeros_like(params)  # noqa: E731
+    leaves = jax.tree.leaves(params)   # Keras: u_product has the first variable's dtype
+    dtype = leaves[0].dtype if leaves else jnp.float32
+    return KerasNadamState(jnp.zeros([], jnp.int32), jnp.ones([], dtype), zeros(), zeros())
 
 
 def clip_by_norm_each(clipnorm):
@@ -224,18 +184,23 @@ def clip_by_norm_each(clipnorm):
 # TF's. The rules below are Keras's formulas in Keras's order, and every product is fenced
 # (``f``): ``x + (-0.0)`` with a -0.0 known only at run time, which XLA and LLVM cannot fold, so
 # an add reads the product rounded (at most ``fma(a, b, -0.0)``, which rounds as the product
-# alone does). The loop stays one fused loop: one add more per product.
+# alone does); a divisor that is a sqrt is fenced too and a scalar one broadcast (``_div``), or
+# XLA would multiply by ``rsqrt`` / the reciprocal. The loop stays one fused loop.
 
 class KerasRule(NamedTuple):
-    """A Keras optimizer's update rule: ``transform`` lays out its state (the slot Variables, as
-    the optax transformation of the same rule does), ``step(params, grads, state, lr, f)
-    -> (params, state)`` is the update in Keras's formulas (``f``: the fence; the step count
-    ``t - 1`` is the state's ``count``, the optimizer's ``iterations`` for the variables it was
-    built for), ``names`` Keras's names of the state's
-    fields (``mu`` -> ``momentum``...)."""
-    transform: Any
+    """A Keras optimizer's update rule. ``init(params) -> state`` lays out its state (the slot
+    Variables; as the optax transformation of the same rule does, where optax has one);
+    ``step(params, grads, state, lr, f) -> (params, state)`` is the update in Keras's formulas
+    (``f``: the fence; the step count ``t - 1`` is the state's ``count``, the optimizer's
+    ``iterations`` for the variables it was built for); ``names`` are Keras's names of the
+    state's fields (``mu`` -> ``momentum``...)."""
+    init: Any
     step: Any
     names: Any
+
+
+def _updates_itself(updates, state, params=None):
+    raise NotImplementedError("A Keras optimizer's rule updates the variables itself (Optimizer._keras_update).")
 
 
 def _fence_of(count):
@@ -288,7 +253,7 @@ def _keras_sgd(momentum, nesterov):
             return (w + (f(m * mom) - f(g * lr_)) if nesterov else w + m), m
         params, trace = _each(one, params, grads, state.trace)
         return params, state._replace(trace=trace)
-    return KerasRule(_sgd(momentum, nesterov), step, {"trace": "momentum"})
+    return KerasRule(_sgd(momentum, nesterov).init, step, {"trace": "momentum"})
 
 
 def _keras_adam(beta_1, beta_2, epsilon, amsgrad):
@@ -306,7 +271,7 @@ def _keras_adam(beta_1, beta_2, epsilon, amsgrad):
         nu_max = state.nu_max if amsgrad else [None] * len(params)
         params, mu, nu, nu_max = _each(one, params, grads, state.mu, state.nu, nu_max)
         return params, KerasAdamState(optax.safe_increment(state.count), mu, nu, nu_max if amsgrad else None)
-    return KerasRule(scale_by_keras_adam(beta_1, beta_2, epsilon, amsgrad), step,
+    return KerasRule(_keras_adam_state(amsgrad), step,
                      {"mu": "momentum", "nu": "velocity", "nu_max": "velocity_hat"})
 
 
@@ -334,7 +299,7 @@ def _keras_rmsprop(rho, momentum, epsilon, centered):
         rms = rms._replace(nu=nu, mu=mu) if centered else rms._replace(nu=nu)
         return params, ((rms, trace._replace(trace=tr)) if momentum else rms)
     names = {"nu": "velocity", "mu": "average_gradient", "trace": "momentum"}
-    return KerasRule(_rmsprop(rho, momentum, epsilon, centered), step, names)
+    return KerasRule(_rmsprop(rho, momentum, epsilon, centered).init, step, names)
 
 
 def _keras_adagrad(initial_accumulator_value, epsilon):
@@ -344,7 +309,7 @@ def _keras_adagrad(initial_accumulator_value, epsilon):
             return w - f(lr.astype(w.dtype) * g) / f(jnp.sqrt(acc + jnp.asarray(epsilon, w.dtype))), acc
         params, acc = _each(one, params, grads, state.sum_of_squares)
         return params, state._replace(sum_of_squares=acc)
-    return KerasRule(optax.scale_by_rss(float(np.float32(initial_accumulator_value)), epsilon), step,
+    return KerasRule(optax.scale_by_rss(float(np.float32(initial_accumulator_value)), epsilon).init, step,
                      {"sum_of_squares": "accumulator"})
 
 
@@ -359,7 +324,7 @@ def _keras_adadelta(rho, epsilon):
             return w + f(lr.astype(d) * delta), acc_g, acc_dx
         params, e_g, e_x = _each(one, params, grads, state.e_g, state.e_x)
         return params, state._replace(e_g=e_g, e_x=e_x)
-    return KerasRule(optax.scale_by_adadelta(rho, epsilon), step,
+    return KerasRule(optax.scale_by_adadelta(rho, epsilon).init, step,
                      {"e_g": "accumulated_grad", "e_x": "accumulated_delta_var"})
 
 
@@ -384,7 +349,7 @@ def _keras_nadam(beta_1, beta_2, epsilon):
             return w - f(m_hat * lr.astype(d)) / (jnp.sqrt(v_hat) + jnp.asarray(epsilon, d)), m, v
         params, mu, nu = _each(one, params, grads, state.mu, state.nu)
         return params, KerasNadamState(optax.safe_increment(state.count), u, mu, nu)
-    return KerasRule(scale_by_keras_nadam(beta_1, beta_2, epsilon), step, {"mu": "momentum", "nu": "velocity"})
+    return KerasRule(_keras_nadam_state, step, {"mu": "momentum", "nu": "velocity"})
 
 
 def _keras_adamax(beta_1, beta_2, epsilon):
@@ -397,7 +362,7 @@ def _keras_adamax(beta_1, beta_2, epsilon):
             return w - f(lr.astype(d) * m) / f((1 - b1_power) * (u + jnp.asarray(epsilon, d))), m, u
         params, mu, nu = _each(one, params, grads, state.mu, state.nu)
         return params, state._replace(count=optax.safe_increment(state.count), mu=mu, nu=nu)
-    return KerasRule(optax.scale_by_adamax(beta_1, beta_2, epsilon), step, {"mu": "momentum", "nu": "norm"})
+    return KerasRule(optax.scale_by_adamax(beta_1, beta_2, epsilon).init, step, {"mu": "momentum", "nu": "norm"})
 
 
 def _keras_lion(beta_1, beta_2):
@@ -409,7 +374,7 @@ def _keras_lion(beta_1, beta_2):
             return w, f(m * b2) + f(g * (1.0 - b2))
         params, mu = _each(one, params, grads, state.mu)
         return params, state._replace(count=optax.safe_increment(state.count), mu=mu)
-    return KerasRule(optax.scale_by_lion(beta_1, beta_2), step, {"mu": "momentum"})
+    return KerasRule(optax.scale_by_lion(beta_1, beta_2).init, step, {"mu": "momentum"})
 
 
 # ---------------------------------------------------------------------------
@@ -498,8 +463,8 @@ class Optimizer(_KerasObjectRepr):
         if sum(c is not None for c in (clipnorm, clipvalue, global_clipnorm)) > 1:
             raise ValueError(_ONE_CLIP.format(clipnorm, clipvalue, global_clipnorm))
         self._rule = transform if isinstance(transform, KerasRule) else None
-        if self._rule is not None:
-            transform = self._rule.transform
+        if self._rule is not None:   # the state's layout; the rule updates the variables itself
+            transform = optax.GradientTransformation(self._rule.init, _updates_itself)
             if learning_rate is None and "lr" not in kwargs:
                 raise ValueError(_NO_LEARNING_RATE)
         if hasattr(transform, "gradient_transformation"):  # optax.MultiSteps and friends
