@@ -15,6 +15,7 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core.basic import identity
+from .._core.engine import known_value
 from .._core.tensor import Tensor, TensorShape, _TensorBase, to_array
 from ..errors import InvalidArgumentError
 from ..extend import defop
@@ -27,12 +28,16 @@ def _tensor(x, dtype=None):
     return x if isinstance(x, _TensorBase) else Tensor(to_array(x, dtype) if dtype is not None else to_array(x))
 
 
-def _host(x, what):
-    try:
-        return np.asarray(to_array(x))
-    except jax.errors.ConcretizationTypeError as e:
+def _known(x, what):
+    """The NumPy value of ``x`` when it is known without running the program (a concrete tensor, a
+    constant of a tf.function's trace, Python data), for ops whose output shape depends on it."""
+    if isinstance(x, (list, builtins.tuple)):
+        return np.asarray([_known(e, what) for e in x])
+    v = known_value(x)
+    if v is None:
         raise ValueError(f"{what}: the output's shape depends on the input's values, which are not known "
-                         "while tracing a tf.function; call it outside the function.") from e
+                         "while tracing a tf.function; compute it outside the function.")
+    return np.asarray(v)
 
 
 def _dims(shape):
@@ -145,7 +150,7 @@ def broadcast_dynamic_shape(shape_x, shape_y):
         [2, 3]
     """
     x, y = (_tensor(s, np.int32) if not isinstance(s, _TensorBase) else s for s in (shape_x, shape_y))
-    a, b = (np.asarray(to_array(s)).astype(np.int64).tolist() for s in (x, y))
+    a, b = (_known(s, "broadcast_dynamic_shape").astype(np.int64).tolist() for s in (x, y))
     try:
         out = np.broadcast_shapes(builtins.tuple(a), builtins.tuple(b))
     except ValueError:
@@ -260,7 +265,7 @@ def shape_n(input, out_type=_dtypes.int32, name=None):
 def _bins(values, value_range, nbins):
     v = _tensor(values)
     r = _tensor(value_range, v.dtype.as_numpy_dtype)
-    nb = int(to_array(nbins))
+    nb = int(_known(nbins, "histogram_fixed_width"))
     if nb <= 0:
         raise InvalidArgumentError(None, None, f"nbins should be a positive number, but got '{nb}' "
                                    "[Op:HistogramFixedWidth]")
@@ -303,7 +308,7 @@ UniqueWithCounts = collections.namedtuple("UniqueWithCounts", ["y", "idx", "coun
 
 
 def _unique(x, out_idx):
-    v = _host(x, "unique")
+    v = _known(x, "unique")
     if v.ndim != 1:
         raise InvalidArgumentError(None, None, "unique expects a 1D vector. [Op:Unique]")
     _, first, inv, counts = np.unique(v, return_index=True, return_inverse=True, return_counts=True)
@@ -354,7 +359,7 @@ def dynamic_partition(data, partitions, num_partitions, name=None):
         [[10, 30], [20, 40]]
     """
     data = _tensor(data)
-    p = _host(partitions, "dynamic_partition")
+    p = _known(partitions, "dynamic_partition")
     n = int(num_partitions)
     if np.any((p < 0) | (p >= n)):
         bad = p.ravel()[np.argmax(((p < 0) | (p >= n)).ravel())]
@@ -386,7 +391,7 @@ def dynamic_stitch(indices, data, name=None):
         >>> tf.dynamic_stitch([tf.constant([0, 2]), tf.constant([1])], [tf.constant([1, 3]), tf.constant([2])]).numpy().tolist()
         [1, 2, 3]
     """
-    idx = [_host(i, "dynamic_stitch").astype(np.int64) for i in indices]
+    idx = [_known(i, "dynamic_stitch").astype(np.int64) for i in indices]
     data = [_tensor(d) for d in data]
     if len(idx) != len(data):
         raise InvalidArgumentError(None, None, "indices and data must have the same length [Op:DynamicStitch]")
@@ -435,7 +440,7 @@ def sequence_mask(lengths, maxlen=None, dtype=_dtypes.bool, name=None):
         [[1, 0, 0, 0], [1, 1, 1, 0]]
     """
     ln = _tensor(lengths)
-    m = int(np.max(_host(ln, "sequence_mask"), initial=0)) if maxlen is None else int(to_array(maxlen))
+    m = int(np.max(_known(ln, "sequence_mask"), initial=0)) if maxlen is None else int(_known(maxlen, "sequence_mask"))
     return Tensor((jnp.arange(m) < to_array(ln)[..., None]).astype(_dtypes.np_dtype(dtype)))
 
 
@@ -483,8 +488,8 @@ def unravel_index(indices, dims, name=None):
         [[0, 1, 1], [1, 2, 1]]
     """
     i = _tensor(indices, np.int32)
-    d = _host(_tensor(dims, np.int32), "unravel_index")
-    v = _host(i, "unravel_index")
+    d = _known(_tensor(dims, np.int32), "unravel_index")
+    v = _known(i, "unravel_index")
     if np.any((v < 0) | (v >= np.prod(d))):
         raise InvalidArgumentError(None, None, "index is out of bound as with dims [Op:UnravelIndex]")
     out = np.stack(np.unravel_index(v, builtins.tuple(d.tolist())))
