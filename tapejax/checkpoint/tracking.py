@@ -138,7 +138,10 @@ def _attribute_children(obj):
     attrs = getattr(obj, "__dict__", None)
     if attrs is None:
         return []
-    ignored = getattr(obj, "_TF_MODULE_IGNORED_PROPERTIES", frozenset())
+    # _TF_CHECKPOINT_IGNORED_PROPERTIES: state an object keeps out of checkpoints only (a Keras
+    # layer's random-seed state: a variable of the layer, in no weights file of Keras 3's).
+    ignored = getattr(obj, "_TF_MODULE_IGNORED_PROPERTIES", frozenset()) | getattr(
+        obj, "_TF_CHECKPOINT_IGNORED_PROPERTIES", frozenset())
     return [(k, attrs[k]) for k in sorted(attrs)
             if k not in _SKIPPED_ATTRS and k not in ignored and _holds_trackable(attrs[k])]
 

@@ -837,6 +837,9 @@ class Dropout(Layer):
     """
 
     supports_masking = True   # Keras 3 passes an input mask on
+    # Keras 3 saves no SeedGenerator state (weights files, tf.train.Checkpoint): loading weights
+    # leaves the layer's random stream where it is.
+    _TF_CHECKPOINT_IGNORED_PROPERTIES = frozenset({"_k_seed_state"})
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
