@@ -8,6 +8,7 @@ values on the host, so they run eagerly (TensorFlow runs them in graphs too).
 """
 import builtins
 import collections
+import time
 
 import jax
 import jax.numpy as jnp
@@ -16,6 +17,8 @@ import numpy as np
 from .._core import dtypes as _dtypes
 from .._core.basic import identity
 from .._core.engine import known_value
+from .._core.tensor import is_tracer
+from .._core.variable import current_name_scope
 from .._core.tensor import Tensor, TensorShape, _TensorBase, to_array
 from ..errors import InvalidArgumentError
 from ..extend import defop
@@ -494,3 +497,79 @@ def unravel_index(indices, dims, name=None):
         raise InvalidArgumentError(None, None, "index is out of bound as with dims [Op:UnravelIndex]")
     out = np.stack(np.unravel_index(v, builtins.tuple(d.tolist())))
     return Tensor(jnp.asarray(out, i.dtype.as_numpy_dtype))
+
+
+# ---------------------------------------------------------------- strided_slice
+@export("strided_slice")
+def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, ellipsis_mask=0, new_axis_mask=0,
+                  shrink_axis_mask=0, var=None, name=None):
+    """TensorFlow's general slice ``input_[begin:end:strides]`` with its bit masks (``tf.strided_slice``):
+    bit ``i`` of ``begin_mask``/``end_mask`` ignores ``begin[i]``/``end[i]``, of ``ellipsis_mask`` makes
+    spec ``i`` an ellipsis, of ``new_axis_mask`` a new axis, of ``shrink_axis_mask`` an index.
+
+    Example:
+        >>> import tapejax as tf
+        >>> t = tf.reshape(tf.range(12), [3, 4])
+        >>> tf.strided_slice(t, [0, 1], [3, 4], [2, 2]).numpy().tolist()
+        [[1, 3], [9, 11]]
+        >>> tf.strided_slice(t, [1, 0], [2, 0], end_mask=2, shrink_axis_mask=1).numpy().tolist()
+        [4, 5, 6, 7]
+    """
+    b = _known(begin, "strided_slice").astype(np.int64).ravel()
+    e = _known(end, "strided_slice").astype(np.int64).ravel()
+    s = np.ones_like(b) if strides is None else _known(strides, "strided_slice").astype(np.int64).ravel()
+    if not len(b) == len(e) == len(s):
+        raise InvalidArgumentError(None, None, f"Expected begin, end, and strides to be 1D equal size tensors, but got "
+                                   f"shapes [{len(b)}], [{len(e)}], and [{len(s)}] instead. [Op:StridedSlice]")
+    if np.any(s == 0):
+        raise InvalidArgumentError(None, None, "strides[0] must be non-zero [Op:StridedSlice]")
+    key = []
+    for i in builtins.range(len(b)):
+        bit = 1 << i
+        if ellipsis_mask & bit:
+            key.append(Ellipsis)
+        elif new_axis_mask & bit:
+            key.append(None)
+        elif shrink_axis_mask & bit:
+            key.append(int(b[i]))
+        else:
+            key.append(builtins.slice(None if begin_mask & bit else int(b[i]), None if end_mask & bit else int(e[i]),
+                                      int(s[i])))
+    return _tensor(input_)[builtins.tuple(key)]
+
+
+@export("timestamp")
+def timestamp(name=None):
+    """The current time in seconds since the epoch, a float64 scalar (``tf.timestamp``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.timestamp().dtype == tf.float64
+        True
+    """
+    return Tensor(np.asarray(time.time(), np.float64))
+
+
+@export("get_current_name_scope")
+def get_current_name_scope():
+    """The name of the current ``tf.name_scope``, '' at the top (``tf.get_current_name_scope``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> with tf.name_scope("outer"):
+        ...     print(tf.get_current_name_scope())
+        outer
+    """
+    return current_name_scope()
+
+
+@export("is_symbolic_tensor")
+def is_symbolic_tensor(tensor):
+    """True for a tensor of a tf.function's trace, False for an eager one or a non-tensor (``tf.is_symbolic_tensor``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.is_symbolic_tensor(tf.constant(1))
+        False
+    """
+    return isinstance(tensor, _TensorBase) and is_tracer(tensor._value)

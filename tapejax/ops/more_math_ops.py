@@ -16,7 +16,7 @@ from ..errors import InvalidArgumentError
 from ..extend import defop
 from . import normalize
 from .namespaces import export
-from .math_ops import (floor, round, acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh, multiply,
+from .math_ops import (floor, round, acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh, multiply, add_n,
                        _reduction, _no_gradient)
 from .nn_ops import softmax, log_softmax
 
@@ -511,3 +511,65 @@ def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
         raise ValueError(f'Argument `direction` should be one of ASCENDING, DESCENDING. Received: '
                          f'direction={direction}')
     return _argsort(values, axis=int(axis), descending=direction == "DESCENDING", stable=True)
+
+
+@export("math.accumulate_n")
+def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
+    """The elementwise sum of a list of tensors (``tf.math.accumulate_n``, deprecated in TF for ``tf.math.add_n``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.math.accumulate_n([tf.constant([1, 2]), tf.constant([3, 4])]).numpy().tolist()
+        [4, 6]
+    """
+    return add_n(inputs)
+
+
+_cumulative_logsumexp = defop(lambda x, axis, exclusive, reverse: _cum_lse(x, axis, exclusive, reverse),
+                              name="cumulative_logsumexp", static=("axis", "exclusive", "reverse"))
+
+
+def _cum_lse(x, axis, exclusive, reverse):
+    if reverse:
+        x = jnp.flip(x, axis)
+    if exclusive:
+        pad = [(0, 0)] * x.ndim
+        pad[axis] = (1, 0)
+        x = jax.lax.slice_in_dim(jnp.pad(x, pad, constant_values=-jnp.inf), 0, x.shape[axis], axis=axis)
+    r = jax.lax.cumlogsumexp(x, axis=axis)
+    return jnp.flip(r, axis) if reverse else r
+
+
+@export("math.cumulative_logsumexp")
+def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
+    """``log(cumsum(exp(x)))`` along ``axis``, computed stably (``tf.math.cumulative_logsumexp``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.math.cumulative_logsumexp(tf.constant([0.0, 0.0])).numpy().tolist()
+        [0.0, 0.6931471824645996]
+    """
+    x = x if isinstance(x, _TensorBase) else Tensor(to_array(x))
+    return _cumulative_logsumexp(x, axis=int(axis) % max(x.ndim, 1), exclusive=bool(exclusive), reverse=bool(reverse))
+
+
+def _approx_k(largest):
+    def approx(operand, k, reduction_dimension=-1, recall_target=0.95, reduction_input_size_override=-1,
+               aggregate_to_topk=True, name=None):
+        x = operand if isinstance(operand, _TensorBase) else Tensor(to_array(operand))
+        fn = jax.lax.approx_max_k if largest else jax.lax.approx_min_k
+        return _approx_op(x, k=int(k), dim=int(reduction_dimension) % x.ndim, largest=largest, fn_name=fn.__name__)
+    kind = "max" if largest else "min"
+    approx.__name__ = approx.__qualname__ = f"approx_{kind}_k"
+    approx.__doc__ = (f"The ``k`` {'largest' if largest else 'smallest'} values along ``reduction_dimension`` and "
+                      f"their indices (``tf.math.approx_{kind}_k``); exact on CPU, XLA's approximation on TPU.\n\n"
+                      "    Example:\n        >>> import tapejax as tf\n"
+                      f"        >>> tf.math.approx_{kind}_k(tf.constant([1.0, 3.0, 2.0]), 1)[0].numpy().tolist()\n"
+                      f"        [{3.0 if largest else 1.0}]\n")
+    return export(f"math.approx_{kind}_k", f"nn.approx_{kind}_k")(approx)
+
+
+_approx_op = defop(lambda x, k, dim, largest, fn_name: tuple(
+    (jax.lax.approx_max_k if largest else jax.lax.approx_min_k)(x, k, reduction_dimension=dim)),
+    name="approx_top_k", static=("k", "dim", "largest", "fn_name"))
+approx_max_k, approx_min_k = _approx_k(True), _approx_k(False)

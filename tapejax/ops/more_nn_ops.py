@@ -573,3 +573,43 @@ def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
 
 
 _squeeze = defop(lambda x, axes: jnp.squeeze(x, axis=axes), name="squeeze", static=("axes",))
+
+
+@export("nn.batch_norm_with_global_normalization")
+def batch_norm_with_global_normalization(input=None, mean=None, variance=None, beta=None, gamma=None,
+                                         variance_epsilon=None, scale_after_normalization=None, name=None, t=None, m=None,
+                                         v=None):
+    """``tf.nn.batch_normalization`` with ``gamma`` applied only if ``scale_after_normalization``
+    (``tf.nn.batch_norm_with_global_normalization``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> out = tf.nn.batch_norm_with_global_normalization(tf.constant([1.0, 3.0]), tf.constant(2.0), tf.constant(1.0),
+        ...                                                   tf.constant(0.5), tf.constant(2.0), 0.0, True)
+        >>> out.numpy().tolist()
+        [-1.5, 2.5]
+    """
+    return batch_normalization(input, mean, variance, beta, gamma if scale_after_normalization else None,
+                               variance_epsilon)
+
+
+@export("nn.pool")
+def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_format=None, dilations=None, name=None):
+    """N-D max or average pooling (``tf.nn.pool``), ``pooling_type`` 'MAX' or 'AVG'.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.nn.pool(tf.reshape(tf.range(4.0), [1, 4, 1]), [2], 'MAX', strides=[2]).numpy().ravel().tolist()
+        [1.0, 3.0]
+    """
+    if pooling_type not in ("MAX", "AVG"):
+        raise ValueError(f"Invalid pooling_type: {pooling_type}")
+    if dilations is not None and any(d != 1 for d in _window(dilations, len(window_shape), None, "dilations")):
+        raise NotImplementedError("tapejax's tf.nn.pool takes dilations of 1 only.")
+    x = _to_last(_tensor(input), data_format)
+    nd = len(window_shape)
+    if not isinstance(padding, str) or padding.upper() not in ("SAME", "VALID"):
+        raise ValueError(f"`padding` must be 'VALID' or 'SAME', got {padding!r}.")
+    out = _pool(x, kind=pooling_type.lower(), ksize=_window(window_shape, nd, None, "window_shape"),
+                strides=_window(strides, nd, None, "strides"), padding=padding.upper())
+    return _to_first(out, data_format)
