@@ -573,3 +573,78 @@ def is_symbolic_tensor(tensor):
         False
     """
     return isinstance(tensor, _TensorBase) and is_tracer(tensor._value)
+
+
+# ---------------------------------------------------------------- space <-> batch
+def _space_to_batch_fn(x, block, paddings):
+    m = len(block)
+    x = jnp.pad(x, [(0, 0)] + [builtins.tuple(p) for p in paddings] + [(0, 0)] * (x.ndim - 1 - m))
+    b, rest = x.shape[0], x.shape[1 + m:]
+    shape = [b]
+    for i, bs in enumerate(block):
+        shape += [x.shape[1 + i] // bs, bs]
+    x = x.reshape(shape + list(rest))
+    perm = [2 + 2 * i for i in builtins.range(m)] + [0] + [1 + 2 * i for i in builtins.range(m)]
+    perm += list(builtins.range(1 + 2 * m, x.ndim))
+    x = x.transpose(perm)
+    return x.reshape([b * int(np.prod(block))] + [x.shape[m + 1 + i] for i in builtins.range(m)] + list(rest))
+
+
+def _batch_to_space_fn(x, block, crops):
+    m = len(block)
+    nb = int(np.prod(block))
+    b, dims, rest = x.shape[0] // nb, x.shape[1:1 + m], x.shape[1 + m:]
+    x = x.reshape(list(block) + [b] + list(dims) + list(rest))
+    perm = [m]
+    for i in builtins.range(m):
+        perm += [m + 1 + i, i]
+    perm += list(builtins.range(2 * m + 1, x.ndim))
+    x = x.transpose(perm).reshape([b] + [d * bs for d, bs in zip(dims, block)] + list(rest))
+    index = (builtins.slice(None),) + builtins.tuple(
+        builtins.slice(c0, x.shape[1 + i] - c1) for i, (c0, c1) in enumerate(crops))
+    return x[index]
+
+
+_space_to_batch = defop(_space_to_batch_fn, name="space_to_batch_nd", static=("block", "paddings"))
+_batch_to_space = defop(_batch_to_space_fn, name="batch_to_space_nd", static=("block", "crops"))
+
+
+def _pairs(v, what):
+    return builtins.tuple(builtins.tuple(int(e) for e in p) for p in _known(v, what).reshape(-1, 2))
+
+
+@export("space_to_batch_nd", "space_to_batch", "nn.space_to_batch")
+def space_to_batch_nd(input, block_shape, paddings, name=None):
+    """Pads the spatial dimensions and moves ``block_shape`` blocks of them into the batch (``tf.space_to_batch_nd``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.space_to_batch_nd(tf.reshape(tf.range(4), [1, 2, 2, 1]), [2, 2], [[0, 0], [0, 0]]).numpy().ravel().tolist()
+        [0, 1, 2, 3]
+    """
+    x = _tensor(input)
+    block = builtins.tuple(int(e) for e in _known(block_shape, "space_to_batch_nd").ravel())
+    pads = _pairs(paddings, "space_to_batch_nd")
+    for i, (bs, (p0, p1)) in enumerate(zip(block, pads)):
+        if (x.shape[1 + i] + p0 + p1) % bs:
+            raise InvalidArgumentError(None, None, f"padded_shape[{i}]={x.shape[1 + i] + p0 + p1} is not divisible by "
+                                       f"block_shape[{i}]={bs} [Op:SpaceToBatchND]")
+    return _space_to_batch(x, block=block, paddings=pads)
+
+
+@export("batch_to_space")
+def batch_to_space(input, block_shape, crops, name=None):
+    """Moves ``block_shape`` blocks of the batch back into the spatial dimensions and crops them
+    (``tf.batch_to_space``, the inverse of ``tf.space_to_batch_nd``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.batch_to_space(tf.reshape(tf.range(4), [4, 1, 1, 1]), [2, 2], [[0, 0], [0, 0]]).numpy()[0, :, :, 0].tolist()
+        [[0, 1], [2, 3]]
+    """
+    x = _tensor(input)
+    block = builtins.tuple(int(e) for e in _known(block_shape, "batch_to_space").ravel())
+    if x.shape[0] % int(np.prod(block)):
+        raise InvalidArgumentError(None, None, f"Input batch dimension ({x.shape[0]}) is not divisible by product of "
+                                   f"block sizes ({int(np.prod(block))}) [Op:BatchToSpaceND]")
+    return _batch_to_space(x, block=block, crops=_pairs(crops, "batch_to_space"))
