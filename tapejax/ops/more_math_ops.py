@@ -5,12 +5,15 @@
 Gradients are JAX's unless TensorFlow's registered gradient differs (its math_grad.py): rint and
 nextafter have none, as floor and round.
 """
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core.tensor import Tensor, _TensorBase, to_array
+from .._core.custom_gradient import custom_gradient
 from .._core.engine import allows_dtypes, shares_dtype, known_value
 from ..errors import InvalidArgumentError
 from ..extend import defop
@@ -573,3 +576,73 @@ _approx_op = defop(lambda x, k, dim, largest, fn_name: tuple(
     (jax.lax.approx_max_k if largest else jax.lax.approx_min_k)(x, k, reduction_dimension=dim)),
     name="approx_top_k", static=("k", "dim", "largest", "fn_name"))
 approx_max_k, approx_min_k = _approx_k(True), _approx_k(False)
+
+
+# ---------------------------------------------------------------- eigen decomposition, gradient helpers
+_eig = defop(lambda x: tuple(jnp.linalg.eig(x)), name="eig")
+_eigvals = defop(jnp.linalg.eigvals, name="eigvals")
+
+
+@export("eig", "linalg.eig")
+def eig(tensor, name=None):
+    """Eigenvalues and eigenvectors of a (batch of) square, not necessarily symmetric, matrices;
+    complex (``tf.linalg.eig``). JAX computes it on the CPU.
+
+    Example:
+        >>> import tapejax as tf
+        >>> e, v = tf.linalg.eig(tf.constant([[2.0, 0.0], [0.0, 3.0]]))
+        >>> e.numpy().tolist()
+        [(2+0j), (3+0j)]
+    """
+    return _eig(tensor)
+
+
+@export("eigvals", "linalg.eigvals")
+def eigvals(tensor, name=None):
+    """Eigenvalues of a (batch of) square matrices, complex (``tf.linalg.eigvals``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.linalg.eigvals(tf.constant([[0.0, 1.0], [-1.0, 0.0]])).numpy().tolist()
+        [1j, -1j]
+    """
+    return _eigvals(tensor)
+
+
+@export("grad_pass_through")
+def grad_pass_through(f):
+    """``f`` with the identity as its gradient: the incoming gradient passes to ``f``'s inputs
+    unchanged (``tf.grad_pass_through``; straight-through estimators).
+
+    Example:
+        >>> import tapejax as tf
+        >>> x = tf.constant(1.4)
+        >>> with tf.GradientTape() as tape:
+        ...     tape.watch(x)
+        ...     y = tf.grad_pass_through(tf.round)(x) * 3.0
+        >>> print(y.numpy(), tape.gradient(y, x).numpy())
+        3.0 3.0
+    """
+    @custom_gradient
+    def passed(*args, **kwargs):
+        def grad(*dy, **grad_kwargs):
+            variables = grad_kwargs.get("variables")
+            if variables is not None:
+                return dy, [None] * len(variables)
+            return dy
+        return f(*args, **kwargs), grad
+    return functools.wraps(f)(passed) if hasattr(f, "__name__") else passed
+
+
+@export("no_gradient")
+def no_gradient(op_type):
+    """Declares that TensorFlow graph op ``op_type`` has no gradient (``tf.no_gradient``). tapejax has
+    no op registry to update: an op's gradient comes with its row (``defop``'s ``vjp``), so this
+    only checks the argument, as TensorFlow does.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.no_gradient("MyOp")
+    """
+    if not isinstance(op_type, str):
+        raise TypeError("op_type must be a string")
