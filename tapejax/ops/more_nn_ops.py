@@ -613,3 +613,55 @@ def pool(input, window_shape, pooling_type, strides=None, padding="VALID", data_
     out = _pool(x, kind=pooling_type.lower(), ksize=_window(window_shape, nd, None, "window_shape"),
                 strides=_window(strides, nd, None, "strides"), padding=padding.upper())
     return _to_first(out, data_format)
+
+
+def _max_pool_argmax_fn(x, ksize, strides, padding, include_batch, out_dtype):
+    b, h, w, c = x.shape
+    flat = jnp.arange(h * w * c).reshape(1, h, w, c) + jnp.zeros((b, 1, 1, 1), np.int32)
+    if include_batch:
+        flat = flat + (jnp.arange(b) * h * w * c).reshape(b, 1, 1, 1)
+    (kh, kw), (sh, sw) = ksize, strides
+    if padding == "SAME":
+        oh, ow = -(-h // sh), -(-w // sw)
+        ph, pw = max((oh - 1) * sh + kh - h, 0), max((ow - 1) * sw + kw - w, 0)
+        pads = [(0, 0), (ph // 2, ph - ph // 2), (pw // 2, pw - pw // 2), (0, 0)]
+        x = jnp.pad(x, pads, constant_values=-jnp.inf)
+        flat = jnp.pad(flat, pads, constant_values=-1)
+    else:
+        oh, ow = (h - kh) // sh + 1, (w - kw) // sw + 1
+    vals, idxs = [], []
+    for i in range(kh):        # TensorFlow's scan order: the first maximum wins
+        for j in range(kw):
+            window = (slice(None), slice(i, i + sh * (oh - 1) + 1, sh), slice(j, j + sw * (ow - 1) + 1, sw), slice(None))
+            vals.append(x[window])
+            idxs.append(flat[window])
+    vals, idxs = jnp.stack(vals), jnp.stack(idxs)
+    best = jnp.argmax(vals, axis=0)[None]
+    return (jnp.take_along_axis(vals, best, 0)[0], jnp.take_along_axis(idxs, best, 0)[0].astype(out_dtype))
+
+
+_max_pool_argmax = defop(_max_pool_argmax_fn, name="max_pool_with_argmax",
+                         static=("ksize", "strides", "padding", "include_batch", "out_dtype"))
+
+
+@export("nn.max_pool_with_argmax")
+def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC", output_dtype=np.int64,
+                         include_batch_in_index=False, name=None):
+    """2-D max pooling and the flat index of each maximum, ``(y * width + x) * channels + c``
+    (``+ b * height * width * channels`` with ``include_batch_in_index``) (``tf.nn.max_pool_with_argmax``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> out, idx = tf.nn.max_pool_with_argmax(tf.reshape(tf.range(4.0), [1, 2, 2, 1]), 2, 2, 'VALID')
+        >>> out.numpy().ravel().tolist(), idx.numpy().ravel().tolist()
+        ([3.0], [3])
+    """
+    if data_format != "NHWC":
+        raise ValueError(f"Data formats other than 'NHWC' are not yet supported for max_pool_with_argmax, got "
+                         f"{data_format!r}")
+    if not isinstance(padding, str) or padding.upper() not in ("SAME", "VALID"):
+        raise ValueError(f"`padding` must be 'VALID' or 'SAME', got {padding!r}.")
+    x = _tensor(input)
+    dt = normalize.int_type(output_dtype)
+    return _max_pool_argmax(x, ksize=_window(ksize, 2, None, "ksize"), strides=_window(strides, 2, None, "strides"),
+                            padding=padding.upper(), include_batch=bool(include_batch_in_index), out_dtype=dt)
