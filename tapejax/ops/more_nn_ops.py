@@ -665,3 +665,69 @@ def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC", out
     dt = normalize.int_type(output_dtype)
     return _max_pool_argmax(x, ksize=_window(ksize, 2, None, "ksize"), strides=_window(strides, 2, None, "strides"),
                             padding=padding.upper(), include_batch=bool(include_batch_in_index), out_dtype=dt)
+
+
+def _dilation2d_fn(x, f, strides, rates, padding):
+    b, h, w, c = x.shape
+    kh, kw = f.shape[0], f.shape[1]
+    (sh, sw), (rh, rw) = strides, rates
+    eh, ew = (kh - 1) * rh + 1, (kw - 1) * rw + 1
+    if padding == "SAME":
+        oh, ow = -(-h // sh), -(-w // sw)
+        ph, pw = max((oh - 1) * sh + eh - h, 0), max((ow - 1) * sw + ew - w, 0)
+        x = jnp.pad(x, [(0, 0), (ph // 2, ph - ph // 2), (pw // 2, pw - pw // 2), (0, 0)], constant_values=-jnp.inf)
+    else:
+        oh, ow = (h - eh) // sh + 1, (w - ew) // sw + 1
+    vals = []
+    for i in range(kh):        # TensorFlow's scan order: the gradient goes to the first maximum
+        for j in range(kw):
+            y0, x0 = i * rh, j * rw
+            vals.append(x[:, y0:y0 + sh * (oh - 1) + 1:sh, x0:x0 + sw * (ow - 1) + 1:sw, :] + f[i, j])
+    vals = jnp.stack(vals)
+    return jnp.take_along_axis(vals, jnp.argmax(vals, axis=0)[None], 0)[0]
+
+
+_dilation2d = defop(_dilation2d_fn, name="dilation2d", static=("strides", "rates", "padding"))
+
+
+def _morph_args(filters, strides, padding, data_format, dilations):
+    if data_format != "NHWC":
+        raise ValueError("tapejax's dilation2d/erosion2d take data_format='NHWC' only.")
+    if not isinstance(padding, str) or padding.upper() not in ("SAME", "VALID"):
+        raise ValueError(f"`padding` must be 'VALID' or 'SAME', got {padding!r}.")
+    return dict(strides=_window(strides, 2, None, "strides"), rates=_window(dilations, 2, None, "dilations"),
+                padding=padding.upper())
+
+
+@export("nn.dilation2d")
+def dilation2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):
+    """Grayscale morphological dilation: the max over each window of ``input + filters``
+    (``tf.nn.dilation2d``); filters ``[height, width, channels]``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> x = tf.reshape(tf.range(4.0), [1, 2, 2, 1])
+        >>> tf.nn.dilation2d(x, tf.zeros([2, 2, 1]), [1, 1, 1, 1], 'VALID', 'NHWC', [1, 1, 1, 1]).numpy().ravel().tolist()
+        [3.0]
+    """
+    return _dilation2d(input, filters, **_morph_args(filters, strides, padding, data_format, dilations))
+
+
+@export("nn.erosion2d")
+def erosion2d(value, filters, strides, padding, data_format="NHWC", dilations=None, name=None):
+    """Grayscale morphological erosion: the min over each window of ``value - filters`` (filters
+    reversed), TensorFlow's ``-dilation2d(-value, reverse(filters))`` (``tf.nn.erosion2d``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> x = tf.reshape(tf.range(4.0), [1, 2, 2, 1])
+        >>> tf.nn.erosion2d(x, tf.zeros([2, 2, 1]), [1, 1, 1, 1], 'VALID', 'NHWC', [1, 1, 1, 1]).numpy().ravel().tolist()
+        [0.0]
+    """
+    f = _tensor(filters)
+    neg = _negate(_tensor(value))
+    return _negate(_dilation2d(neg, _flip2(f), **_morph_args(filters, strides, padding, data_format, dilations)))
+
+
+_negate = defop(lambda x: -x, name="neg")
+_flip2 = defop(lambda f: f[::-1, ::-1], name="reverse")
