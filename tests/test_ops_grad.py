@@ -712,6 +712,30 @@ NEW_OPS = {
                             lambda p: p[jnp.array([0, 2])] * p[jnp.array([1, 1])], [normal((3, 2))]),
 }
 
+# The special functions and safe ops of tf.math added for TensorFlow's missing names (ops/more_math_ops.py);
+# zeta, polygamma and betainc only in the argument TensorFlow differentiates (None for the others).
+_SP = jax.scipy.special
+NEW_OPS.update({
+    "erfinv": (tf.math.erfinv, _SP.erfinv, [uniform((1, 1), -0.8, 0.8)]),
+    "ndtri": (tf.math.ndtri, _SP.ndtri, [uniform((1, 1), 0.1, 0.9)]),
+    "erfcinv": (tf.math.erfcinv, lambda x: -_SP.ndtri(x / 2) / np.sqrt(2).astype(np.float32), [uniform((1, 1), 0.2, 1.8)]),
+    "bessel_i0": (tf.math.bessel_i0, _SP.i0, [normal((1, 1))]),
+    "bessel_i0e": (tf.math.bessel_i0e, _SP.i0e, [nonzero((1, 1))]),
+    "bessel_i1": (tf.math.bessel_i1, _SP.i1, [normal((1, 1))]),
+    "bessel_i1e": (tf.math.bessel_i1e, _SP.i1e, [nonzero((1, 1))]),
+    "xdivy": (tf.math.xdivy, lambda x, y: x / y, [normal((1, 1)), uniform((1, 1), 0.5, 2.0)]),
+    "xlog1py": (tf.math.xlog1py, lambda x, y: x * jnp.log1p(y), [normal((1, 1)), uniform((1, 1), 0.0, 2.0)]),
+    "reciprocal_no_nan": (tf.math.reciprocal_no_nan, lambda x: 1 / x, [uniform((1, 1), 0.5, 2.0)]),
+    "igamma": (tf.math.igamma, _SP.gammainc, [uniform((1, 1), 0.5, 2.0), uniform((1, 1), 0.5, 2.0)]),
+    "igammac": (tf.math.igammac, _SP.gammaincc, [uniform((1, 1), 0.5, 2.0), uniform((1, 1), 0.5, 2.0)]),
+    "zeta": (lambda q: tf.math.zeta(tf.cast([[2.0]], q.dtype), q), lambda q: _SP.zeta(jnp.array([[2.0]], q.dtype), q),
+             [uniform((1, 1), 1.0, 2.0)]),
+    "polygamma": (lambda x: tf.math.polygamma(tf.cast([[1.0]], x.dtype), x),
+                  lambda x: _SP.polygamma(jnp.array([[1]]), x), [uniform((1, 1), 1.0, 2.0)]),
+    "betainc": (lambda x: tf.math.betainc(tf.cast([[2.0]], x.dtype), tf.cast([[3.0]], x.dtype), x),
+                lambda x: _SP.betainc(jnp.array([[2.0]], x.dtype), jnp.array([[3.0]], x.dtype), x), [uniform((1, 1), 0.2, 0.8)]),
+})
+
 
 def _clip_rows(x, c):
     n = jnp.sqrt(jnp.sum(x * x, axis=-1, keepdims=True))
@@ -731,7 +755,7 @@ NOT_DIFFERENTIABLE = {"is_nan", "is_inf", "is_finite", "logical_not", "equal", "
                       "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "reduce_all", "reduce_any",
                       "count_nonzero", "argmax", "argmin", "allclose",
                       # TensorFlow registers None as their gradient (test_tf_kinks checks it)
-                      "floor", "ceil", "round", "floordiv"}
+                      "floor", "ceil", "round", "floordiv", "rint", "nextafter", "truncatediv", "truncatemod"}
 # Ops checked on general shapes whose derivative does not exist at every single-element input.
 NO_SINGLE_ELEMENT = {"reduce_std": "the standard deviation of one element is 0, where sqrt has no derivative"}
 

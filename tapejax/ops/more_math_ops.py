@@ -61,11 +61,15 @@ bessel_i1 = export("math.bessel_i1")(defop(jax.scipy.special.i1, name="bessel_i1
 bessel_i1e = export("math.bessel_i1e")(defop(jax.scipy.special.i1e, name="bessel_i1e"))
 igamma = export("math.igamma")(defop(jax.scipy.special.gammainc, name="igamma"))
 igammac = export("math.igammac")(defop(jax.scipy.special.gammaincc, name="igammac"))
-zeta = export("math.zeta")(defop(jax.scipy.special.zeta, name="zeta"))
+# TensorFlow's gradients (math_grad.py): none for zeta's x, polygamma's order, betainc's a and b
+zeta = export("math.zeta")(defop(jax.scipy.special.zeta, name="zeta", vjp=lambda ans, x, q: lambda g: (
+    None, g * -x * jax.scipy.special.zeta(x + 1, q))))
 # TensorFlow's order ``a`` is a float tensor: nan where it is not a whole number.
 polygamma = export("math.polygamma")(defop(lambda a, x: jnp.where(
-    a == jnp.floor(a), jax.scipy.special.polygamma(a.astype(np.int32), x), jnp.nan), name="polygamma"))
-betainc = export("math.betainc")(defop(jax.scipy.special.betainc, name="betainc"))
+    a == jnp.floor(a), jax.scipy.special.polygamma(a.astype(np.int32), x), jnp.nan), name="polygamma",
+    vjp=lambda ans, a, x: lambda g: (None, g * jax.scipy.special.polygamma(a.astype(np.int32) + 1, x))))
+betainc = export("math.betainc")(defop(jax.scipy.special.betainc, name="betainc", vjp=lambda ans, a, b, x: lambda g: (
+    None, None, g * jnp.exp((b - 1) * jnp.log1p(-x) + (a - 1) * jnp.log(x) - jax.scipy.special.betaln(a, b)))))
 _FLOATING = ("bfloat16", "half", "float", "double")
 for _op, _tf_op in [(rint, "Rint"), (erfinv, "Erfinv"), (ndtri, "Ndtri"), (erfcinv, "Erfcinv"),
                     (bessel_i0, "BesselI0"), (bessel_i0e, "BesselI0e"), (bessel_i1, "BesselI1"),
