@@ -434,6 +434,9 @@ class Model(Layer):
             else:
                 objs.append(_metrics._compile_metric(spec))   # a name, a config, a metric object or a function
         self._k_metric_objs = objs
+        for m, name in zip(objs, self._k_metric_names()):   # Keras 3 names each one as its logs do
+            if isinstance(m, _metrics.Metric):
+                m.name = name
 
     def _k_accuracy(self, y, y_pred, _metrics):
         y_rank = len(np.shape(y))
