@@ -16,7 +16,7 @@ import numpy as np
 
 from .._core import dtypes as _dtypes
 from .._core.basic import identity
-from .._core.engine import known_value
+from . import normalize
 from .._core.tensor import is_tracer
 from .._core.variable import current_name_scope
 from .._core.tensor import Tensor, TensorShape, _TensorBase, to_array
@@ -30,17 +30,6 @@ from .math_ops import truediv, cast, clip_by_value
 def _tensor(x, dtype=None):
     return x if isinstance(x, _TensorBase) else Tensor(to_array(x, dtype) if dtype is not None else to_array(x))
 
-
-def _known(x, what):
-    """The NumPy value of ``x`` when it is known without running the program (a concrete tensor, a
-    constant of a tf.function's trace, Python data), for ops whose output shape depends on it."""
-    if isinstance(x, (list, builtins.tuple)):
-        return np.asarray([_known(e, what) for e in x])
-    v = known_value(x)
-    if v is None:
-        raise ValueError(f"{what}: the output's shape depends on the input's values, which are not known "
-                         "while tracing a tf.function; compute it outside the function.")
-    return np.asarray(v)
 
 
 def _dims(shape):
@@ -153,7 +142,7 @@ def broadcast_dynamic_shape(shape_x, shape_y):
         [2, 3]
     """
     x, y = (_tensor(s, np.int32) if not isinstance(s, _TensorBase) else s for s in (shape_x, shape_y))
-    a, b = (_known(s, "broadcast_dynamic_shape").astype(np.int64).tolist() for s in (x, y))
+    a, b = (normalize.known(s, "broadcast_dynamic_shape").astype(np.int64).tolist() for s in (x, y))
     try:
         out = np.broadcast_shapes(builtins.tuple(a), builtins.tuple(b))
     except ValueError:
@@ -268,7 +257,7 @@ def shape_n(input, out_type=_dtypes.int32, name=None):
 def _bins(values, value_range, nbins):
     v = _tensor(values)
     r = _tensor(value_range, v.dtype.as_numpy_dtype)
-    nb = int(_known(nbins, "histogram_fixed_width"))
+    nb = int(normalize.known(nbins, "histogram_fixed_width"))
     if nb <= 0:
         raise InvalidArgumentError(None, None, f"nbins should be a positive number, but got '{nb}' "
                                    "[Op:HistogramFixedWidth]")
@@ -311,7 +300,7 @@ UniqueWithCounts = collections.namedtuple("UniqueWithCounts", ["y", "idx", "coun
 
 
 def _unique(x, out_idx):
-    v = _known(x, "unique")
+    v = normalize.known(x, "unique")
     if v.ndim != 1:
         raise InvalidArgumentError(None, None, "unique expects a 1D vector. [Op:Unique]")
     _, first, inv, counts = np.unique(v, return_index=True, return_inverse=True, return_counts=True)
@@ -362,7 +351,7 @@ def dynamic_partition(data, partitions, num_partitions, name=None):
         [[10, 30], [20, 40]]
     """
     data = _tensor(data)
-    p = _known(partitions, "dynamic_partition")
+    p = normalize.known(partitions, "dynamic_partition")
     n = int(num_partitions)
     if np.any((p < 0) | (p >= n)):
         bad = p.ravel()[np.argmax(((p < 0) | (p >= n)).ravel())]
@@ -394,7 +383,7 @@ def dynamic_stitch(indices, data, name=None):
         >>> tf.dynamic_stitch([tf.constant([0, 2]), tf.constant([1])], [tf.constant([1, 3]), tf.constant([2])]).numpy().tolist()
         [1, 2, 3]
     """
-    idx = [_known(i, "dynamic_stitch").astype(np.int64) for i in indices]
+    idx = [normalize.known(i, "dynamic_stitch").astype(np.int64) for i in indices]
     data = [_tensor(d) for d in data]
     if len(idx) != len(data):
         raise InvalidArgumentError(None, None, "indices and data must have the same length [Op:DynamicStitch]")
@@ -443,7 +432,7 @@ def sequence_mask(lengths, maxlen=None, dtype=_dtypes.bool, name=None):
         [[1, 0, 0, 0], [1, 1, 1, 0]]
     """
     ln = _tensor(lengths)
-    m = int(np.max(_known(ln, "sequence_mask"), initial=0)) if maxlen is None else int(_known(maxlen, "sequence_mask"))
+    m = int(np.max(normalize.known(ln, "sequence_mask"), initial=0)) if maxlen is None else int(normalize.known(maxlen, "sequence_mask"))
     return Tensor((jnp.arange(m) < to_array(ln)[..., None]).astype(_dtypes.np_dtype(dtype)))
 
 
@@ -491,8 +480,8 @@ def unravel_index(indices, dims, name=None):
         [[0, 1, 1], [1, 2, 1]]
     """
     i = _tensor(indices, np.int32)
-    d = _known(_tensor(dims, np.int32), "unravel_index")
-    v = _known(i, "unravel_index")
+    d = normalize.known(_tensor(dims, np.int32), "unravel_index")
+    v = normalize.known(i, "unravel_index")
     if np.any((v < 0) | (v >= np.prod(d))):
         raise InvalidArgumentError(None, None, "index is out of bound as with dims [Op:UnravelIndex]")
     out = np.stack(np.unravel_index(v, builtins.tuple(d.tolist())))
@@ -515,9 +504,9 @@ def strided_slice(input_, begin, end, strides=None, begin_mask=0, end_mask=0, el
         >>> tf.strided_slice(t, [1, 0], [2, 0], end_mask=2, shrink_axis_mask=1).numpy().tolist()
         [4, 5, 6, 7]
     """
-    b = _known(begin, "strided_slice").astype(np.int64).ravel()
-    e = _known(end, "strided_slice").astype(np.int64).ravel()
-    s = np.ones_like(b) if strides is None else _known(strides, "strided_slice").astype(np.int64).ravel()
+    b = normalize.known(begin, "strided_slice").astype(np.int64).ravel()
+    e = normalize.known(end, "strided_slice").astype(np.int64).ravel()
+    s = np.ones_like(b) if strides is None else normalize.known(strides, "strided_slice").astype(np.int64).ravel()
     if not len(b) == len(e) == len(s):
         raise InvalidArgumentError(None, None, f"Expected begin, end, and strides to be 1D equal size tensors, but got "
                                    f"shapes [{len(b)}], [{len(e)}], and [{len(s)}] instead. [Op:StridedSlice]")
@@ -610,7 +599,7 @@ _batch_to_space = defop(_batch_to_space_fn, name="batch_to_space_nd", static=("b
 
 
 def _pairs(v, what):
-    return builtins.tuple(builtins.tuple(int(e) for e in p) for p in _known(v, what).reshape(-1, 2))
+    return builtins.tuple(builtins.tuple(int(e) for e in p) for p in normalize.known(v, what).reshape(-1, 2))
 
 
 @export("space_to_batch_nd", "space_to_batch", "nn.space_to_batch")
@@ -623,7 +612,7 @@ def space_to_batch_nd(input, block_shape, paddings, name=None):
         [0, 1, 2, 3]
     """
     x = _tensor(input)
-    block = builtins.tuple(int(e) for e in _known(block_shape, "space_to_batch_nd").ravel())
+    block = builtins.tuple(int(e) for e in normalize.known(block_shape, "space_to_batch_nd").ravel())
     pads = _pairs(paddings, "space_to_batch_nd")
     for i, (bs, (p0, p1)) in enumerate(zip(block, pads)):
         if (x.shape[1 + i] + p0 + p1) % bs:
@@ -643,7 +632,7 @@ def batch_to_space(input, block_shape, crops, name=None):
         [[0, 1], [2, 3]]
     """
     x = _tensor(input)
-    block = builtins.tuple(int(e) for e in _known(block_shape, "batch_to_space").ravel())
+    block = builtins.tuple(int(e) for e in normalize.known(block_shape, "batch_to_space").ravel())
     if x.shape[0] % int(np.prod(block)):
         raise InvalidArgumentError(None, None, f"Input batch dimension ({x.shape[0]}) is not divisible by product of "
                                    f"block sizes ({int(np.prod(block))}) [Op:BatchToSpaceND]")

@@ -171,17 +171,6 @@ def polyval(coeffs, x, name=None):
     return acc if isinstance(acc, _TensorBase) else Tensor(jnp.asarray(acc, x._value.dtype) + jnp.zeros_like(x._value))
 
 
-def _known(x, what):
-    """The NumPy value of ``x`` when it is known without running the program (a concrete tensor, a
-    constant of a tf.function's trace, Python data), for ops whose output shape depends on it."""
-    if isinstance(x, (list, tuple)):
-        return np.asarray([_known(e, what) for e in x])
-    v = known_value(x)
-    if v is None:
-        raise ValueError(f"{what}: the output's shape depends on the input's values, which are not known "
-                         "while tracing a tf.function; compute it outside the function.")
-    return np.asarray(v)
-
 
 @export("math.invert_permutation")
 def invert_permutation(x, name=None):
@@ -193,9 +182,9 @@ def invert_permutation(x, name=None):
         [2, 4, 3, 0, 1]
     """
     x = x if isinstance(x, _TensorBase) else Tensor(np.asarray(to_array(x), np.int32))
-    v = _known(x, "invert_permutation")
+    v = normalize.known(x, "invert_permutation")
     if v.ndim != 1:
-        raise InvalidArgumentError(None, None, f"invert_permutation expects a 1D vector. [Op:InvertPermutation]")
+        raise InvalidArgumentError(None, None, "invert_permutation expects a 1D vector. [Op:InvertPermutation]")
     n = v.shape[0]
     out = np.full(n, -1, v.dtype)
     for i, d in enumerate(v):
@@ -371,7 +360,7 @@ _segment = defop(_segment_fn, name="segment", static=("kind", "num_segments", "e
 
 def _sorted_segment(kind):
     def segment(data, segment_ids, name=None):
-        ids = _known(segment_ids, f"segment_{kind}")
+        ids = normalize.known(segment_ids, f"segment_{kind}")
         if ids.ndim != 1:
             raise InvalidArgumentError(None, None, f"segment_ids should be a vector. [Op:Segment{kind.title()}]")
         if ids.size and (np.any(np.diff(ids) < 0) or ids[0] < 0):
@@ -392,7 +381,7 @@ def _sorted_segment(kind):
 
 def _unsorted_segment(kind):
     def unsorted_segment(data, segment_ids, num_segments, name=None):
-        n = int(_known(num_segments, f"unsorted_segment_{kind}"))
+        n = int(normalize.known(num_segments, f"unsorted_segment_{kind}"))
         if kind == "prod":
             return _segment_prod(data, segment_ids, num_segments=n)
         return _segment(data, segment_ids, kind=kind, num_segments=n, empty_zero=False)
@@ -433,7 +422,7 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dtypes.in
         w = None if weights is None else to_array(weights).ravel()
         out_dtype = weights.dtype if isinstance(weights, _TensorBase) else _dtypes.as_dtype(dtype)
         return Tensor(jnp.bincount(to_array(arr).ravel(), w, length=int(minlength)).astype(_dtypes.np_dtype(out_dtype)))
-    v = _known(arr, "bincount")
+    v = normalize.known(arr, "bincount")
     if np.any(v < 0):
         raise InvalidArgumentError(None, None, "Input arr must be non-negative! [Op:DenseBincount]")
     n = int(v.max()) + 1 if v.size else 0
@@ -442,7 +431,7 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=_dtypes.in
     if maxlength is not None:
         n = min(n, int(maxlength))
     out_dtype = weights.dtype if isinstance(weights, _TensorBase) else _dtypes.as_dtype(dtype)
-    w = None if weights is None else _known(weights, "bincount")
+    w = None if weights is None else normalize.known(weights, "bincount")
     if axis == -1:
         rows = [np.bincount(r[r < n], None if w is None else np.asarray(w)[i][r < n], minlength=n)[:n]
                 for i, r in enumerate(v)]
@@ -465,8 +454,8 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
         >>> tf.math.confusion_matrix([1, 2, 4], [2, 2, 4]).numpy().tolist()
         [[0, 0, 0, 0, 0], [0, 0, 1, 0, 0], [0, 0, 1, 0, 0], [0, 0, 0, 0, 0], [0, 0, 0, 0, 1]]
     """
-    lab = _known(labels, "confusion_matrix").astype(np.int64).ravel()
-    pred = _known(predictions, "confusion_matrix").astype(np.int64).ravel()
+    lab = normalize.known(labels, "confusion_matrix").astype(np.int64).ravel()
+    pred = normalize.known(predictions, "confusion_matrix").astype(np.int64).ravel()
     if lab.shape != pred.shape:
         raise ValueError(f"Dimensions {lab.shape[0]} and {pred.shape[0]} are not compatible")
     if np.any(lab < 0):
@@ -477,7 +466,7 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
     for what, v in (("labels", lab), ("predictions", pred)):
         if np.any(v >= n):
             raise InvalidArgumentError(None, None, f"`{what}` out of bound\nCondition x < y did not hold.")
-    w = np.ones(lab.shape) if weights is None else _known(weights, "confusion_matrix").ravel()
+    w = np.ones(lab.shape) if weights is None else normalize.known(weights, "confusion_matrix").ravel()
     out = np.zeros((n, n), np.float64)
     np.add.at(out, (lab, pred), w)
     return Tensor(jnp.asarray(out, _dtypes.np_dtype(dtype)))
@@ -497,7 +486,7 @@ def in_top_k(targets, predictions, k, name=None):
         >>> tf.math.in_top_k([0, 1], tf.constant([[0.1, 0.9], [0.3, 0.7]]), 1).numpy().tolist()
         [False, True]
     """
-    return _in_top_k(targets, predictions, k=int(_known(k, "in_top_k")))
+    return _in_top_k(targets, predictions, k=int(normalize.known(k, "in_top_k")))
 
 
 _argsort = defop(lambda x, axis, descending, stable: jnp.argsort(

@@ -11,7 +11,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core.engine import known_value
 from .._core.tensor import Tensor, _TensorBase, to_array
 from ..errors import InvalidArgumentError
 from ..extend import defop
@@ -46,17 +45,6 @@ def _tensor(x):
     return x if isinstance(x, _TensorBase) else Tensor(to_array(x))
 
 
-def _known(x, what):
-    """The NumPy value of ``x`` when it is known without running the program (a concrete tensor, a
-    constant of a tf.function's trace, Python data), for ops whose output shape depends on it."""
-    if isinstance(x, (list, tuple)):
-        return np.asarray([_known(e, what) for e in x])
-    v = known_value(x)
-    if v is None:
-        raise ValueError(f"{what}: the output's shape depends on the input's values, which are not known "
-                         "while tracing a tf.function; compute it outside the function.")
-    return np.asarray(v)
-
 
 def _channels_first(data_format):
     return data_format is not None and data_format.startswith("NC")
@@ -78,7 +66,7 @@ def _window(v, nd, data_format, name):
     """An int, ``nd`` ints or ``nd + 2`` ints (batch and channels included) -> ``nd`` ints."""
     if v is None:
         return (1,) * nd
-    v = [int(v)] if isinstance(v, (int, np.integer)) else [int(e) for e in np.ravel(_known(v, name))]
+    v = [int(v)] if isinstance(v, (int, np.integer)) else [int(e) for e in np.ravel(normalize.known(v, name))]
     if len(v) == nd + 2:
         v = v[2:] if _channels_first(data_format) else v[1:-1]
     if len(v) == 1:
@@ -231,7 +219,7 @@ def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_f
     """
     y, w = _tensor(input), _tensor(filters)
     nd = w.ndim - 2
-    shape = tuple(int(e) for e in np.ravel(_known(output_shape, "output_shape")))
+    shape = tuple(int(e) for e in np.ravel(normalize.known(output_shape, "output_shape")))
     if len(shape) != nd + 2:
         raise ValueError(f"output_shape must have {nd + 2} elements for {nd}-D filters, got {list(shape)}.")
     if _channels_first(data_format):

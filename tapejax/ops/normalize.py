@@ -55,3 +55,19 @@ def window(v, n=2):
     if len(v) == 1:
         return v * n
     return v
+
+
+def known(x, what):
+    """The NumPy value of ``x`` when it is known without running the program (a concrete tensor, a
+    constant of a tf.function's trace, Python data), for ops whose output shape depends on it.
+
+    Raises:
+        ValueError: naming ``what``, when the value is computed by the program being traced.
+    """
+    if isinstance(x, (list, tuple)):
+        return np.asarray([known(e, what) for e in x])
+    v = known_value(x)
+    if v is None:
+        raise ValueError(f"{what}: the output's shape depends on the input's values, which are not known "
+                         "while tracing a tf.function; compute it outside the function.")
+    return np.asarray(v)
