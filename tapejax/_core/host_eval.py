@@ -325,6 +325,13 @@ def _identity(x, **_):
     return x
 
 
+def _bitcast(x, new_dtype):
+    dt = np.dtype(new_dtype)
+    if dt not in DTYPES or dt.itemsize != x.dtype.itemsize:
+        raise Unsupported(f"bitcast to {dt}")
+    return np.ascontiguousarray(x).view(dt)
+
+
 _RULES = {
     "add": _plain(np.add), "add_any": _plain(np.add), "sub": _plain(np.subtract),
     "mul": _plain(np.multiply), "div": _float(np.divide), "rem": _float(np.fmod),
@@ -338,7 +345,7 @@ _RULES = {
     "asinh": _float(np.arcsinh), "acosh": _float(np.arccosh), "atanh": _float(np.arctanh),
     "sqrt": _float(np.sqrt), "rsqrt": _float(_rsqrt), "cbrt": _float(np.cbrt), "square": _plain(np.square, "fi"),
     "one_minus_square": _float(lambda x: x.dtype.type(1) - np.square(x)),   # jax >= 0.11: tanh's derivative
-    "integer_pow": _integer_pow,
+    "integer_pow": _integer_pow, "bitcast_convert_type": _bitcast,
     "eq": _plain(np.equal), "ne": _plain(np.not_equal), "lt": _plain(np.less), "le": _plain(np.less_equal),
     "gt": _plain(np.greater), "ge": _plain(np.greater_equal),
     "and": _plain(np.bitwise_and, "iub"), "or": _plain(np.bitwise_or, "iub"),

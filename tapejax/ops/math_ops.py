@@ -19,7 +19,7 @@ from .._core.basic import identity, negative
 from .._core.engine import allows_dtypes, shares_dtype
 from .._core.indexed_slices import IndexedSlices
 from ..extend import defop
-from . import kinks, normalize
+from . import eigen_math, kinks, normalize
 from .namespaces import export
 
 export("identity")(identity)
@@ -51,7 +51,7 @@ def _no_gradient(ans, *xs):
 
 abs = export("abs", "math.abs")(defop(kinks.abs, name="abs"))  # noqa: A001
 sign = export("sign", "math.sign")(defop(jnp.sign, name="sign"))
-exp = export("exp", "math.exp")(defop(jnp.exp, name="exp", vjp=lambda ans, x: lambda g: g * ans))
+exp = export("exp", "math.exp")(defop(eigen_math.exp, name="exp", vjp=lambda ans, x: lambda g: g * ans))
 expm1 = export("math.expm1")(defop(jnp.expm1, name="expm1"))
 log = export("math.log")(defop(jnp.log, name="log"))
 log1p = export("math.log1p")(defop(jnp.log1p, name="log1p"))
