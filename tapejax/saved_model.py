@@ -437,8 +437,27 @@ def _size_constraints(error, names):
         dims = [sh[-k] for sh in shapes if len(sh) >= k]
         sizes = {int(d) for d in dims if d.isdigit() and int(d) != 1}
         if len(sizes) == 1:
-            out += [f"{d} == {next(iter(sizes))}" for d in dims if d in names]
-    return out
+            n = next(iter(sizes))
+            out += [f"{d} == {n}" if d in names else _solved(d, n, names) for d in dims if not d.isdigit()]
+    return [c for c in out if c]
+
+
+def _solved(expr, size, names):
+    """``"d1 == 7"`` from a size ``"d1 + 2"`` that must be 9 (``tf.concat`` of ``x[:, :-1]`` and a
+    one-hot of 3): jax's constraints take one symbol on the left, so the linear size is solved
+    for it. None for a size of several symbols or one with no integer solution."""
+    used = [d for d in names if re.search(rf"\b{d}\b", expr)]
+    if len(used) != 1:
+        return None
+    def at(v):
+        return eval(re.sub(rf"\b{used[0]}\b", str(v), expr), {"__builtins__": {}},  # noqa: S307
+                    {"floordiv": lambda a, b: a // b, "mod": lambda a, b: a % b, "max": max, "min": min})
+    try:
+        a, b = at(0), at(1) - at(0)
+        v = (size - a) // b if b else None
+        return f"{used[0]} == {v}" if v is not None and v >= 0 and at(v) == size else None
+    except Exception:  # noqa: BLE001 -- a size jax writes another way: no constraint
+        return None
 
 
 @contextlib.contextmanager

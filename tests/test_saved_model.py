@@ -478,3 +478,25 @@ def test_save_traces_each_function_once(tmp_path, capsys):
     imported = tf.saved_model.load(str(tmp_path / "a"))
     imported.mutate(tf.constant(2.))
     assert imported(tf.constant(3.)).numpy() == 6
+
+
+def test_unknown_size_fixed_by_an_expression_of_it(tmp_path):
+    """quickstart_core cells 13-16: the exported preprocessing concatenates ``x[:, :-1]`` with a
+    3-column one-hot (``d1 + 2`` columns) and subtracts a 9-vector. TF 2.21 saves it and the
+    loaded function returns these values; tapejax's export failed to broadcast ``d1 + 2`` with 9."""
+    class M(tf.Module):
+        def __init__(self):
+            self.mean = tf.constant([1., 2., 3., 4., 5.])
+
+        @tf.function(input_signature=[tf.TensorSpec(shape=[None, None], dtype=tf.float32)])
+        def __call__(self, x):
+            oh = tf.one_hot(tf.cast(x[:, -1], tf.int32), 3)
+            return tf.concat([x[:, :-1], oh], axis=1) - self.mean
+
+    tf.saved_model.save(M(), str(tmp_path))
+    loaded = tf.saved_model.load(str(tmp_path))
+    np.testing.assert_array_equal(loaded(tf.constant([[1., 2., 1.], [3., 4., 2.]])).numpy(),
+                                  [[0., 0., -3., -3., -5.], [2., 2., -3., -4., -4.]])
+    assert saved_model._solved("d1 + 2", 9, {"d0", "d1"}) == "d1 == 7"
+    assert saved_model._solved("2*d1", 9, {"d1"}) is None
+    assert saved_model._solved("d0 + d1", 9, {"d0", "d1"}) is None
