@@ -80,6 +80,7 @@ import contextlib
 import json
 import os
 import threading
+import warnings
 import weakref
 
 import jax
@@ -681,6 +682,8 @@ class DistributedDataset:
         self._place = place
 
     def __iter__(self):
+        if _vstate.tracing():
+            _warn_options_in_graph()
         return DistributedIterator(self._elements(), self._place)
 
     @property
@@ -688,6 +691,20 @@ class DistributedDataset:
         for e in self._elements():
             return _spec_of(e)
         raise ValueError("element_spec of an empty distributed dataset.")
+
+
+_OPTIONS_IN_GRAPH = (
+    "To make it possible to preserve tf.data options across serialization boundaries, their "
+    "implementation has moved to be part of the TensorFlow graph. As a consequence, the options value "
+    "is in general no longer known at graph construction time. Invoking this method in graph mode "
+    "retains the legacy behavior of the original implementation, but note that the returned value "
+    "might not reflect the actual value of the options.")
+
+
+def _warn_options_in_graph():
+    # TensorFlow reads the dataset's options when a tf.function iterates a distributed dataset
+    # and warns (once per process: Python's default filter, one source line).
+    warnings.warn(_OPTIONS_IN_GRAPH, UserWarning, stacklevel=2)
 
 
 class DistributedIterator:

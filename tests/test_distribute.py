@@ -202,3 +202,28 @@ def test_distributed_dataset_uneven_last_batch():
     batches = list(strategy.experimental_distribute_dataset(ds))
     assert [tuple(b[0].shape) for b in batches] == [(2,), (2,), (1,)]
     assert batches[0][1].dtype == tf.int64  # numpy int64 stays int64, as in TF
+
+
+def test_iterating_a_distributed_dataset_in_a_function_warns_as_tensorflow():
+    """custom_training tutorial cell 18: TF 2.21 warns (UserWarning) that it reads the dataset's
+    options in graph mode when a tf.function iterates a distributed dataset; eagerly it does not."""
+    import warnings
+    strategy = tf.distribute.MirroredStrategy()
+    dist = strategy.experimental_distribute_dataset(tf.data.Dataset.range(4).batch(2))
+
+    @tf.function
+    def total(d):
+        t = tf.constant(0, tf.int64)
+        for x in d:
+            t += tf.reduce_sum(x)
+        return t
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        list(dist)
+        assert not caught
+        assert int(total(dist)) == 6
+    assert [type(w.message) for w in caught] == [UserWarning]
+    assert str(caught[0].message).startswith(
+        "To make it possible to preserve tf.data options across serialization boundaries, their "
+        "implementation has moved to be part of the TensorFlow graph.")
