@@ -41,6 +41,10 @@ from .sparse import SparseTensor as SparseTensor, SparseTensorSpec as SparseTens
 from .experimental.extension_type import TypeSpec as TypeSpec, type_spec_from_value as type_spec_from_value
 from . import io as io  # noqa: F401
 from . import keras as keras  # noqa: F401
+# TensorFlow's top-level aliases of Keras namespaces (tf.losses is tf.keras.losses, ...)
+from .keras import (  # noqa: F401
+    initializers as initializers, losses as losses, metrics as metrics, optimizers as optimizers,
+)
 from .keras.initializers import (
     RandomNormal as random_normal_initializer, RandomUniform as random_uniform_initializer,
     TruncatedNormal as truncated_normal_initializer, Zeros as zeros_initializer,
