@@ -28,7 +28,7 @@ MODULES = [
     "tapejax.keras.datasets.mnist", "tapejax.keras.datasets.fashion_mnist",
     "tapejax.data", "tapejax.io", "tapejax.train", "tapejax.saved_model", "tapejax.extend",
     "tapejax.autograph", "tapejax.summary", "tapejax.debugging", "tapejax.dtypes", "tapejax.config",
-    "tapejax.strings", "tapejax.ragged", "tapejax.sparse", "tapejax.image", "tapejax.nest",
+    "tapejax.strings", "tapejax.ragged", "tapejax.sparse", "tapejax.image", "tapejax.nest", "tapejax.compat",
 ]
 
 

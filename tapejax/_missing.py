@@ -10,8 +10,6 @@ _TF1 = ("TensorFlow 1's graph API {what}: write TF2 code instead (eager ops, tf.
 
 MISSING = {
     "tapejax": {
-        "compat": "tf.compat (TensorFlow 1 compatibility: v1 graphs and sessions) " + _NOT_PROVIDED
-                  + ": write TF2 code (tf.function, tf.GradientTape, tf.Variable).",
         "Graph": _TF1.format(what="(tf.Graph) " + _NOT_PROVIDED),
         "Session": _TF1.format(what="(tf.Session) " + _NOT_PROVIDED),
         "placeholder": _TF1.format(what="(tf.placeholder) " + _NOT_PROVIDED)[:-1]
