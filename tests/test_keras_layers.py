@@ -462,6 +462,42 @@ def test_sublayers_tracked_in_assignment_order_and_trainable_freezes():
     assert len(block.trainable_weights) == 6
 
 
+def test_weights_listing_follows_containers_changed_after_a_listing():
+    # A layer keeps the scan of its attributes between weight listings (twice a training
+    # step); a container filled, emptied or with an item replaced afterwards, and a
+    # Sequential's add/pop, must still show in the next listing.
+    class Holder(L.Layer):
+        def __init__(self):
+            super().__init__()
+            self.blocks, self.named = [], {}
+
+        def call(self, x):
+            return x
+
+    h = Holder()
+    assert h.trainable_weights == []
+    h.blocks.append(tf.Variable(1.0))
+    assert len(h.trainable_weights) == 1
+    h.blocks.append([L.Dense(2)])
+    h.blocks[1][0].build((None, 3))
+    assert [tuple(w.shape) for w in h.trainable_weights] == [(), (3, 2), (2,)]
+    h.blocks[1][0] = L.Dense(5)
+    h.blocks[1][0].build((None, 3))
+    assert [tuple(w.shape) for w in h.trainable_weights] == [(), (3, 5), (5,)]
+    h.named["x"] = L.Dense(1)
+    h.named["x"].build((None, 2))
+    assert len(h.trainable_weights) == 5 and len(h.submodules) == 2
+    del h.blocks
+    assert [tuple(w.shape) for w in h.trainable_weights] == [(), (2, 1), (1,)]
+
+    model = tf.keras.Sequential([tf.keras.Input((2,)), L.Dense(3)])
+    assert len(model.trainable_weights) == 2
+    model.add(L.Dense(4))
+    assert [tuple(w.shape) for w in model.trainable_weights] == [(2, 3), (3,), (3, 4), (4,)]
+    model.pop()
+    assert len(model.trainable_weights) == 2 and len(model.layers) == 1
+
+
 def test_get_set_weights_and_errors():
     d = L.Dense(2)
     with pytest.raises(ValueError, match="isn't built"):

@@ -185,6 +185,10 @@ class Model(Layer):
             return sublayers
         return _dedup(list(self._k_layer_list) + sublayers)
 
+    def _k_watched(self):
+        held = super()._k_watched()
+        return held if self._k_layer_list is None else held + [self._k_layer_list]
+
     @property
     def layers(self):
         """The model's layers: in call order for functional and Sequential models, else in

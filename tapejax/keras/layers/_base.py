@@ -68,6 +68,25 @@ def _collect(value, out, kinds):
         out.append(value)
 
 
+def _contents(holders):
+    """The items of the containers among ``holders``, nested ones too, a tuple per container:
+    their identities are the same while no container had an item added, removed or replaced
+    (a layer's scan keeps the tuples, so no identity is reused by a new object meanwhile)."""
+    out = []
+    for value in holders:
+        if isinstance(value, (list, tuple, dict)) and not isinstance(value, TensorShape):
+            _items(value, out)
+    return out
+
+
+def _items(container, out):
+    items = tuple(container.values() if isinstance(container, dict) else container)
+    out.append(items)
+    for v in items:
+        if isinstance(v, (list, tuple, dict)) and not isinstance(v, TensorShape):
+            _items(v, out)
+
+
 def _dedup(items):
     """``items`` without repeats (by identity), in first-occurrence order."""
     return list({id(v): v for v in items}.values())
@@ -258,7 +277,11 @@ class _Node:
 
 
 def _is_symbolic(args, kwargs):
-    return any(isinstance(leaf, KerasTensor) for leaf in _leaves(list(args) + list(kwargs.values())))
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, KerasTensor) or (
+                isinstance(value, (list, tuple, dict)) and any(isinstance(v, KerasTensor) for v in _leaves(value))):
+            return True
+    return False
 
 
 # Sizes standing in for unknown dimensions while output shapes are inferred. Two
@@ -475,12 +498,17 @@ class Layer(Module):
             for leaf in _leaves(value):
                 if isinstance(leaf, Variable):
                     self._k_track_variable(leaf, leaf.trainable)
-            self.__dict__.pop("_k_holders", None)
+            self._k_rescan()
         object.__setattr__(self, name, value)
 
     def __delattr__(self, name):
-        self.__dict__.pop("_k_holders", None)
+        self._k_rescan()
         object.__delattr__(self, name)
+
+    def _k_rescan(self):
+        """Forgets what the attributes held (``_k_holders``, ``_k_scan``): one was set or deleted."""
+        self.__dict__.pop("_k_holders", None)
+        self.__dict__.pop("_k_scan", None)
 
     def _k_track_variable(self, var, trainable):
         for lst in (self._k_trainable, self._k_non_trainable):
@@ -489,36 +517,49 @@ class Layer(Module):
                     return
         (self._k_trainable if trainable else self._k_non_trainable).append(var)
 
-    def _k_held(self):
-        """The Modules (layers) and Variables the attributes hold, also in containers filled
-        after assignment (``self.ws.append(v)``), in attribute-assignment order. The attributes
-        that may hold one (a Module, a Variable, a container) are kept until an attribute is
-        set or deleted (``_k_holders``): a weights listing then scans those alone, the
-        containers again each time."""
+    def _k_holders_now(self):
+        """The attributes that may hold a Module or Variable (a Module, a Variable, a container),
+        in attribute-assignment order, kept until an attribute is set or deleted."""
         holders = self.__dict__.get("_k_holders")
         if holders is None:
             holders = [value for key, value in vars(self).items()
                        if not key.startswith(_BOOKKEEPING_PREFIX) and isinstance(value, _HOLDERS)]
             self.__dict__["_k_holders"] = holders
+        return holders
+
+    def _k_held(self):
+        """The Modules (layers) and Variables the attributes hold, also in containers filled
+        after assignment (``self.ws.append(v)``), in attribute-assignment order."""
         out = []
-        for value in holders:
+        for value in self._k_holders_now():
             _collect(value, out, _HELD)
         return out
 
     def _k_parts(self):
         """(own trainable weights, own non-trainable weights, directly tracked sub-layers and
-        tf.Modules in attribute-assignment order): one scan of the attributes."""
-        subs = []
-        for x in self._k_held():
-            if isinstance(x, Variable):
-                self._k_track_variable(x, x.trainable)
-            elif x is not self:
-                subs.append(x)
-        return self._k_trainable, self._k_non_trainable, self._k_layers_first(_dedup(subs))
+        tf.Modules in attribute-assignment order). The scan of the attributes is kept with the
+        identities of what the containers among them hold (``_k_scan``): a weights listing,
+        twice a training step, then checks those instead of walking every attribute again."""
+        items = _contents(self._k_watched())
+        key = [tuple(map(id, t)) for t in items]
+        scan = self.__dict__.get("_k_scan")
+        if scan is None or scan[0] != key:
+            subs = []
+            for x in self._k_held():
+                if isinstance(x, Variable):
+                    self._k_track_variable(x, x.trainable)
+                elif x is not self:
+                    subs.append(x)
+            scan = self.__dict__["_k_scan"] = (key, self._k_layers_first(_dedup(subs)), items)
+        return self._k_trainable, self._k_non_trainable, scan[1]
 
     def _k_layers_first(self, sublayers):
         """The sub-layers in the order weights list them (a Model puts its layers first)."""
         return sublayers
+
+    def _k_watched(self):
+        """What the scan of ``_k_parts`` depends on: the holders (a Model adds its layer list)."""
+        return self._k_holders_now()
 
     def _k_sublayers(self):
         return self._k_parts()[2]
