@@ -229,6 +229,26 @@ def test_clipping():
         optimizers.SGD(clipnorm=1.0, clipvalue=1.0)
 
 
+@pytest.mark.parametrize("make, want", [
+    (lambda: tf.keras.optimizers.Adam(0.1), "k_momentum k_velocity b_momentum b_velocity"),
+    (lambda: tf.keras.optimizers.Adam(amsgrad=True),
+     "k_momentum k_velocity b_momentum b_velocity k_velocity_hat b_velocity_hat"),
+    (lambda: tf.keras.optimizers.SGD(0.1, momentum=0.9), "k_momentum b_momentum"),
+    (lambda: tf.keras.optimizers.RMSprop(centered=True, momentum=0.5),
+     "k_velocity b_velocity k_momentum b_momentum k_average_gradient b_average_gradient"),
+    (lambda: tf.keras.optimizers.Adadelta(),
+     "k_accumulated_grad k_accumulated_delta_var b_accumulated_grad b_accumulated_delta_var"),
+    (lambda: tf.keras.optimizers.Nadam(), "k_momentum k_velocity b_momentum b_velocity u_product"),
+])
+def test_variables_listed_in_keras_creation_order(make, want):
+    # TF 2.21 / Keras 3.15: add_optimizer_variables(var_list, ["momentum", "velocity"]) creates
+    # both slots of each variable in turn; separate calls (RMSprop's, amsgrad's velocity_hat)
+    # follow one another. (Keras names Nadam's u_product, listed last, 'variable'.)
+    opt = make()
+    opt.build([tf.Variable(tf.ones([3, 2]), name="k"), tf.Variable(tf.zeros([2]), name="b")])
+    assert [v.path.split("/", 1)[1] for v in opt.variables] == ["iteration", "learning_rate"] + want.split()
+
+
 def test_global_clipnorm_spans_all_variables():
     w1, w2 = tf.Variable([0.0]), tf.Variable([0.0])
     optimizers.SGD(1.0, global_clipnorm=1.0).apply_gradients([(tf.constant([3.0]), w1), (tf.constant([4.0]), w2)])

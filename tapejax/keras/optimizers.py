@@ -193,10 +193,22 @@ class KerasRule(NamedTuple):
     ``step(params, grads, state, lr, f) -> (params, state)`` is the update in Keras's formulas
     (``f``: the fence; the step count ``t - 1`` is the state's ``count``, the optimizer's
     ``iterations`` for the variables it was built for); ``names`` are Keras's names of the
-    state's fields (``mu`` -> ``momentum``...)."""
+    state's fields (``mu`` -> ``momentum``...); ``listed``, the order ``optimizer.variables``
+    lists them: Keras's calls creating them, each a tuple of names created together (one
+    Variable of each per model variable, in turn); by default each name alone, in ``names``'s
+    order."""
     init: Any
     step: Any
     names: Any
+    listed: Any = None
+
+    def listing_rank(self, name):
+        """(call, place in the call) of the Keras slot ``name`` in Keras's creation order."""
+        groups = self.listed or tuple((n,) for n in self.names.values())
+        for i, group in enumerate(groups):
+            if name in group:
+                return i, group.index(name)
+        return len(groups), 0      # a slot of no model variable (Nadam's u_product): last
 
 
 def _updates_itself(updates, state, params=None):
@@ -272,7 +284,8 @@ def _keras_adam(beta_1, beta_2, epsilon, amsgrad):
         params, mu, nu, nu_max = _each(one, params, grads, state.mu, state.nu, nu_max)
         return params, KerasAdamState(optax.safe_increment(state.count), mu, nu, nu_max if amsgrad else None)
     return KerasRule(_keras_adam_state(amsgrad), step,
-                     {"mu": "momentum", "nu": "velocity", "nu_max": "velocity_hat"})
+                     {"mu": "momentum", "nu": "velocity", "nu_max": "velocity_hat"},
+                     (("momentum", "velocity"), ("velocity_hat",)))
 
 
 def _keras_rmsprop(rho, momentum, epsilon, centered):
@@ -298,7 +311,7 @@ def _keras_rmsprop(rho, momentum, epsilon, centered):
                                    trace.trace if momentum else [None] * n)
         rms = rms._replace(nu=nu, mu=mu) if centered else rms._replace(nu=nu)
         return params, ((rms, trace._replace(trace=tr)) if momentum else rms)
-    names = {"nu": "velocity", "mu": "average_gradient", "trace": "momentum"}
+    names = {"nu": "velocity", "trace": "momentum", "mu": "average_gradient"}
     return KerasRule(_rmsprop(rho, momentum, epsilon, centered).init, step, names)
 
 
@@ -325,7 +338,8 @@ def _keras_adadelta(rho, epsilon):
         params, e_g, e_x = _each(one, params, grads, state.e_g, state.e_x)
         return params, state._replace(e_g=e_g, e_x=e_x)
     return KerasRule(optax.scale_by_adadelta(rho, epsilon).init, step,
-                     {"e_g": "accumulated_grad", "e_x": "accumulated_delta_var"})
+                     {"e_g": "accumulated_grad", "e_x": "accumulated_delta_var"},
+                     (("accumulated_grad", "accumulated_delta_var"),))
 
 
 def _keras_nadam(beta_1, beta_2, epsilon):
@@ -349,7 +363,7 @@ def _keras_nadam(beta_1, beta_2, epsilon):
             return w - f(m_hat * lr.astype(d)) / (jnp.sqrt(v_hat) + jnp.asarray(epsilon, d)), m, v
         params, mu, nu = _each(one, params, grads, state.mu, state.nu)
         return params, KerasNadamState(optax.safe_increment(state.count), u, mu, nu)
-    return KerasRule(_keras_nadam_state, step, {"mu": "momentum", "nu": "velocity"})
+    return KerasRule(_keras_nadam_state, step, {"mu": "momentum", "nu": "velocity"}, (("momentum", "velocity"),))
 
 
 def _keras_adamax(beta_1, beta_2, epsilon):
@@ -362,7 +376,8 @@ def _keras_adamax(beta_1, beta_2, epsilon):
             return w - f(lr.astype(d) * m) / f((1 - b1_power) * (u + jnp.asarray(epsilon, d))), m, u
         params, mu, nu = _each(one, params, grads, state.mu, state.nu)
         return params, state._replace(count=optax.safe_increment(state.count), mu=mu, nu=nu)
-    return KerasRule(optax.scale_by_adamax(beta_1, beta_2, epsilon).init, step, {"mu": "momentum", "nu": "norm"})
+    return KerasRule(optax.scale_by_adamax(beta_1, beta_2, epsilon).init, step, {"mu": "momentum", "nu": "norm"},
+                     (("momentum", "norm"),))
 
 
 def _keras_lion(beta_1, beta_2):
@@ -494,6 +509,7 @@ class Optimizer(_KerasObjectRepr):
         self._slots = {}          # tuple of variable ids -> (state treedef, slot Variables)
         self._slot_vars = []      # every slot Variable, in creation order
         self._step_counters = set()   # ids of the slots that are an update rule's step count
+        self._listing = {}            # id of a slot -> its place in ``variables``
         self._trace_count = 0
         self._set_learning_rate(learning_rate)
 
@@ -558,11 +574,14 @@ class Optimizer(_KerasObjectRepr):
 
     @property
     def variables(self):
-        """``[iterations, learning_rate (if a Variable), slots...]``, as Keras 3 lists them: the
-        step counters of the update rules (``count``, the same as ``iterations``) are state it
-        keeps (and checkpoints) but does not list, as Keras has none."""
+        """``[iterations, learning_rate (if a Variable), slots...]``, as Keras 3 lists them (a
+        Keras optimizer's slots in Keras's creation order: Adam's momentum and velocity of each
+        variable in turn, ``KerasRule.listed``): the step counters of the update rules
+        (``count``, the same as ``iterations``) are state it keeps (and checkpoints) but does
+        not list, as Keras has none."""
         head = [self._iterations] + ([self._lr_var] if self._lr_var is not None else [])
-        return head + [v for v in self._slot_vars if id(v) not in self._step_counters]
+        slots = [v for v in self._slot_vars if id(v) not in self._step_counters]
+        return head + sorted(slots, key=lambda v: self._listing[id(v)])
 
     weights = variables
 
@@ -581,9 +600,13 @@ class Optimizer(_KerasObjectRepr):
             leaves, treedef = jax.tree.flatten_with_path(state)
             slots = []
             for path, leaf in leaves:
-                slot = self._variable(leaf, self._slot_name(path, var_list))
+                field, i = self._slot_field(path, var_list)
+                base = var_list[i]._name.replace("/", "_") + "_" if i is not None else ""
+                slot = self._variable(leaf, base + field)
                 if slot.name == "count" and not slot.shape:
                     self._step_counters.add(id(slot))
+                rank = self._rule.listing_rank(field) if self._rule is not None else (0, 0)
+                self._listing[id(slot)] = (len(self._slots), rank[0], i or 0, rank[1], len(self._listing))
                 slots.append(slot)
             self._slots[key] = (treedef, slots)
             self._slot_vars.extend(slots)
@@ -598,17 +621,18 @@ class Optimizer(_KerasObjectRepr):
             out["_lr_var"] = self._lr_var
         return out
 
-    def _slot_name(self, path, var_list):
+    def _slot_field(self, path, var_list):
+        """(the slot's name without its variable's, the index of its model variable or None)
+        of the state leaf at ``path``."""
         field, var = "state", None
         for p in path:
             if isinstance(p, jax.tree_util.GetAttrKey):
                 field = p.name
             elif isinstance(p, jax.tree_util.SequenceKey) and var is None and field != "state":
-                var = var_list[p.idx] if p.idx < len(var_list) else None
-        base = var._name.replace("/", "_") + "_" if var is not None else ""
+                var = p.idx if p.idx < len(var_list) else None
         if self._rule is not None:
             field = self._rule.names.get(field, field)
-        return f"{base}{field}"
+        return field, var
 
     def _variable(self, value, name):
         """A non-trainable ``tf.keras.Variable`` of the optimizer: path ``'<optimizer>/<name>'``."""
