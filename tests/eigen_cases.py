@@ -7,24 +7,24 @@ import numpy as np
 SPECIAL = np.array([0, -0.0, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1e-39, 88.72, 88.73, -103.9, -104,
                     -103.98, -87.5, 87.5, 3e38, -3e38, 1, -1, 7.9, -7.9, 8.1, 16.6, 16.7, -9.0, 20, -20],
                    np.float32)
-RANGES = [("10", -10, 10), ("1", -1, 1), ("wide", -110, 90), ("pos", 1e-3, 100), ("tiny", -1e-6, 1e-6)]
-SIZES = [1, 7, 9, 17, 1003]
+RANGES = [(-10, 10), (-1, 1), (-110, 90), (1e-3, 100), (-1e-6, 1e-6)]
+
+
+def _mixed(rng, shape):
+    """Values from the RANGES, each element from one picked at random."""
+    lo, hi = np.array(RANGES).T[:, rng.randint(0, len(RANGES), shape)]
+    return rng.uniform(lo, hi).astype(np.float32)
 
 
 def cases():
-    """name -> float32 array: several value ranges and sizes (packets of 8 and a scalar tail),
-    the special values, and a (53, 37) matrix given to the op transposed."""
+    """name -> float32 array: packets of 8 and a scalar tail of 3 (1003 elements, the special
+    values among them), a tail of 7 (15), one element, the special values (27: their last 3
+    on the tail), and a (11, 13) matrix given to the op transposed (143: a tail of 7)."""
     rng = np.random.RandomState(11)
-    out = {}
-    for name, lo, hi in RANGES:
-        for n in SIZES:
-            x = rng.uniform(lo, hi, n).astype(np.float32)
-            if n > 100:
-                x[rng.randint(0, n, len(SPECIAL))] = SPECIAL
-            out[f"{name}_{n}"] = x
-    out["special"] = SPECIAL
-    out["transposed"] = rng.uniform(-10, 10, (53, 37)).astype(np.float32)
-    return out
+    big = _mixed(rng, 1003)
+    big[rng.randint(0, 1003, len(SPECIAL))] = SPECIAL
+    return {"mixed_1003": big, "mixed_15": _mixed(rng, 15), "one": _mixed(rng, 1), "special": SPECIAL,
+            "transposed": _mixed(rng, (11, 13))}
 
 
 def digest(values):
@@ -32,3 +32,8 @@ def digest(values):
     v = np.array(values, np.float32)
     v[np.isnan(v)] = np.nan
     return hashlib.sha256(v.tobytes()).hexdigest()[:12]
+
+
+def cotangent(x):
+    """The output gradient the gradient tests feed back for input ``x``."""
+    return np.random.RandomState(x.size).uniform(-2, 2, x.shape).astype(np.float32)

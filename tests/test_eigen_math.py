@@ -11,35 +11,57 @@ import tapejax as tf
 from tapejax._core import host_eval
 from tapejax.ops import eigen_math
 
-from eigen_cases import cases, digest
+from eigen_cases import cases, cotangent, digest
 
 DIGESTS = {
-    'exp': 'a60b34aabfa8',
+    'exp': 'ad39299c9f62',
+    'tanh': '7d5a24272ace',
+    'sigmoid': 'e3719d8dc38d',
+    'log': 'a893707ff510',
+    'log1p': '475dfa5a702d',
+    'softplus': 'e07cc4437c5d',
+    'log_sigmoid': 'be5e9bf21670',
+    'elu': '1274ddec3bb2',
+    'selu': '138c9bcde94d',
+}
+GRAD_DIGESTS = {
+    'exp': 'ea0068e2721d',
+    'tanh': '806edacb333b',
+    'sigmoid': '41b44777512d',
+    'softplus': '57be0cebcd40',
+    'log_sigmoid': 'a366039616c9',
+    'elu': '70f772fcdb92',
+    'selu': '78252e03b813',
 }
 
-OPS = {"exp": (eigen_math.exp, tf.exp)}
+OPS = {
+    "exp": (eigen_math.exp, tf.exp), "tanh": (eigen_math.tanh, tf.tanh),
+    "sigmoid": (eigen_math.logistic, tf.sigmoid), "log": (eigen_math.log, tf.math.log),
+    "log1p": (eigen_math.log1p, tf.math.log1p), "softplus": (eigen_math.softplus, tf.nn.softplus),
+    "log_sigmoid": (lambda x: -eigen_math.softplus(-x), tf.math.log_sigmoid),
+    "elu": (eigen_math.elu, tf.nn.elu), "selu": (eigen_math.selu, tf.nn.selu),
+}
 
 
-def _outputs(fn, xs):
-    return np.concatenate([np.asarray(y).ravel() for y in xs])
+def _flat(ys):
+    return np.concatenate([np.asarray(y).ravel() for y in ys])
 
 
 def _inputs():
-    c = cases()
-    return [x.T if name == "transposed" else x for name, x in c.items()]
+    return [np.ascontiguousarray(x.T) if name == "transposed" else x for name, x in cases().items()]
 
 
-@pytest.mark.parametrize("name", sorted(OPS))
+@pytest.mark.parametrize("name", sorted(DIGESTS))
 def test_compiled_and_host_give_tensorflows_bits(name):
     fn, _ = OPS[name]
-    xs = [np.ascontiguousarray(x) for x in _inputs()]
+    xs = _inputs()
     compiled = jax.jit(lambda xs: [fn(x) for x in xs])(xs)
-    assert digest(_outputs(fn, compiled)) == DIGESTS[name]
+    assert digest(_flat(compiled)) == DIGESTS[name]
     host = [host_eval.evaluate(jax.make_jaxpr(fn)(x), [x])[0] for x in xs]
-    assert digest(_outputs(fn, host)) == DIGESTS[name]
+    assert digest(_flat(host)) == DIGESTS[name]
 
 
-@pytest.mark.parametrize("name", sorted(OPS))
+@pytest.mark.parametrize("name", sorted(DIGESTS))
 def test_eager_and_tf_function(name):
     _, op = OPS[name]
     c = cases()
@@ -49,8 +71,45 @@ def test_eager_and_tf_function(name):
     assert np.array_equal(np.asarray(first), np.asarray(second), equal_nan=True)
     assert np.array_equal(np.asarray(first), np.asarray(in_function), equal_nan=True)
     ref = [op(tf.constant(v)).numpy().ravel() for k, v in c.items() if k != "transposed"]
-    eager = digest(np.concatenate(ref + [np.asarray(first).ravel()]))
-    assert eager == DIGESTS[name]
+    assert digest(np.concatenate(ref + [np.asarray(first).ravel()])) == DIGESTS[name]
+
+
+@pytest.mark.parametrize("name", sorted(GRAD_DIGESTS))
+def test_gradients_are_tensorflows(name):
+    # TanhGrad dy * (1 - y*y), SigmoidGrad dy * (y * (1 - y)) (tail: (dy * y) * (1 - y)), exp's dy * y
+    _, op = OPS[name]
+    grads = []
+    for x in _inputs():
+        t = tf.constant(x)
+        with tf.GradientTape() as tape:
+            tape.watch(t)
+            y = op(t)
+        grads.append(tape.gradient(y, t, output_gradients=tf.constant(cotangent(x))).numpy())
+    assert digest(_flat(grads)) == GRAD_DIGESTS[name]
+
+
+_JVP_OPS = ("exp", "tanh", "sigmoid", "softplus")
+
+
+def test_gradients_inside_tf_function_and_jax():
+    x = cases()["mixed_15"]
+    g = cotangent(x)
+
+    @tf.function
+    def grads(v, dy):
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(v)
+            ys = [OPS[k][1](v) for k in _JVP_OPS]
+        return [tape.gradient(y, v, output_gradients=dy) for y in ys]
+    for (fn, op), got in zip([OPS[k] for k in _JVP_OPS], grads(tf.constant(x), tf.constant(g))):
+        t = tf.constant(x)
+        with tf.GradientTape() as tape:
+            tape.watch(t)
+            y = op(t)
+        eager = tape.gradient(y, t, output_gradients=tf.constant(g)).numpy()
+        assert np.array_equal(got.numpy(), eager, equal_nan=True)
+        vjp = jax.jit(lambda x, g: jax.vjp(fn, x)[1](g)[0])   # custom_jvp: TF's rule
+        assert np.array_equal(np.asarray(vjp(x, g)), eager, equal_nan=True)
 
 
 def test_exp_prints_tensorflows_digits():
@@ -71,9 +130,28 @@ def test_exp_gradient_is_dy_times_y():
     assert g.numpy()[:3].tolist() == [0.2463655322790146, 3.6547484397888184, 0.4023500680923462]   # TF 2.21
 
 
+def test_keras_activations_are_the_ops():
+    assert tf.keras.activations.get("sigmoid") is tf.sigmoid and tf.nn.sigmoid is tf.sigmoid
+    assert tf.keras.activations.get("tanh") is tf.tanh and tf.keras.activations.exponential is tf.exp
+    for name in ("sigmoid", "tanh", "exponential"):
+        pure = tf.keras.activations.pure(tf.keras.activations.get(name))
+        assert tf.keras.activations._grad_from_output(pure) is not None   # TF's gradient, from the output
+
+
 def test_fence_keeps_products_rounded_in_compiled_code():
     # Without the run-time -0.0, XLA's CPU backend fuses Eigen's r*p + q into one FMA.
-    x = np.random.RandomState(3).uniform(-10, 10, 4096).astype(np.float32)
-    f = jax.jit(eigen_math.pexp_float)
-    host = host_eval.evaluate(jax.make_jaxpr(eigen_math.pexp_float)(x), [x])[0]
-    assert np.array_equal(np.asarray(f(x)), host)
+    x = np.random.RandomState(3).uniform(0, 10, 512).astype(np.float32)
+    for fn in (eigen_math.pexp_float, eigen_math.ptanh_float, eigen_math.plog1p_float, eigen_math.log1pf_glibc):
+        host = host_eval.evaluate(jax.make_jaxpr(fn)(x), [x])[0]
+        assert np.array_equal(np.asarray(jax.jit(fn)(x)), host)
+
+
+def test_log_of_denormals_and_specials():
+    # TF 2.21: the packet path reads a denormal as 0 (-inf); glibc's logf on the tail turns
+    # x * 2^23 (flushed to 0) into -103.97208 for a positive denormal
+    x = np.array([1e-45, -1e-45, 1e-39, 0.0, -0.0, np.inf, -np.inf, np.nan], np.float32)
+    packet = tf.math.log(tf.constant(x)).numpy()
+    assert packet[:6].tolist() == [-np.inf, -np.inf, -np.inf, -np.inf, -np.inf, np.inf] and np.isnan(packet[6:]).all()
+    tail = np.array([tf.math.log(tf.constant(v)).numpy() for v in x])
+    assert tail[[0, 2, 3, 4, 5]].tolist() == [np.float32(-103.97208), np.float32(-103.97208), -np.inf, -np.inf, np.inf]
+    assert np.isnan(tail[[1, 6, 7]]).all()

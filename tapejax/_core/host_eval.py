@@ -325,6 +325,28 @@ def _identity(x, **_):
     return x
 
 
+def _shift(kind):
+    """XLA's shifts of integers; a count outside [0, bits) gives 0 (-1 for an arithmetic
+    shift of a negative number)."""
+    def rule(x, y):
+        if x.dtype.kind not in "iu" or x.dtype != y.dtype:
+            raise Unsupported("shift")
+        bits = x.dtype.itemsize * 8
+        u = np.dtype(f"u{x.dtype.itemsize}")
+        ok = (y >= 0) & (y < bits)
+        n = np.where(ok, y, 0).astype(u)
+        if kind == "left":
+            out = (x.astype(u) << n).astype(x.dtype)
+            return np.where(ok, out, 0).astype(x.dtype)
+        if kind == "logical":
+            out = (x.astype(u) >> n).astype(x.dtype)
+            return np.where(ok, out, 0).astype(x.dtype)
+        s = x.astype(np.dtype(f"i{x.dtype.itemsize}"))
+        out = np.where(ok, s >> n.astype(s.dtype), np.where(s < 0, -1, 0))
+        return out.astype(x.dtype)
+    return rule
+
+
 def _bitcast(x, new_dtype):
     dt = np.dtype(new_dtype)
     if dt not in DTYPES or dt.itemsize != x.dtype.itemsize:
@@ -346,6 +368,8 @@ _RULES = {
     "sqrt": _float(np.sqrt), "rsqrt": _float(_rsqrt), "cbrt": _float(np.cbrt), "square": _plain(np.square, "fi"),
     "one_minus_square": _float(lambda x: x.dtype.type(1) - np.square(x)),   # jax >= 0.11: tanh's derivative
     "integer_pow": _integer_pow, "bitcast_convert_type": _bitcast,
+    "shift_left": _shift("left"), "shift_right_logical": _shift("logical"),
+    "shift_right_arithmetic": _shift("arithmetic"),
     "eq": _plain(np.equal), "ne": _plain(np.not_equal), "lt": _plain(np.less), "le": _plain(np.less_equal),
     "gt": _plain(np.greater), "ge": _plain(np.greater_equal),
     "and": _plain(np.bitwise_and, "iub"), "or": _plain(np.bitwise_or, "iub"),

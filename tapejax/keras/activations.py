@@ -12,7 +12,7 @@ import jax
 import jax.numpy as jnp
 
 from .. import ops as _ops
-from ..ops import kinks
+from ..ops import eigen_math, kinks
 from ..extend import defop, Op
 
 relu6 = _ops.relu6
@@ -181,6 +181,10 @@ _GRAD_FROM_OUTPUT = {
     jnp.tanh: lambda ans, g: (g + g * ans) * (1 - ans),
     jax.nn.softmax: lambda ans, g: ans * (g - jnp.sum(g * ans, axis=-1, keepdims=True)),
     jnp.exp: lambda ans, g: g * ans,
+    # tf.sigmoid / tf.tanh / tf.exp (TF's SigmoidGrad, TanhGrad, dy * y, bit for bit)
+    eigen_math.logistic: lambda ans, g: eigen_math.sigmoid_grad(ans, g),
+    eigen_math.tanh: lambda ans, g: eigen_math.tanh_grad(ans, g),
+    eigen_math.exp: lambda ans, g: eigen_math.exp_grad(ans, g),
 }
 
 
@@ -196,7 +200,10 @@ def _grad_from_output(fn):
         [0.0, 5.0]
     """
     try:
-        return _GRAD_FROM_OUTPUT.get(fn)
+        rule = _GRAD_FROM_OUTPUT.get(fn)
+        if rule is None and hasattr(fn, "__wrapped__"):   # an op's dtype check (allows_dtypes)
+            rule = _GRAD_FROM_OUTPUT.get(fn.__wrapped__)
+        return rule
     except TypeError:  # an unhashable callable
         return None
 

@@ -20,6 +20,7 @@ Every function takes and returns a ``jax.Array``; float32 follows Eigen, float16
 bfloat16 are computed in float32 and rounded (as TF's Eigen does), other dtypes use XLA's
 function.
 """
+import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -52,7 +53,13 @@ def _pmax(a, b):
 
 def _flush(v):
     """Denormal results flushed to (signed) zero, as TF's CPU threads (FTZ) do."""
-    return jnp.where(jnp.abs(v) < jnp.asarray(_MIN_NORMAL32, v.dtype), v * jnp.zeros((), v.dtype), v)
+    tiny = jnp.asarray(jnp.finfo(v.dtype).tiny, v.dtype)
+    return jnp.where(jnp.abs(v) < tiny, v * jnp.zeros((), v.dtype), v)
+
+
+def _flush_floats(v):
+    """:func:`_flush` for float32/float64 ``v``; other dtypes as they are."""
+    return _flush(v) if v.dtype in (_F32, _F64) else v
 
 
 def _pow2_32(k):
@@ -81,18 +88,19 @@ def _lookup(i, table):
     return jnp.sum(jnp.where(hit, t, jnp.zeros((), t.dtype)), axis=-1)
 
 
-def split_packets(x, packet, scalar, width=8):
-    """``packet`` over the first ``n - n % width`` elements of the flattened ``x``, ``scalar``
-    over the rest: Eigen's vectorized loop and its scalar tail."""
-    flat = x.reshape(-1)
-    n = flat.shape[0]
+def split_packets(x, packet, scalar, *more, width=8):
+    """``packet`` over the first ``n - n % width`` elements of the flattened ``x`` (and of
+    ``more``, arrays of ``x``'s shape), ``scalar`` over the rest: Eigen's vectorized loop and
+    its scalar tail."""
+    flat = [v.reshape(-1) for v in (x,) + more]
+    n = flat[0].shape[0]
     k = n - n % width
     if k == n:
-        out = packet(flat)
+        out = packet(*flat)
     elif k == 0:
-        out = scalar(flat)
+        out = scalar(*flat)
     else:
-        out = jnp.concatenate([packet(flat[:k]), scalar(flat[k:])])
+        out = jnp.concatenate([packet(*[v[:k] for v in flat]), scalar(*[v[k:] for v in flat])])
     return out.reshape(x.shape)
 
 
@@ -162,7 +170,386 @@ def expf_glibc(x):
     return jnp.where(jnp.isnan(x), x, out)
 
 
+@jax.custom_jvp
 def exp(x):
     """TensorFlow's CPU ``tf.exp`` (kernel ``Exp``, Eigen ``scalar_exp_op``): ``pexp_float``
-    over whole packets of 8, glibc's ``expf`` for the last ``n % 8`` elements."""
+    over whole packets of 8, glibc's ``expf`` for the last ``n % 8`` elements. Differentiable
+    (JAX: ``exp(x) * t``)."""
     return _by_dtype(x, lambda v: split_packets(v, pexp_float, expf_glibc), jnp.exp)
+
+
+@exp.defjvp
+def _exp_jvp(primals, tangents):
+    y = exp(*primals)
+    return y, tangents[0] * y
+
+
+def exp_grad(y, dy):
+    """TensorFlow's gradient of ``Exp``: ``dy * y`` (a denormal product flushed to 0)."""
+    return _flush_floats(jnp.asarray(dy) * jnp.asarray(y))
+
+
+# ----------------------------------------------------------------------------- tanh
+
+_TANH_CLAMP = np.float32(7.90738964080810547)       # without FMA (with FMA: 8.01773357391357422)
+_TANH_ALPHA = [np.float32(v) for v in (1.394553628e-8, 2.102733560e-5, 3.520756727e-3, 1.340216100e-1)]
+_TANH_BETA = [np.float32(v) for v in (8.015776984e-7, 3.326951409e-4, 2.597254514e-2, 4.673548340e-1, 1.0)]
+
+
+def _polevl(x, coeffs, f):
+    """Eigen's ``ppolevl``: Horner's rule, ``p * x + c`` with the product rounded."""
+    p = jnp.full_like(x, coeffs[0])
+    for c in coeffs[1:]:
+        p = f(p * x) + c
+    return p
+
+
+def ptanh_float(x):
+    """Eigen's ``ptanh_float`` (rational 9/8 minimax, no FMA): TF's float32 ``Tanh`` on every
+    element (with EIGEN_FAST_MATH the scalar ``numext::tanh`` is the same function)."""
+    f = fence_of(x)
+    x = _pmax(_pmin(x, _TANH_CLAMP), -_TANH_CLAMP)
+    x2 = x * x
+    x3 = x2 * x
+    p = _polevl(x2, _TANH_ALPHA, f)
+    q = _polevl(x2, _TANH_BETA, f)
+    return _flush(_div(f(x3 * p) + x, q))
+
+
+def _div(a, b):
+    """``a / b`` rounded once (XLA keeps an elementwise division of two arrays a division)."""
+    return a / b
+
+
+@jax.custom_jvp
+def tanh(x):
+    """TensorFlow's CPU ``tf.tanh`` (kernel ``Tanh``, Eigen ``scalar_tanh_op``): ``ptanh_float``
+    on every element (packet and scalar tail alike). Differentiable (:func:`tanh_grad`)."""
+    return _by_dtype(x, ptanh_float, jnp.tanh)
+
+
+@tanh.defjvp
+def _tanh_jvp(primals, tangents):
+    y = tanh(*primals)
+    return y, tanh_grad(y, tangents[0], _linear=True)
+
+
+# ------------------------------------------------------------------------- logistic
+
+_LOGISTIC_P = [np.float32(v) for v in (0.49999141693115234375, 0.16666877269744873046875,
+                                       4.1898667812347412109375e-2, 8.33471305668354034423828125e-3)]
+
+
+def plogistic_float(x):
+    """Eigen's ``scalar_logistic_op<float>::packetOp``: ``exp(x/2)`` by a degree-5 polynomial,
+    squared, then ``e / (1 + e)``; 0 below -104."""
+    f = fence_of(x)
+    m, r = _range_reduce(_pmin(x, np.float32(16.6355324)) * np.float32(0.5), f)
+    p2, p3, p4, p5 = _LOGISTIC_P
+    r2 = r * r
+    p_even = f(r2 * p4) + p2
+    p_odd = f(r2 * p5) + p3
+    p = f(r * p_odd) + p_even
+    p = f(r2 * p) + (r + np.float32(1))
+    e = _ldexp32(p, m)
+    e = _flush(e * e)
+    return jnp.where(x < np.float32(-104), np.float32(0), _div(e, np.float32(1) + e))
+
+
+def logistic_scalar(x):
+    """Eigen's scalar ``scalar_logistic_op<float>``: ``e = expf(min(x, 16.6355324))`` (glibc),
+    ``e / (1 + e)``."""
+    e = expf_glibc(_pmin(x, np.float32(16.6355324)))
+    return _flush(_div(e, np.float32(1) + e))
+
+
+@jax.custom_jvp
+def logistic(x):
+    """TensorFlow's CPU ``tf.sigmoid`` (kernel ``Sigmoid``, Eigen ``scalar_logistic_op``):
+    the packet function over whole packets of 8, the scalar one for the last ``n % 8``.
+    Differentiable (:func:`sigmoid_grad`)."""
+    return _by_dtype(x, lambda v: split_packets(v, plogistic_float, logistic_scalar), jax.nn.sigmoid)
+
+
+@logistic.defjvp
+def _logistic_jvp(primals, tangents):
+    # written so that JAX's transpose (reverse mode) is SigmoidGrad: the tail's (t * (1 - y)) * y
+    # transposes to (g * y) * (1 - y)
+    y = logistic(*primals)
+    return y, sigmoid_grad(y, tangents[0], _transposed=True, _linear=True)
+
+
+# ------------------------------------------------------------------------ gradients
+
+def tanh_grad(y, dy, _linear=False):
+    """TensorFlow's ``TanhGrad`` (``scalar_tanh_gradient_op``): ``dy * (1 - y * y)``, the
+    square rounded before the subtraction (XLA would fuse it)."""
+    y, dy = jnp.asarray(y), jnp.asarray(dy)
+    if y.dtype not in (_F32, _F64) or dy.dtype != y.dtype:
+        return dy * (1 - y * y)
+    out = dy * (jnp.ones((), y.dtype) - fence_of(y)(y * y))
+    return out if _linear else _flush(out)
+
+
+def sigmoid_grad(y, dy, _transposed=False, _linear=False):
+    """TensorFlow's ``SigmoidGrad`` (``scalar_sigmoid_gradient_op``): ``dy * (y * (1 - y))``
+    over whole packets, ``(dy * y) * (1 - y)`` for the scalar tail (4 doubles a packet)."""
+    y, dy = jnp.asarray(y), jnp.asarray(dy)
+    if y.dtype not in (_F32, _F64) or dy.dtype != y.dtype or y.shape != dy.shape:
+        return dy * y * (1 - y)
+    one = jnp.ones((), y.dtype)
+    if _transposed:
+        def tail(a, g):
+            return (g * (one - a)) * a
+    else:
+        def tail(a, g):
+            return (g * a) * (one - a)
+    out = split_packets(y, lambda a, g: g * (a * (one - a)), tail, dy, width=8 if y.dtype == _F32 else 4)
+    return out if _linear else _flush(out)
+
+
+# ------------------------------------------------------------------------------ log
+
+def _bits32(x):
+    return lax.bitcast_convert_type(x, jnp.int32)
+
+
+def _daz(x):
+    """Denormal inputs read as (signed) zero, as TF's CPU threads (DAZ) read them."""
+    return _flush(x)
+
+
+_LOG_ALPHA = [np.float32(v) for v in (0.18256296349849254, 1.0000000190281063, 1.0000000190281136)]
+_LOG_BETA = [np.float32(v) for v in (0.049616247954120038, 0.59923249590823520, 1.4999999999999927, 1.0)]
+
+
+def plog_float(x):
+    """Eigen's ``plog_float`` (``pfrexp``, a 3/3 rational approximation of ``log(1 + x)`` on
+    [sqrt(1/2) - 1, sqrt(2) - 1], no FMA): the packet path of TF's float32 ``Log``. Denormals
+    read as 0 give -inf."""
+    x = _daz(x)
+    f = fence_of(x)
+    bits = _bits32(x) & 0x7FFFFFFF
+    e = (lax.shift_right_logical(bits, np.int32(23)) - 126).astype(jnp.float32)
+    m = lax.bitcast_convert_type((_bits32(x) & ~0x7F800000) | 0x3F000000, jnp.float32)   # [0.5, 1)
+    small = m < np.float32(0.707106781186547524)
+    v = m - np.float32(1)
+    e = e - jnp.where(small, np.float32(1), np.float32(0))
+    v = v + jnp.where(small, m, np.float32(0))
+    p = v * _polevl(v, _LOG_ALPHA, f)
+    y = _div(p, _polevl(v, _LOG_BETA, f))
+    y = f(e * np.float32(0.693147180559945309417232121458176568)) + y
+    y = jnp.where(x == np.float32(np.inf), np.float32(np.inf), y)
+    y = jnp.where((x < 0) | jnp.isnan(x), np.float32(np.nan), y)
+    return jnp.where(x == 0, np.float32(-np.inf), y)
+
+
+_LOGF_TAB = [(float.fromhex(a), float.fromhex(b)) for a, b in [
+    ("0x1.661ec79f8f3bep+0", "-0x1.57bf7808caadep-2"), ("0x1.571ed4aaf883dp+0", "-0x1.2bef0a7c06ddbp-2"),
+    ("0x1.49539f0f010bp+0", "-0x1.01eae7f513a67p-2"), ("0x1.3c995b0b80385p+0", "-0x1.b31d8a68224e9p-3"),
+    ("0x1.30d190c8864a5p+0", "-0x1.6574f0ac07758p-3"), ("0x1.25e227b0b8eap+0", "-0x1.1aa2bc79c81p-3"),
+    ("0x1.1bb4a4a1a343fp+0", "-0x1.a4e76ce8c0e5ep-4"), ("0x1.12358f08ae5bap+0", "-0x1.1973c5a611cccp-4"),
+    ("0x1.0953f419900a7p+0", "-0x1.252f438e10c1ep-5"), ("0x1p+0", "0x0p+0"),
+    ("0x1.e608cfd9a47acp-1", "0x1.aa5aa5df25984p-5"), ("0x1.ca4b31f026aap-1", "0x1.c5e53aa362eb4p-4"),
+    ("0x1.b2036576afce6p-1", "0x1.526e57720db08p-3"), ("0x1.9c2d163a1aa2dp-1", "0x1.bc2860d22477p-3"),
+    ("0x1.886e6037841edp-1", "0x1.1058bc8a07ee1p-2"), ("0x1.767dcf5534862p-1", "0x1.4043057b6ee09p-2")]]
+_LOGF_LN2 = float.fromhex("0x1.62e42fefa39efp-1")
+_LOGF_A = [float.fromhex(v) for v in ("-0x1.00ea348b88334p-2", "0x1.5575b0be00b6ap-2", "-0x1.ffffef20a4123p-2")]
+_LOGF_DENORMAL = np.float32(float.fromhex("-0x1.9fe368p+6"))   # a denormal read as 0 by x * 2^23 (DAZ)
+
+
+def logf_glibc(x):
+    """glibc's ``logf`` (double inside: ``log(c) + k ln 2 + log1p(z/c - 1)`` with 16 table
+    entries ``c``): the scalar path of TF's float32 ``Log``. A positive denormal gives
+    -103.97208 (TF's DAZ turns glibc's ``x * 2^23`` normalization into 0)."""
+    bits = _bits32(x)     # the cases by the bits: XLA's CPU code compares a denormal as 0
+    normal = (bits >= 0x00800000) & (bits < 0x7F800000)
+    ix = jnp.where(normal, bits, np.int32(0x3F800000))
+    tmp = ix - np.int32(0x3F330000)
+    i = lax.shift_right_logical(tmp, np.int32(19)) & 15
+    k = lax.shift_right_arithmetic(tmp, np.int32(23)).astype(jnp.float64)
+    z = lax.bitcast_convert_type(ix - (tmp & np.int32(-8388608)), jnp.float32).astype(jnp.float64)
+    invc = _lookup(i, [c for c, _ in _LOGF_TAB])
+    logc = _lookup(i, [lc for _, lc in _LOGF_TAB])
+    r = z * invc - 1.0
+    r2 = r * r
+    a0, a1, a2 = _LOGF_A
+    y = (a0 * r2 + (a1 * r + a2)) * r2 + ((logc + k * _LOGF_LN2) + r)
+    y = y.astype(jnp.float32)
+    y = jnp.where(bits == 0x7F800000, np.float32(np.inf), jnp.where(bits < 0x00800000, _LOGF_DENORMAL, y))
+    y = jnp.where((bits < 0) | (bits > 0x7F800000), np.float32(np.nan), y)
+    return jnp.where((bits & 0x7FFFFFFF) == 0, np.float32(-np.inf), y)
+
+
+@jax.custom_jvp
+def log(x):
+    """TensorFlow's CPU ``tf.math.log`` (kernel ``Log``, Eigen ``scalar_log_op``): ``plog_float``
+    over whole packets of 8, glibc's ``logf`` for the last ``n % 8`` elements."""
+    return _by_dtype(x, lambda v: split_packets(v, plog_float, logf_glibc), jnp.log)
+
+
+@log.defjvp
+def _log_jvp(primals, tangents):
+    x, = primals
+    return log(x), tangents[0] / x
+
+
+# ---------------------------------------------------------------------------- log1p
+
+_LP = [np.float32(v) for v in (6.6666668653e-01, 4.0000000596e-01, 2.8571429849e-01, 2.2222198546e-01,
+                               1.8183572590e-01, 1.5313838422e-01, 1.4798198640e-01)]
+_LN2_HI, _LN2_LO = np.float32(6.9313812256e-01), np.float32(9.0580006145e-06)
+
+
+def _f32_of_bits(b):
+    return lax.bitcast_convert_type(b, jnp.float32)
+
+
+def _log1pf_reduce(x, hx, f_):
+    """glibc ``log1pf``'s argument reduction: ``1 + x = 2^k (1 + f)`` with the correction
+    ``c``; ``hu`` is 0 where ``|f| < 2^-20``."""
+    one = np.float32(1)
+    u = lax.optimization_barrier(one + x)     # else XLA rewrites (1 + x) - x as 1: c would be 0
+    large = hx >= 0x5A000000
+    hu = jnp.where(large, hx, _bits32(u))
+    k = lax.shift_right_arithmetic(hu, np.int32(23)) - 127
+    c = jnp.where(large, np.float32(0), _div(jnp.where(k > 0, one - (u - x), x - (u - one)), u))
+    hu = hu & 0x007FFFFF
+    low = hu < 0x3504F7
+    k = jnp.where(low, k, k + 1)
+    u = _f32_of_bits(hu | jnp.where(low, np.int32(0x3F800000), np.int32(0x3F000000)))
+    hu = jnp.where(low, hu, lax.shift_right_arithmetic(0x00800000 - hu, np.int32(2)))
+    small = (hx < 0x3ED413D7) & ((hx > 0) | (hx <= np.int32(-1097468385)))   # -0.2929 < x < 0.41422
+    f = jnp.where(small, x, u - one)
+    return f, jnp.where(small, 0, k), jnp.where(small, np.float32(0), c), jnp.where(small, 1, hu)
+
+
+def log1pf_glibc(x):
+    """glibc 2.36's ``log1pf`` (fdlibm's float code, every operation rounded to float32):
+    the scalar path of TF's float32 ``Log1p``."""
+    f_ = fence_of(x)
+    hx = _bits32(x)
+    ax = hx & 0x7FFFFFFF
+    f, k, c, hu = _log1pf_reduce(jnp.where(hx >= 0x7F800000, np.float32(0), x), hx, f_)
+    kf = k.astype(jnp.float32)
+    klo = f_(kf * _LN2_LO) + c
+    khi = f_(kf * _LN2_HI)
+    hfsq = f_((np.float32(0.5) * f) * f)
+    # |f| < 2^-20
+    r_tiny = f_(hfsq * (np.float32(1) - f_(np.float32(0.6666667) * f)))
+    tiny = jnp.where(k == 0, f - r_tiny, khi - ((r_tiny - klo) - f))
+    tiny = jnp.where(f == 0, jnp.where(k == 0, np.float32(0), khi + klo), tiny)
+    s = _div(f, np.float32(2) + f)
+    z = s * s
+    r = f_(z * _polevl(z, _LP[::-1], f_))
+    sr = f_(s * (hfsq + r))
+    out = jnp.where(k == 0, f - (hfsq - sr), khi - ((hfsq - (sr + klo)) - f))
+    out = jnp.where(hu == 0, tiny, out)
+    # |x| < 2^-29: x (below 2^-54) or x - x*x/2
+    out = jnp.where(ax < 0x31000000, jnp.where(ax < 0x24800000, x, x - f_((x * x) * np.float32(0.5))), out)
+    out = jnp.where(hx >= 0x7F800000, x + x, out)
+    neg = (hx < 0) & (ax >= 0x3F800000)      # x <= -1
+    return jnp.where(neg, jnp.where(x == np.float32(-1), np.float32(-np.inf), np.float32(np.nan)), out)
+
+
+def plog1p_float(x):
+    """Eigen's ``generic_log1p`` (Kahan's ``x * log(1 + x) / ((1 + x) - 1)`` on ``plog_float``):
+    the packet path of TF's float32 ``Log1p``."""
+    xp1 = lax.optimization_barrier(x + np.float32(1))    # XLA would fold (x + 1) - 1 into x
+    log1 = plog_float(xp1)
+    large = x * _div(log1, xp1 - np.float32(1))
+    return _flush(jnp.where((xp1 == np.float32(1)) | (xp1 == log1), x, large))   # denormal x: 0 in TF
+
+
+@jax.custom_jvp
+def log1p(x):
+    """TensorFlow's CPU ``tf.math.log1p`` (kernel ``Log1p``, Eigen ``scalar_log1p_op``):
+    ``plog1p`` over whole packets of 8, glibc's ``log1pf`` for the last ``n % 8``."""
+    return _by_dtype(x, lambda v: split_packets(v, plog1p_float, log1pf_glibc), jnp.log1p)
+
+
+@log1p.defjvp
+def _log1p_jvp(primals, tangents):
+    x, = primals
+    return log1p(x), tangents[0] / (1 + x)
+
+
+# ------------------------------------------------------------------------- softplus
+
+_SOFTPLUS_THRESHOLD = np.float32(np.float32(-15.942385) + np.float32(2))   # logf(FLT_EPSILON) + 2
+
+
+def _softplus_with(exp_fn, log1p_fn):
+    def fn(x):
+        e = exp_fn(x)
+        small = jnp.where(x < _SOFTPLUS_THRESHOLD, e, log1p_fn(e))
+        return jnp.where(x > -_SOFTPLUS_THRESHOLD, x, small)
+    return fn
+
+
+@jax.custom_jvp
+def softplus(x):
+    """TensorFlow's CPU ``tf.nn.softplus`` (kernel ``Softplus``): ``x`` above -log(eps) - 2,
+    ``exp(x)`` below log(eps) + 2, else ``log1p(exp(x))``, each per packet (``pexp``,
+    ``plog1p``) or on the scalar tail (glibc's ``expf``, ``log1pf``)."""
+    return _by_dtype(x, lambda v: split_packets(v, _softplus_with(pexp_float, plog1p_float),
+                                                _softplus_with(expf_glibc, log1pf_glibc)), jax.nn.softplus)
+
+
+@softplus.defjvp
+def _softplus_jvp(primals, tangents):
+    x, = primals
+    return softplus(x), tangents[0] * logistic(x)
+
+
+def softplus_grad(x, dy):
+    """TensorFlow 2.21's gradient of ``Softplus`` (nn_grad.py): ``dy * sigmoid(x)`` (not its
+    ``SoftplusGrad`` kernel)."""
+    return _flush_floats(jnp.asarray(dy) * logistic(jnp.asarray(x)))
+
+
+# ----------------------------------------------------------------------- elu, selu
+
+_SELU_SCALE, _SELU_SCALE_ALPHA = np.float32(1.0507009873554804934193349852946), np.float32(1.7580993408473768599402175208123)
+
+
+@jax.custom_jvp
+def elu(x):
+    """TensorFlow's CPU ``tf.nn.elu`` (kernel ``Elu``): ``x < 0 ? exp(x) - 1 : x`` with TF's
+    ``exp`` (packets and tail), the comparison reading a denormal as 0."""
+    return _by_dtype(x, lambda v: jnp.where(_daz(v) < 0, exp(v) - np.float32(1), v), jax.nn.elu)
+
+
+@elu.defjvp
+def _elu_jvp(primals, tangents):
+    y = elu(*primals)
+    return y, elu_grad(y, tangents[0], _linear=True)
+
+
+def elu_grad(y, dy, _linear=False):
+    """TensorFlow's ``EluGrad`` from the output: ``y < 0 ? (y + 1) * dy : dy``."""
+    out = jnp.where(y < 0, (y + jnp.ones((), y.dtype)) * dy, dy)
+    return out if _linear else _flush_floats(out)
+
+
+@jax.custom_jvp
+def selu(x):
+    """TensorFlow's CPU ``tf.nn.selu`` (kernel ``Selu``): ``x < 0 ? scale_alpha * (exp(x) - 1)
+    : scale * x`` with TF's ``exp``."""
+    return _by_dtype(x, lambda v: _flush(jnp.where(_daz(v) < 0, _SELU_SCALE_ALPHA * (exp(v) - np.float32(1)),
+                                                   _SELU_SCALE * v)), jax.nn.selu)
+
+
+@selu.defjvp
+def _selu_jvp(primals, tangents):
+    y = selu(*primals)
+    return y, selu_grad(y, tangents[0], _linear=True)
+
+
+def selu_grad(y, dy, _linear=False):
+    """TensorFlow's ``SeluGrad`` from the output: ``y < 0 ? dy * (y + scale_alpha) : dy * scale``."""
+    sa, s = jnp.asarray(_SELU_SCALE_ALPHA, y.dtype), jnp.asarray(_SELU_SCALE, y.dtype)
+    if y.dtype == _F64:
+        sa, s = jnp.float64(1.7580993408473768599402175208123), jnp.float64(1.0507009873554804934193349852946)
+    out = jnp.where(y < 0, dy * (y + sa), dy * s)
+    return out if _linear else _flush_floats(out)

@@ -51,10 +51,10 @@ def _no_gradient(ans, *xs):
 
 abs = export("abs", "math.abs")(defop(kinks.abs, name="abs"))  # noqa: A001
 sign = export("sign", "math.sign")(defop(jnp.sign, name="sign"))
-exp = export("exp", "math.exp")(defop(eigen_math.exp, name="exp", vjp=lambda ans, x: lambda g: g * ans))
+exp = export("exp", "math.exp")(defop(eigen_math.exp, name="exp", vjp=lambda ans, x: lambda g: eigen_math.exp_grad(ans, g)))
 expm1 = export("math.expm1")(defop(jnp.expm1, name="expm1"))
-log = export("math.log")(defop(jnp.log, name="log"))
-log1p = export("math.log1p")(defop(jnp.log1p, name="log1p"))
+log = export("math.log")(defop(eigen_math.log, name="log"))   # gradient: JAX's g / x (TF: g * rcpps-based reciprocal)
+log1p = export("math.log1p")(defop(eigen_math.log1p, name="log1p"))
 sqrt = export("sqrt", "math.sqrt")(defop(jnp.sqrt, name="sqrt"))
 rsqrt = export("math.rsqrt")(defop(jax.lax.rsqrt, name="rsqrt"))
 square = export("square", "math.square")(defop(jnp.square, name="square"))
@@ -71,18 +71,19 @@ atan = export("math.atan")(defop(jnp.arctan, name="atan"))
 sinh = export("math.sinh")(defop(jnp.sinh, name="sinh"))
 cosh = export("math.cosh")(defop(jnp.cosh, name="cosh"))
 tanh = export("tanh", "math.tanh", "nn.tanh")(
-    defop(jnp.tanh, name="tanh", vjp=lambda ans, x: lambda g: g * (1 - ans * ans)))
+    defop(eigen_math.tanh, name="tanh", vjp=lambda ans, x: lambda g: eigen_math.tanh_grad(ans, g)))
 asinh = export("math.asinh")(defop(jnp.arcsinh, name="asinh"))
 acosh = export("math.acosh")(defop(jnp.arccosh, name="acosh"))
 atanh = export("math.atanh")(defop(jnp.arctanh, name="atanh"))
 sigmoid = export("sigmoid", "math.sigmoid", "nn.sigmoid")(
-    defop(jax.nn.sigmoid, name="sigmoid", vjp=lambda ans, x: lambda g: g * ans * (1 - ans)))
-# JAX differentiates logaddexp(x, 0) as exp(x - ans): ~1e-6 off in float32 for large x
-# (TF prints 0.9999546 for softplus'(10)); sigmoid(x) is exact.
+    defop(eigen_math.logistic, name="sigmoid", vjp=lambda ans, x: lambda g: eigen_math.sigmoid_grad(ans, g)))
+# TF's Softplus kernel (exp, log1p per packet / glibc on the tail) and gradient g * sigmoid(x);
+# log_sigmoid is TF's -softplus(-x).
 softplus = export("math.softplus", "nn.softplus")(
-    defop(jax.nn.softplus, name="softplus", vjp=lambda ans, x: lambda g: g * jax.nn.sigmoid(x)))
+    defop(eigen_math.softplus, name="softplus", vjp=lambda ans, x: lambda g: eigen_math.softplus_grad(x, g)))
 softsign = export("math.softsign", "nn.softsign")(defop(jax.nn.soft_sign, name="softsign"))
-log_sigmoid = export("math.log_sigmoid")(defop(jax.nn.log_sigmoid, name="log_sigmoid"))
+log_sigmoid = export("math.log_sigmoid")(defop(lambda x: -eigen_math.softplus(-x), name="log_sigmoid",
+                                                vjp=lambda ans, x: lambda g: -eigen_math.softplus_grad(-x, -g)))
 erf = export("math.erf")(defop(jax.scipy.special.erf, name="erf"))
 erfc = export("math.erfc")(defop(jax.scipy.special.erfc, name="erfc"))
 lgamma = export("math.lgamma")(defop(jax.scipy.special.gammaln, name="lgamma"))

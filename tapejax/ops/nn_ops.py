@@ -8,17 +8,17 @@ from .._core.tensor import Tensor, _TensorBase, to_array
 from ..errors import InvalidArgumentError
 from .._core.engine import allows_dtypes
 from ..extend import defop
-from . import normalize
+from . import eigen_math, normalize
 from .namespaces import export
 from .array_ops import concat, gather, _transpose
 from .math_ops import clip_by_norm, reduce_sum
 
 relu = export("nn.relu")(defop(jax.nn.relu, name="relu"))
 relu6 = export("nn.relu6")(defop(jax.nn.relu6, name="relu6"))
-elu = export("nn.elu")(defop(jax.nn.elu, name="elu"))
-# TF's SeluGrad: scale where the output is >= 0 (JAX: scale * alpha at 0), from the output.
-selu = export("nn.selu")(defop(jax.nn.selu, name="selu", vjp=lambda ans, x: lambda g: g * jnp.where(
-    ans < 0, ans + 1.7580993408473768, 1.0507009873554805)))
+# TF's Elu/Selu kernels (TF's exp, eigen_math) and EluGrad/SeluGrad from the output (SeluGrad:
+# scale where the output is >= 0; JAX: scale * alpha at 0).
+elu = export("nn.elu")(defop(eigen_math.elu, name="elu", vjp=lambda ans, x: lambda g: eigen_math.elu_grad(ans, g)))
+selu = export("nn.selu")(defop(eigen_math.selu, name="selu", vjp=lambda ans, x: lambda g: eigen_math.selu_grad(ans, g)))
 silu = swish = export("nn.silu", "nn.swish")(defop(jax.nn.silu, name="silu"))
 gelu = export("nn.gelu")(defop(lambda x, approximate=False: jax.nn.gelu(x, approximate=approximate), name="gelu", static=("approximate",)))
 _leaky_relu = defop(lambda x, alpha=0.2: jnp.where(x > 0, x, x * alpha), name="leaky_relu", static=("alpha",))
