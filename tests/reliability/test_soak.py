@@ -120,30 +120,33 @@ def test_soak_new_batch_sizes_on_the_host_compile_nothing():
         return tape.gradient(loss, params), x, y
 
     def want(x, y):
-        import jax
-        import jax.numpy as jnp
-        f = lambda p: jnp.mean((jax.nn.relu(x @ p[0] + p[1]) @ p[2] - y) ** 2)  # noqa: E731
-        return jax.grad(f)([p.numpy() for p in params])
+        # The gradient by hand in float64 with NumPy: JAX's would compile at every sample's shape.
+        w1_, b1_, w2_ = (p.numpy().astype(np.float64) for p in params)
+        h = x @ w1_ + b1_
+        r = np.maximum(h, 0)
+        dout = 2 * (r @ w2_ - y) / y.size
+        dh = (dout @ w2_.T) * (h > 0)
+        return x.T @ dh, dh.sum(0), r.T @ dout
 
     _backward.clear_compile_caches()
-    for n in range(1001, 1101):          # warm up: the bounded caches fill
+    for n in range(1001, 1051):          # warm up: the bounded caches fill (6 programs a size)
         step(n)
     gc.collect()
     start = rss_mb()
     compiled = [op._jfn._cache_size() for op in ops]
     programs = len(_backward._BACKWARD_CACHE)
     samples = []
-    for n in range(1, 401):
+    for n in range(1, 201):
         grads, x, y = step(n)
-        if n % 50 == 0:
+        if n % 25 == 0:
             samples.append((grads, x, y))
     gc.collect()
     grown = rss_mb() - start
     assert [op._jfn._cache_size() for op in ops] == compiled
     assert len(_backward._BACKWARD_CACHE) == programs
     # The compiling path kept ~6-12 MB of executables per new shape before its caches evicted.
-    assert grown < 80, f"resident memory grew by {grown:.1f} MB over 400 new batch sizes"
-    for grads, x, y in samples:         # (the oracle compiles: checked after measuring)
+    assert grown < 80, f"resident memory grew by {grown:.1f} MB over 200 new batch sizes"
+    for grads, x, y in samples:
         for g, w in zip(grads, want(x, y)):
             np.testing.assert_allclose(g.numpy(), w, rtol=1e-5, atol=1e-6)
     _backward.clear_compile_caches()
