@@ -13,6 +13,7 @@ from ._core.custom_gradient import custom_gradient as custom_gradient, recompute
 from ._staging.printing import print_ as print  # noqa: A001
 from ._staging.function import (
     function as function, TensorSpec as TensorSpec, executing_eagerly as executing_eagerly,
+    inside_function as inside_function, control_dependencies as control_dependencies,
 )
 from ._core.state import init_scope as init_scope
 from ._staging.function import gradients as gradients, hessians as hessians

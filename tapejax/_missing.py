@@ -19,8 +19,6 @@ MISSING = {
                           + "; tf.name_scope names Variables.",
         "global_variables_initializer": _TF1.format(what="(tf.global_variables_initializer) " + _NOT_PROVIDED)[:-1]
                                         + "; Variables are initialized when created.",
-        "control_dependencies": "tf.control_dependencies " + _NOT_PROVIDED + ": ops run in program order, "
-                                "eagerly and inside tf.function.",
         "estimator": "tf.estimator " + _NOT_PROVIDED + " (TensorFlow removed it in 2.16): use tf.keras "
                      "Model.compile/fit, or a custom loop with tf.GradientTape.",
         "lite": "tf.lite (TensorFlow Lite conversion) " + _NOT_PROVIDED + ": export with tf.saved_model.save "

@@ -10,12 +10,12 @@ from tapejax._missing import MISSING
 # The TensorFlow names users reach for most that tapejax does not provide, with a word the
 # message must contain: the alternative, or "not provided".
 COMMON = [
-    ("tapejax", "compat", "tf.function"), ("tapejax", "Graph", "tf.function"), ("tapejax", "Session", "GradientTape"),
+    ("tapejax", "Graph", "tf.function"), ("tapejax", "Session", "GradientTape"),
     ("tapejax", "placeholder", "input_signature"), ("tapejax", "estimator", "Model.compile/fit"),
     ("tapejax", "lite", "tf.saved_model.save"), ("tapejax.image", "extract_patches", "conv_general_dilated_patches"),
     ("tapejax", "audio", "soundfile"), ("tapejax", "feature_column", "NumPy"),
     ("tapejax", "queue", "tf.data.Dataset"), ("tapejax", "signal", "jnp.fft"),
-    ("tapejax", "profiler", "jax.profiler"), ("tapejax", "control_dependencies", "program order"),
+    ("tapejax", "profiler", "jax.profiler"),
     ("tapejax.summary", "trace_on", "jax.profiler"),  # intro_to_modules.ipynb cell 16
     ("tapejax", "get_variable", "tf.Variable"), ("tapejax", "global_variables_initializer", "initialized"),
     ("tapejax.keras", "applications", "flax"),

@@ -74,6 +74,41 @@ def executing_eagerly():
     return not _state.tracing()
 
 
+def inside_function():
+    """``tf.inside_function()``: True while a ``tf.function`` body is traced.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.inside_function()
+        False
+        >>> bool(tf.function(lambda: tf.inside_function())())
+        True
+    """
+    return _state.tracing()
+
+
+def control_dependencies(control_inputs):
+    """``tf.control_dependencies(control_inputs)``: a context for the ops that must run after
+    ``control_inputs``. Ops already run in program order, eagerly and inside ``tf.function``
+    (a Variable's reads and updates are ordered as written), so it adds no ordering; as
+    TensorFlow 2 does eagerly, the callables among ``control_inputs`` are called now (not inside a
+    traced function, as TF's graph does not call them).
+
+    Example:
+        >>> import tapejax as tf
+        >>> v = tf.Variable(1.0)
+        >>> with tf.control_dependencies([v.assign_add(1.0)]):
+        ...     y = tf.identity(v) * 2
+        >>> print(y.numpy())
+        4.0
+    """
+    if control_inputs and executing_eagerly():
+        for control in control_inputs:
+            if callable(control):
+                control()
+    return contextlib.nullcontext()
+
+
 def quiet():
     """Whether side effects (tf.print) are muted: the body is re-run only to differentiate it."""
     return _flags.quiet > 0
