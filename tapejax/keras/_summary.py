@@ -93,7 +93,9 @@ def print_summary(model, line_length=None, positions=None, print_fn=None, expand
                   show_trainable=False, layer_range=None, functional=False, sequential=False):
     """Prints Keras 3's summary table of ``model`` (a functional or ``sequential`` model's
     shapes hide the batch size; a functional graph that is not a chain gets 'Connected to')."""
-    layers = model.layers
+    # Keras 3 lists a functional graph's operations (``x + 1``: "add (Add)") among its layers.
+    graph_layers = getattr(model, "_k_layer_list", None)
+    layers = list(graph_layers) if graph_layers is not None else model.layers
     # A functional model shows its graph's shapes (None batch from tf.keras.Input); a Sequential
     # the shapes it was built with, so the first call's batch size when built by one (Keras 3).
     batchless = functional

@@ -194,7 +194,8 @@ class Model(Layer):
         """The model's layers: in call order for functional and Sequential models, else in
         attribute-assignment order."""
         if self._k_layer_list is not None:
-            return list(self._k_layer_list)
+            # Operations (``x + 1`` on KerasTensors) are graph nodes, not layers (Keras 3).
+            return [l for l in self._k_layer_list if not getattr(l, "_k_is_operation", False)]
         return [l for l in self._k_sublayers() if isinstance(l, Layer)]
 
     @property

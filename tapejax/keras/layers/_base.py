@@ -225,6 +225,18 @@ _SYMBOLIC_OP = (
     "flow through Keras layers in tapejax. Wrap the computation in a layer instead, for example "
     "tf.keras.layers.Lambda(lambda t: tf.nn.relu(t))(x), or use tf.keras.layers.Add() / Concatenate().")
 
+# Keras 3's errors (ValueError) for a KerasTensor given to a TensorFlow op / converted to an array.
+_SYMBOLIC_TF_FN = (
+    "A KerasTensor cannot be used as input to a TensorFlow function. A KerasTensor is a symbolic placeholder "
+    "for a shape and dtype, used when constructing Keras Functional models or Keras Functions. You can only "
+    "use it as input to a Keras layer or a Keras operation (from the namespaces `keras.layers` and "
+    "`keras.ops`). You are likely doing something like:\n\n```\nx = Input(...)\n...\ntf_fn(x)  # Invalid."
+    "\n```\n\nWhat you should do instead is wrap `tf_fn` in a layer:\n\n```\nclass MyLayer(Layer):\n"
+    "    def call(self, x):\n        return tf_fn(x)\n\nx = MyLayer()(x)\n```\n")
+_SYMBOLIC_ARRAY = (
+    "A KerasTensor is symbolic: it's a placeholder for a shape an a dtype. It doesn't have any actual "
+    "numerical value. You cannot convert it to a NumPy array.")
+
 
 class KerasTensor:
     """A symbolic tensor of the functional API: a shape, a dtype, and the layer call that made it.
@@ -247,19 +259,57 @@ class KerasTensor:
 
     @property
     def _value(self):
-        raise TypeError(_SYMBOLIC_OP.format(what="converting it to an array"))
+        raise ValueError(_SYMBOLIC_TF_FN)
 
     def __jax_array__(self):
-        raise TypeError(_SYMBOLIC_OP.format(what="jnp.asarray"))
+        raise ValueError(_SYMBOLIC_TF_FN)
 
     def __array__(self, *a, **k):
-        raise TypeError(_SYMBOLIC_OP.format(what="np.asarray"))
+        raise ValueError(_SYMBOLIC_ARRAY)
 
-    def _unsupported(self, *a, **k):
-        raise TypeError(_SYMBOLIC_OP.format(what="an operator"))
+    # Keras 3: operators on symbolic tensors are Keras operations, nodes of the functional graph
+    # (``2 * x + 1`` makes a model's ``multiply`` and ``add``; they are not among model.layers).
+    def __add__(self, other):
+        return _operation("add", self, other)
 
-    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __matmul__ = _unsupported
-    __neg__ = __pow__ = __getitem__ = _unsupported
+    def __radd__(self, other):
+        return _operation("add", other, self)
+
+    def __sub__(self, other):
+        return _operation("subtract", self, other)
+
+    def __rsub__(self, other):
+        return _operation("subtract", other, self)
+
+    def __mul__(self, other):
+        return _operation("multiply", self, other)
+
+    def __rmul__(self, other):
+        return _operation("multiply", other, self)
+
+    def __truediv__(self, other):
+        return _operation("true_divide", self, other)
+
+    def __rtruediv__(self, other):
+        return _operation("true_divide", other, self)
+
+    def __matmul__(self, other):
+        return _operation("matmul", self, other)
+
+    def __rmatmul__(self, other):
+        return _operation("matmul", other, self)
+
+    def __pow__(self, other):
+        return _operation("power", self, other)
+
+    def __rpow__(self, other):
+        return _operation("power", other, self)
+
+    def __neg__(self):
+        return _operation("negative", self)
+
+    def __getitem__(self, key):
+        return _operation("get_item", self, key)
 
     def __repr__(self):
         shape = tuple(self.shape.as_list()) if self.shape.rank is not None else None
@@ -947,6 +997,38 @@ class Layer(Module):
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
 
     __str__ = __repr__
+
+
+class _Operation(Layer):
+    """A Keras operation of the functional graph (``x + 1`` on a KerasTensor): a weightless layer
+    that ``model.layers`` leaves out and ``model.summary()`` lists, as Keras 3's operations."""
+
+    _k_is_operation = True
+
+    def call(self, *args):
+        return self._k_fn(*args)
+
+
+# Keras 3's operation names, their classes (the summary's "add (Add)") and what they compute.
+_OPERATIONS = {
+    "add": ("Add", lambda a, b: a + b),
+    "subtract": ("Subtract", lambda a, b: a - b),
+    "multiply": ("Multiply", lambda a, b: a * b),
+    "true_divide": ("TrueDivide", lambda a, b: a / b),
+    "matmul": ("Matmul", lambda a, b: a @ b),
+    "power": ("Power", lambda a, b: a ** b),
+    "negative": ("Negative", lambda a: -a),
+    "get_item": ("GetItem", lambda a, key: a[key]),
+}
+_OPERATION_CLASSES = {}
+
+
+def _operation(name, *args):
+    cls_name, fn = _OPERATIONS[name]
+    cls = _OPERATION_CLASSES.get(name)
+    if cls is None:
+        cls = _OPERATION_CLASSES[name] = type(cls_name, (_Operation,), {"_k_fn": staticmethod(fn)})
+    return cls(name=unique_name(name))(*args)
 
 
 class _LayerScope:
