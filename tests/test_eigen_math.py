@@ -23,6 +23,7 @@ DIGESTS = {
     'log_sigmoid': 'be5e9bf21670',
     'elu': '1274ddec3bb2',
     'selu': '138c9bcde94d',
+    'expm1': 'dc5c391bad92',
 }
 GRAD_DIGESTS = {
     'exp': 'ea0068e2721d',
@@ -32,6 +33,7 @@ GRAD_DIGESTS = {
     'log_sigmoid': 'a366039616c9',
     'elu': '70f772fcdb92',
     'selu': '78252e03b813',
+    'expm1': 'ea0068e2721d',
 }
 
 OPS = {
@@ -40,6 +42,7 @@ OPS = {
     "log1p": (eigen_math.log1p, tf.math.log1p), "softplus": (eigen_math.softplus, tf.nn.softplus),
     "log_sigmoid": (lambda x: -eigen_math.softplus(-x), tf.math.log_sigmoid),
     "elu": (eigen_math.elu, tf.nn.elu), "selu": (eigen_math.selu, tf.nn.selu),
+    "expm1": (eigen_math.expm1, tf.math.expm1),
 }
 
 
@@ -141,7 +144,8 @@ def test_keras_activations_are_the_ops():
 def test_fence_keeps_products_rounded_in_compiled_code():
     # Without the run-time -0.0, XLA's CPU backend fuses Eigen's r*p + q into one FMA.
     x = np.random.RandomState(3).uniform(0, 10, 512).astype(np.float32)
-    for fn in (eigen_math.pexp_float, eigen_math.ptanh_float, eigen_math.plog1p_float, eigen_math.log1pf_glibc):
+    for fn in (eigen_math.pexp_float, eigen_math.ptanh_float, eigen_math.plog1p_float, eigen_math.log1pf_glibc,
+               eigen_math.expm1f_glibc):
         host = host_eval.evaluate(jax.make_jaxpr(fn)(x), [x])[0]
         assert np.array_equal(np.asarray(jax.jit(fn)(x)), host)
 

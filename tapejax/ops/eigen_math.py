@@ -553,3 +553,85 @@ def selu_grad(y, dy, _linear=False):
         sa, s = jnp.float64(1.7580993408473768599402175208123), jnp.float64(1.0507009873554804934193349852946)
     out = jnp.where(y < 0, dy * (y + sa), dy * s)
     return out if _linear else _flush_floats(out)
+
+
+# ---------------------------------------------------------------------------- expm1
+
+_EXPM1_Q = [np.float32(v) for v in (-3.3333335072e-02, 1.5873016091e-03, -7.9365076090e-05, 4.0082177293e-06,
+                                    -2.0109921195e-07)]
+
+
+def _expm1f_reduce(x, hx, f_):
+    """glibc ``expm1f``'s argument reduction ``x = k ln2 + hi - lo``: ``(k, r, c)``."""
+    pos = hx >= 0
+    one_step = (hx & 0x7FFFFFFF) < 0x3F851592                # |x| < 1.5 ln 2: k = +-1
+    kf = jnp.trunc(f_(np.float32(1.4426950216) * x) + jnp.where(pos, np.float32(0.5), np.float32(-0.5)))
+    kf = jnp.where(one_step, jnp.where(pos, np.float32(1), np.float32(-1)), kf)
+    hi = x - f_(kf * _LN2_HI)
+    lo = kf * _LN2_LO
+    r = lax.optimization_barrier(hi - f_(lo))                # else XLA folds (hi - r) into lo
+    c = (hi - r) - lo
+    reduced = (hx & 0x7FFFFFFF) > 0x3EB17218                 # |x| > ln 2 / 2
+    return (jnp.where(reduced, kf, np.float32(0)), jnp.where(reduced, r, x),
+            jnp.where(reduced, c, np.float32(0)))
+
+
+def _expm1f_scale(y, k):
+    """``y * 2^k`` by adding ``k`` to ``y``'s exponent bits (glibc's SET_FLOAT_WORD)."""
+    return _f32_of_bits(_bits32(y) + k * (1 << 23))
+
+
+def expm1f_glibc(x):
+    """glibc's ``expm1f`` (fdlibm's float code, each operation rounded to float32): the scalar
+    path of TF's float32 ``Expm1``."""
+    hx = _bits32(x)
+    ax = hx & 0x7FFFFFFF
+    xs = jnp.where(ax < 0x42B17218, x, np.float32(0))      # others below
+    f_ = fence_of(xs)
+    kf, r, c = _expm1f_reduce(xs, hx, f_)
+    k = kf.astype(jnp.int32)
+    hfx = np.float32(0.5) * r
+    hxs = r * hfx
+    r1 = np.float32(1) + f_(hxs * _polevl(hxs, _EXPM1_Q[::-1], f_))
+    t = np.float32(3) - f_(r1 * hfx)
+    e = hxs * _div(r1 - t, np.float32(6) - f_(r * t))
+    k0 = r - (f_(r * e) - hxs)
+    e = (f_(r * (e - c)) - c) - hxs
+    km1 = f_(np.float32(0.5) * (r - e)) - np.float32(0.5)
+    k1 = jnp.where(r < np.float32(-0.25), np.float32(-2) * (e - (r + np.float32(0.5))),
+                   np.float32(1) + np.float32(2) * (r - e))
+    far = _expm1f_scale(np.float32(1) - (e - r), k) - np.float32(1)          # k <= -2 or k > 56
+    mid = _expm1f_scale(_f32_of_bits(0x3F800000 - lax.shift_right_arithmetic(np.int32(0x1000000), jnp.clip(k, 0, 31)))
+                        - (e - r), k)                                         # k < 23
+    big = _expm1f_scale((r - (e + _f32_of_bits((0x7F - k) * (1 << 23)))) + np.float32(1), k)
+    out = jnp.where(k < 23, mid, big)
+    out = jnp.where((k <= -2) | (k > 56), far, out)
+    out = jnp.where(k == 1, k1, jnp.where(k == -1, km1, jnp.where(k == 0, k0, out)))
+    out = jnp.where(ax < 0x33000000, _daz(x), out)     # |x| < 2^-25: x - ((huge + x) - (huge + x)), 0 for a denormal
+    out = jnp.where((hx < 0) & (ax >= 0x4195B844), np.float32(-1), out)        # x <= -27 ln 2
+    out = jnp.where((hx >= 0) & (x > np.float32(8.8721679688e+01)), np.float32(np.inf), out)
+    return jnp.where(ax >= 0x7F800000, jnp.where(ax > 0x7F800000, x + x, jnp.where(hx < 0, np.float32(-1), x)), out)
+
+
+def pexpm1_float(x):
+    """Eigen's ``generic_expm1`` (Kahan's ``(u - 1) * x / log(u)`` with ``u = pexp(x)``,
+    ``plog_float``): the packet path of TF's float32 ``Expm1``."""
+    u = pexp_float(x)
+    um1 = u - np.float32(1)
+    logu = plog_float(u)
+    out = jnp.where(logu == u, u, um1 * _div(x, logu))
+    return jnp.where(u == np.float32(1), x, jnp.where(um1 == np.float32(-1), np.float32(-1), out))   # denormal x kept
+
+
+@jax.custom_jvp
+def expm1(x):
+    """TensorFlow's CPU ``tf.math.expm1`` (kernel ``Expm1``, Eigen ``scalar_expm1_op``):
+    ``generic_expm1`` over whole packets of 8, glibc's ``expm1f`` for the last ``n % 8``."""
+    return _by_dtype(x, lambda v: split_packets(v, pexpm1_float, expm1f_glibc), jnp.expm1)
+
+
+@expm1.defjvp
+def _expm1_jvp(primals, tangents):
+    x, = primals
+    y = expm1(x)
+    return y, tangents[0] * (y + 1)

@@ -52,7 +52,8 @@ def _no_gradient(ans, *xs):
 abs = export("abs", "math.abs")(defop(kinks.abs, name="abs"))  # noqa: A001
 sign = export("sign", "math.sign")(defop(jnp.sign, name="sign"))
 exp = export("exp", "math.exp")(defop(eigen_math.exp, name="exp", vjp=lambda ans, x: lambda g: eigen_math.exp_grad(ans, g)))
-expm1 = export("math.expm1")(defop(jnp.expm1, name="expm1"))
+expm1 = export("math.expm1")(defop(eigen_math.expm1, name="expm1",   # TF's gradient: g * exp(x)
+                                    vjp=lambda ans, x: lambda g: eigen_math.exp_grad(eigen_math.exp(x), g)))
 log = export("math.log")(defop(eigen_math.log, name="log"))   # gradient: JAX's g / x (TF: g * rcpps-based reciprocal)
 log1p = export("math.log1p")(defop(eigen_math.log1p, name="log1p"))
 sqrt = export("sqrt", "math.sqrt")(defop(jnp.sqrt, name="sqrt"))
