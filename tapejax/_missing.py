@@ -25,7 +25,6 @@ MISSING = {
                 "or jax.export.",
         "audio": "tf.audio " + _NOT_PROVIDED + ": decode audio with Python (soundfile, scipy.io.wavfile), then "
                  "make tensors.",
-        "signal": "tf.signal " + _NOT_PROVIDED + ": use jnp.fft and jax.scipy.signal on jax arrays.",
         "feature_column": "tf.feature_column " + _NOT_PROVIDED + " (deprecated in TensorFlow): preprocess "
                           "features with NumPy, or in a tf.data.Dataset.map.",
         "queue": "tf.queue " + _NOT_PROVIDED + ": feed data with tf.data.Dataset.",

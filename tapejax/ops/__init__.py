@@ -15,6 +15,7 @@ A row is a pure JAX function made a tape op with ``defop`` (the op author's API,
     more_math_ops.py, more_nn_ops.py, more_array_ops.py   the rest of tf / tf.math / tf.nn: top-level
                     aliases, segment reductions, special functions, convolutions of every rank,
                     transposed convolutions, unique, dynamic_partition/stitch...
+    signal_ops.py   tf.signal: FFTs, frame/overlap_and_add, windows, stft, mel matrix, DCT, MFCCs
     host.py         the ops on NumPy (string tensors, shape folding while tracing)
     messages.py     TensorFlow's kernel messages for bad arguments
     operators.py    Python's operators on Tensor and Variable
@@ -31,5 +32,6 @@ from .nn_ops import *  # noqa: F401,F403
 from .more_math_ops import *  # noqa: F401,F403
 from .more_nn_ops import *  # noqa: F401,F403
 from .more_array_ops import *  # noqa: F401,F403
+from .signal_ops import *  # noqa: F401,F403
 from . import host, messages, operators  # noqa: F401  (NumPy fallbacks, TF's messages, Tensor operators)
 from .namespaces import exports  # noqa: F401
