@@ -1,5 +1,6 @@
 """The Tensor / Variable / Module surface, as TensorFlow prints and behaves."""
 import operator
+import re
 import pickle
 
 import jax
@@ -138,6 +139,21 @@ def test_dtype_compares_with_numpy_and_strings():
     assert tf.constant(1).dtype == tf.int32 and tf.constant(True).dtype == tf.bool
     assert np.dtype(tf.float32) == np.float32
     assert jnp.zeros(2, dtype=tf.float32).dtype == jnp.float32
+
+
+def test_python_floats_beyond_float32():
+    # TF 2.21: a Python float that float32 rounds to inf is refused when float32 is the default
+    # dtype, and kept (with no overflow warning) when float64 is asked for; inf itself is a value.
+    import warnings
+    msg = "Can't convert Python sequence with a value out of range for a double-precision float."
+    for value in (1e300, [1e39], [1.0, -3.5e38], 3.4028235677973366e38):
+        with pytest.raises(ValueError, match=re.escape(msg)):
+            tf.constant(value)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert tf.constant([1e300], tf.float64).numpy()[0] == 1e300
+        assert tf.constant(3.4028235677973362e38).numpy() == np.float32(3.4028235e38)
+        assert np.isinf(tf.constant([float("inf"), 1.0]).numpy()[0])
 
 
 def test_python_conversion_defaults():

@@ -228,10 +228,18 @@ class TensorShape(tuple):
         return "(" + ", ".join("None" if d is None else str(d) for d in self) + ("," if len(self) == 1 else "") + ")"
 
 
-def _python_default_dtype(x):
+_F32_OVERFLOW = 2.0 ** 128 - 2.0 ** 103    # the smallest float64 that rounds to float32's inf
+
+
+def _python_default_dtype(x, requested=False):
     """TensorFlow's dtype for Python data: float32 for floats, int32 for ints that fit (else int64),
     complex128 for complex numbers. An object that is not a Python sequence but has ``__array__``
-    (a pandas DataFrame or Series) keeps NumPy's dtype, as TensorFlow converts it through NumPy."""
+    (a pandas DataFrame or Series) keeps NumPy's dtype, as TensorFlow converts it through NumPy.
+    ``requested``: a dtype will be applied to the data (floats stay float64 until then).
+
+    Raises:
+        ValueError: a float beyond float32's range (TF's message), where no dtype is requested.
+    """
     try:
         arr = np.asarray(x)
     except ValueError:  # rows of different lengths
@@ -239,7 +247,7 @@ def _python_default_dtype(x):
     if arr.dtype.kind not in "OUS" and hasattr(type(x), "__array__") and not isinstance(x, (list, tuple)):
         return arr
     if arr.dtype == np.float64:
-        return arr.astype(np.float32)
+        return arr if requested else _float32_of_python(arr)
     if arr.dtype == np.int64:
         if arr.size and (arr.max() > np.iinfo(np.int32).max or arr.min() < np.iinfo(np.int32).min):
             return arr
@@ -247,6 +255,20 @@ def _python_default_dtype(x):
     if arr.dtype.kind in "OUS":
         return string_array(x)
     return arr
+
+
+def _float32_of_python(arr):
+    if arr.ndim == 0:
+        big = _F32_OVERFLOW <= abs(arr.item()) < float("inf")
+    else:
+        with np.errstate(over="ignore"):
+            out = arr.astype(np.float32)
+        big = not np.isfinite(out).all() and (np.isinf(out) & np.isfinite(arr)).any()
+        if not big:
+            return out
+    if big:
+        raise ValueError("Can't convert Python sequence with a value out of range for a double-precision float.")
+    return arr.astype(np.float32)
 
 
 _ALL_TEXT = object()
@@ -369,7 +391,7 @@ def to_array(x, dtype=None):
         elif hasattr(x, "__jax_array__"):
             v = jnp.asarray(x)
         else:
-            a = np.asarray(x) if isinstance(x, (np.ndarray, np.generic)) else _python_default_dtype(x)
+            a = np.asarray(x) if isinstance(x, (np.ndarray, np.generic)) else _python_default_dtype(x, dtype is not None)
             text = a.dtype.kind in "OUS"
             if text or (dtype is not None and _dtypes.as_dtype(dtype) is _dtypes.string):
                 if dtype is not None and not ((text or a.size == 0) and _dtypes.as_dtype(dtype) is _dtypes.string):
