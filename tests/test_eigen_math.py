@@ -35,6 +35,10 @@ GRAD_DIGESTS = {
     'selu': '78252e03b813',
     'expm1': 'ea0068e2721d',
 }
+HALF_DIGESTS = {   # sigmoid, softplus, elu, selu, exp, expm1 of eigen_cases' mixed_1003
+    'float16': '388e2960aa7e',
+    'bfloat16': 'ffa19661c56e',
+}
 
 OPS = {
     "exp": (eigen_math.exp, tf.exp), "tanh": (eigen_math.tanh, tf.tanh),
@@ -159,3 +163,13 @@ def test_log_of_denormals_and_specials():
     tail = np.array([tf.math.log(tf.constant(v)).numpy() for v in x])
     assert tail[[0, 2, 3, 4, 5]].tolist() == [np.float32(-103.97208), np.float32(-103.97208), -np.inf, -np.inf, np.inf]
     assert np.isnan(tail[[1, 6, 7]]).all()
+
+
+@pytest.mark.parametrize("dtype", sorted(HALF_DIGESTS))
+def test_half_types_round_each_step(dtype):
+    # Eigen's half/bfloat16 packets: each function in float32 then rounded, each step between
+    # (1 + e, e - 1, scale * x) rounded to the half type; float16's epsilon() is 2^-13 (softplus)
+    x = tf.cast(tf.constant(cases()["mixed_1003"]), dtype)
+    ys = [tf.cast(op(x), tf.float32).numpy() for op in (tf.sigmoid, tf.nn.softplus, tf.nn.elu, tf.nn.selu,
+                                                         tf.exp, tf.math.expm1)]
+    assert digest(np.concatenate(ys)) == HALF_DIGESTS[dtype]

@@ -268,6 +268,8 @@ def logistic(x):
     """TensorFlow's CPU ``tf.sigmoid`` (kernel ``Sigmoid``, Eigen ``scalar_logistic_op``):
     the packet function over whole packets of 8, the scalar one for the last ``n % 8``.
     Differentiable (:func:`sigmoid_grad`)."""
+    if jnp.asarray(x).dtype in _HALF:
+        return _half_logistic(jnp.asarray(x))
     return _by_dtype(x, lambda v: split_packets(v, plogistic_float, logistic_scalar), jax.nn.sigmoid)
 
 
@@ -492,6 +494,8 @@ def softplus(x):
     """TensorFlow's CPU ``tf.nn.softplus`` (kernel ``Softplus``): ``x`` above -log(eps) - 2,
     ``exp(x)`` below log(eps) + 2, else ``log1p(exp(x))``, each per packet (``pexp``,
     ``plog1p``) or on the scalar tail (glibc's ``expf``, ``log1pf``)."""
+    if jnp.asarray(x).dtype in _HALF:
+        return _half_softplus(jnp.asarray(x))
     return _by_dtype(x, lambda v: split_packets(v, _softplus_with(pexp_float, plog1p_float),
                                                 _softplus_with(expf_glibc, log1pf_glibc)), jax.nn.softplus)
 
@@ -517,6 +521,8 @@ _SELU_SCALE, _SELU_SCALE_ALPHA = np.float32(1.0507009873554804934193349852946), 
 def elu(x):
     """TensorFlow's CPU ``tf.nn.elu`` (kernel ``Elu``): ``x < 0 ? exp(x) - 1 : x`` with TF's
     ``exp`` (packets and tail), the comparison reading a denormal as 0."""
+    if jnp.asarray(x).dtype in _HALF:
+        return _half_elu(jnp.asarray(x))
     return _by_dtype(x, lambda v: jnp.where(_daz(v) < 0, exp(v) - np.float32(1), v), jax.nn.elu)
 
 
@@ -536,6 +542,8 @@ def elu_grad(y, dy, _linear=False):
 def selu(x):
     """TensorFlow's CPU ``tf.nn.selu`` (kernel ``Selu``): ``x < 0 ? scale_alpha * (exp(x) - 1)
     : scale * x`` with TF's ``exp``."""
+    if jnp.asarray(x).dtype in _HALF:
+        return _half_elu(jnp.asarray(x), selu=True)
     return _by_dtype(x, lambda v: _flush(jnp.where(_daz(v) < 0, _SELU_SCALE_ALPHA * (exp(v) - np.float32(1)),
                                                    _SELU_SCALE * v)), jax.nn.selu)
 
@@ -635,3 +643,38 @@ def _expm1_jvp(primals, tangents):
     x, = primals
     y = expm1(x)
     return y, tangents[0] * (y + 1)
+
+
+# ------------------------------------------------- float16 / bfloat16 composite functions
+# Eigen's half and bfloat16 packets compute each function (exp, log1p...) in float32 and round,
+# but every arithmetic step between them (1 + e, e - 1, scale * x) is rounded to the half type.
+
+def _rounded(v, dt):
+    """``v`` (float32) rounded to ``dt`` and back: one half-precision operation's result."""
+    return v.astype(dt).astype(jnp.float32)
+
+
+def _half_logistic(x):
+    e = exp(x).astype(jnp.float32)
+    q = _rounded(e / _rounded(np.float32(1) + e, x.dtype), x.dtype)
+    return jnp.where(e == np.float32(np.inf), np.float32(1), q).astype(x.dtype)
+
+
+def _half_softplus(x):
+    # Eigen's NumTraits<half>::epsilon() is 2^-13 (bits 0x0800), bfloat16's 2^-7
+    eps = np.float32(2.0 ** -13) if x.dtype == jnp.float16 else np.float32(jnp.finfo(x.dtype).eps)
+    th = np.float32(x.dtype.type(x.dtype.type(np.log(eps)) + x.dtype.type(2)))
+    xf = x.astype(jnp.float32)
+    e = exp(x)
+    out = jnp.where(xf < th, e.astype(jnp.float32), log1p(e).astype(jnp.float32))
+    return jnp.where(xf > -th, xf, out).astype(x.dtype)
+
+
+def _half_elu(x, selu=False):
+    xf = x.astype(jnp.float32)
+    em1 = _rounded(exp(x).astype(jnp.float32) - np.float32(1), x.dtype)
+    if not selu:
+        return jnp.where(xf < 0, em1, xf).astype(x.dtype)
+    sa, s = (np.float32(x.dtype.type(v)) for v in (1.7580993408473768599402175208123, 1.0507009873554804934193349852946))
+    return jnp.where(xf < 0, _rounded(sa * em1, x.dtype), _rounded(s * xf, x.dtype)).astype(x.dtype)
+
