@@ -175,7 +175,8 @@ def exp(x):
     """TensorFlow's CPU ``tf.exp`` (kernel ``Exp``, Eigen ``scalar_exp_op``): ``pexp_float``
     over whole packets of 8, glibc's ``expf`` for the last ``n % 8`` elements. Differentiable
     (JAX: ``exp(x) * t``)."""
-    return _by_dtype(x, lambda v: split_packets(v, pexp_float, expf_glibc), jnp.exp)
+    return _by_dtype(x, lambda v: split_packets(v, pexp_float, expf_glibc),
+                     lambda v: _exp64(v) if v.dtype == _F64 else jnp.exp(v))
 
 
 @exp.defjvp
@@ -678,3 +679,33 @@ def _half_elu(x, selu=False):
     sa, s = (np.float32(x.dtype.type(v)) for v in (1.7580993408473768599402175208123, 1.0507009873554804934193349852946))
     return jnp.where(xf < 0, _rounded(sa * em1, x.dtype), _rounded(s * xf, x.dtype)).astype(x.dtype)
 
+
+
+# ------------------------------------------------------------------------ float64 exp
+
+_EXPD_P = (1.26177193074810590878e-4, 3.02994407707441961300e-2, 9.99999999999999999910e-1)
+_EXPD_Q = (3.00198505138664455042e-6, 2.52448340349684104192e-3, 2.27265548208155028766e-1,
+           2.00000000000000000009e0)
+
+
+def pexp_double(x):
+    """Eigen's ``pexp_double`` (Cephes' rational approximation, AVX without FMA): the packet
+    path (4 doubles) of TF's float64 ``Exp``."""
+    f = fence_of(x)
+    xc = _pmin(x, np.float64(709.784))
+    fx = jnp.floor(f(np.float64(1.4426950408889634073599) * xc) + 0.5)
+    r = (xc - f(fx * 0.693145751953125)) - f(fx * 1.42860682030941723212e-6)
+    r2 = r * r
+    px = r * _polevl(r2, _EXPD_P, f)
+    qx = _polevl(r2, _EXPD_Q, f)
+    y = f(np.float64(2) * _div(px, qx - px)) + 1.0
+    m = jnp.where(fx > 1024, np.float64(1024), jnp.where(fx > -1075, fx, np.float64(-1075)))
+    k1 = jnp.floor(m * 0.5)
+    out = _flush((y * _pow2_64(k1)) * _pow2_64(m - k1))
+    return jnp.where(x < np.float64(-745.519), np.float64(0), _pmax(out, x))
+
+
+def _exp64(x):
+    """float64: ``pexp_double`` over whole packets of 4; XLA's ``exp`` for the last ``n % 4``
+    (TF: glibc's ``exp``, correctly rounded nearly always, as XLA's)."""
+    return split_packets(x, pexp_double, lambda v: _flush(jnp.exp(v)), width=4)
