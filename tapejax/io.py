@@ -21,6 +21,7 @@ Example:
     True
 """
 import collections
+import csv as _csv
 import functools
 import glob as _glob
 import gzip
@@ -46,7 +47,8 @@ from . import ragged as _ragged, sparse as _sparse
 
 __all__ = ["read_file", "write_file", "gfile", "serialize_tensor", "parse_tensor", "decode_raw", "decode_png", "decode_jpeg",
            "decode_image", "encode_png", "encode_jpeg", "is_jpeg", "TFRecordWriter", "TFRecordOptions",
-           "parse_example", "parse_single_example", "FixedLenFeature", "VarLenFeature", "RaggedFeature"]
+           "parse_example", "parse_single_example", "FixedLenFeature", "VarLenFeature", "RaggedFeature",
+           "decode_csv"]
 
 
 def _path(p):
@@ -110,6 +112,109 @@ def write_file(filename, contents, name=None):
         os.makedirs(parent, exist_ok=True)
     with open(path, "wb") as f:
         f.write(_bytes(contents))
+
+
+# ---------------------------------------------------------------------------
+# decode_csv
+# ---------------------------------------------------------------------------
+
+_CSV_NUMBERS = {"int32": np.int32, "int64": np.int64, "float32": np.float32, "float64": np.float64}
+
+
+def _csv_default(default):
+    """(dtype name, default value or None when required) of a ``record_defaults`` entry: TF's
+    tensor conversion (``0`` int32, ``0.0`` float32, ``"x"`` string, ``[]`` a required float32)."""
+    a = np.asarray(to_array(default) if isinstance(default, Tensor) else default)
+    if a.dtype.kind in "OUS" or isinstance(default, (str, bytes)):
+        kind = "string"
+    elif a.dtype == np.float64 and not isinstance(default, Tensor):
+        kind = "float32"
+    elif a.dtype == np.int64 and not isinstance(default, Tensor):
+        kind = "int32"
+    else:
+        kind = _dtypes.as_dtype(a.dtype).name
+    if kind not in _CSV_NUMBERS and kind != "string":
+        raise TypeError(f"tf.io.decode_csv: record_defaults entries are int32, int64, float32, float64 or "
+                        f"string values, got {kind}.")
+    if a.size == 0:
+        return kind, None
+    v = a.reshape(-1)[0]
+    return kind, (v.encode() if isinstance(v, str) else bytes(v)) if kind == "string" else _CSV_NUMBERS[kind](v)
+
+
+def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, name=None, na_value="",
+               select_cols=None):
+    """Parses CSV lines into one tensor per column, each of ``records``' shape.
+
+    Args:
+        records: a string tensor (or bytes/str, or a list of them): one CSV line each.
+        record_defaults: one entry per column: a value giving the column's type and its default
+            for an empty field (``0`` int32, ``0.0`` float32, ``""`` string, a tensor of another
+            dtype), or an empty list / tensor (``[]``: a required float32 column).
+        field_delim: the field separator.
+        use_quote_delim: whether double quotes enclose fields (that may hold the separator).
+        na_value: a field text read as missing.
+        select_cols: the (sorted) column indices to keep; ``record_defaults`` gives only those.
+
+    Returns:
+        A list of tensors, one per column.
+
+    Raises:
+        tf.errors.InvalidArgumentError: a line with another number of fields, a field that is not
+            a number of its column's type, or a required field missing (TensorFlow's messages).
+
+    Example:
+        >>> import tapejax as tf
+        >>> n, s = tf.io.decode_csv(["1,a", "2,"], record_defaults=[0, "x"])
+        >>> n.numpy().tolist(), s.numpy().tolist()
+        ([1, 2], [b'a', b'x'])
+    """
+    columns = [_csv_default(d) for d in record_defaults]
+    if select_cols is not None:
+        select_cols = [int(c) for c in select_cols]
+        if len(select_cols) != len(columns):
+            raise errors.InvalidArgumentError(None, None, _csv_message(
+                len(columns), f"select_cols should match record_defaults. Expected {len(columns)} but got "
+                             f"{len(select_cols)}"))
+    recs = string_array(to_array(records) if isinstance(records, Tensor) else records)
+    shape, flat = recs.shape, recs.reshape(-1)
+    quoting = _csv.QUOTE_MINIMAL if use_quote_delim else _csv.QUOTE_NONE
+    out = [[] for _ in columns]
+    for i, rec in enumerate(flat):
+        fields = next(_csv.reader([rec.decode("utf-8", "surrogateescape")], delimiter=field_delim,
+                                  quoting=quoting), [""])
+        cols = select_cols if select_cols is not None else range(len(columns))
+        if (select_cols is None and len(fields) != len(columns)) or len(fields) <= max(cols, default=-1):
+            raise errors.InvalidArgumentError(None, None, _csv_message(
+                len(columns), f"Expect {len(columns)} fields but have {len(fields)} in record {i}"))
+        for k, (c, (kind, default)) in enumerate(zip(cols, columns)):
+            out[k].append(_csv_value(fields[c], kind, default, c, i, na_value, len(columns)))
+    return [Tensor(string_array(np.array(vals, dtype=object).reshape(shape))) if kind == "string"
+            else Tensor(np.array(vals, dtype=_CSV_NUMBERS[kind]).reshape(shape))
+            for vals, (kind, _) in zip(out, columns)]
+
+
+def _csv_message(n, text):
+    # TF names the kernel by its number of outputs: DecodeCSV_OUT_TYPE_<n>.
+    return _kernel_message("DecodeCSV", text).replace("__wrapped__DecodeCSV_", f"__wrapped__DecodeCSV_OUT_TYPE_{n}_")
+
+
+def _csv_value(text, kind, default, col, rec, na_value, n):
+    if text == "" or text == na_value:
+        if default is None:
+            raise errors.InvalidArgumentError(None, None, _csv_message(
+                n, f"Field {col} is required but missing in record {rec}!"))
+        return default
+    if kind == "string":
+        return text.encode("utf-8", "surrogateescape")
+    try:
+        v = int(text.strip()) if kind.startswith("int") else float(text.strip())
+        if kind.startswith("int") and not np.iinfo(_CSV_NUMBERS[kind]).min <= v <= np.iinfo(_CSV_NUMBERS[kind]).max:
+            raise ValueError(text)
+        return v
+    except ValueError:
+        raise errors.InvalidArgumentError(None, None, _csv_message(
+            n, f"Field {col} in record {rec} is not a valid {kind}: {text}")) from None
 
 
 # ---------------------------------------------------------------------------
