@@ -226,7 +226,7 @@ def _div(a, b):
 def tanh(x):
     """TensorFlow's CPU ``tf.tanh`` (kernel ``Tanh``, Eigen ``scalar_tanh_op``): ``ptanh_float``
     on every element (packet and scalar tail alike). Differentiable (:func:`tanh_grad`)."""
-    return _by_dtype(x, ptanh_float, jnp.tanh)
+    return _by_dtype(x, ptanh_float, lambda v: _tanh64(v) if v.dtype == _F64 else jnp.tanh(v))
 
 
 @tanh.defjvp
@@ -271,7 +271,8 @@ def logistic(x):
     Differentiable (:func:`sigmoid_grad`)."""
     if jnp.asarray(x).dtype in _HALF:
         return _half_logistic(jnp.asarray(x))
-    return _by_dtype(x, lambda v: split_packets(v, plogistic_float, logistic_scalar), jax.nn.sigmoid)
+    return _by_dtype(x, lambda v: split_packets(v, plogistic_float, logistic_scalar),
+                     lambda v: _logistic64(v) if v.dtype == _F64 else jax.nn.sigmoid(v))
 
 
 @logistic.defjvp
@@ -709,3 +710,48 @@ def _exp64(x):
     """float64: ``pexp_double`` over whole packets of 4; XLA's ``exp`` for the last ``n % 4``
     (TF: glibc's ``exp``, correctly rounded nearly always, as XLA's)."""
     return split_packets(x, pexp_double, lambda v: _flush(jnp.exp(v)), width=4)
+
+
+# ------------------------------------------------------------------- float64 tanh, sigmoid
+
+_TANHD_CLAMP = np.float64(17.714196154005176)       # without FMA
+_TANHD_ALPHA = (2.6158007860482230e-23, 7.6534862268749319e-19, 3.1309488231386680e-15, 4.2303918148209176e-12,
+                2.4618379131293676e-09, 6.8644367682497074e-07, 9.3839087674268880e-05, 5.9809711724441161e-03,
+                1.5184719640284322e-01)
+_TANHD_BETA = (6.463747022670968018e-21, 5.782506856739003571e-17, 1.293019623712687916e-13,
+               1.123643448069621992e-10, 4.492975677839633985e-08, 8.785185266237658698e-06,
+               8.295161192716231542e-04, 3.437448108450402717e-02, 4.851805297361760360e-01, 1.0)
+
+
+def ptanh_double(x):
+    """Eigen's ``ptanh_double`` (rational 19/18, no FMA): the packet path (4 doubles) of TF's
+    float64 ``Tanh``."""
+    f = fence_of(x)
+    x = _pmax(_pmin(x, _TANHD_CLAMP), -_TANHD_CLAMP)
+    x2 = x * x
+    x3 = x2 * x
+    p = _polevl(x2, _TANHD_ALPHA, f)
+    q = _polevl(x2, _TANHD_BETA, f)
+    return _flush(_div(f(x3 * p) + x, q))
+
+
+def _tanh64(x):
+    """float64: ``ptanh_double`` over whole packets of 4, XLA's ``tanh`` on the tail (TF:
+    glibc's ``tanh``)."""
+    return split_packets(x, ptanh_double, lambda v: _flush(jnp.tanh(v)), width=4)
+
+
+def plogistic_double(x):
+    """Eigen's generic ``scalar_logistic_op::packetOp`` for doubles: ``e = pexp(x)``,
+    ``e / (1 + e)`` (1 where ``e`` is inf)."""
+    e = pexp_double(x)
+    return jnp.where(e == np.inf, np.float64(1), _flush(_div(e, 1.0 + e)))
+
+
+def _logistic64(x):
+    """float64: :func:`plogistic_double` over packets of 4; the tail with XLA's ``exp``
+    (TF: glibc's ``exp``)."""
+    def tail(v):
+        e = _flush(jnp.exp(v))
+        return jnp.where(e == np.inf, np.float64(1), _flush(_div(e, 1.0 + e)))
+    return split_packets(x, plogistic_double, tail, width=4)
