@@ -760,3 +760,46 @@ def test_sequentials_inside_a_subclassed_model_build_on_an_unknown_batch_in_fit_
         else:
             m(x[:3])
         assert (shapes(m.encoder), shapes(m.decoder)) == (enc, dec), how
+
+
+def test_fit_and_evaluate_retrace_warnings_count_one_trace_per_compile_as_keras3():
+    """Keras 3's fit/evaluate tf.function takes the data iterator (unknown batch size): it traces
+    once per model, never for the last smaller batch, and fit and evaluate share one detector.
+    distribute/keras tutorial cell 22 printed a spurious warning after three evaluations. Recorded
+    from TF 2.21 with this script: nothing until the loop of new models, then two warnings."""
+    import logging
+    import re
+    msgs = []
+
+    class Handler(logging.Handler):
+        def emit(self, record):
+            msgs.append(record.getMessage())
+
+    from tapejax._staging import function as _function
+    from tapejax.keras import models as _models
+    _function._detectors.pop(_models._multi_step_on_iterator.__code__, None)
+    x = np.random.RandomState(0).rand(100, 4).astype("float32")
+    y = np.random.RandomState(1).randint(0, 3, 100)
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(32)
+
+    def make():
+        m = tf.keras.Sequential([tf.keras.Input((4,)), L.Dense(3)])
+        m.compile("adam", tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+        return m
+
+    handler = Handler()
+    tf.get_logger().addHandler(handler)
+    try:
+        models = [make() for _ in range(3)]
+        for m in models:
+            m.evaluate(ds, verbose=0)
+        for m in models:
+            m.fit(ds, epochs=2, verbose=0)
+        assert msgs == []
+        for _ in range(8):     # a new model per fit: one trace each
+            make().fit(x[:10], y[:10], verbose=0)
+    finally:
+        tf.get_logger().removeHandler(handler)
+    name = "<function TensorFlowTrainer._make_function.<locals>.multi_step_on_iterator at 0x..>"
+    assert [re.sub("0x[0-9a-f]+", "0x..", m).split(" triggered")[0] for m in msgs] == [
+        f"5 out of the last 12 calls to {name}", f"6 out of the last 13 calls to {name}"]

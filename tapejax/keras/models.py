@@ -26,6 +26,7 @@ from . import metrics as _metrics
 from .._core.tape import GradientTape
 from .._core.state import pause_recording
 from .._staging.function import Function as _Function, TensorSpec as _TensorSpec, function as _tf_function
+from .._staging.function import _tracing_detector
 from .. import random as random
 from ..data import Dataset as _Dataset
 
@@ -47,6 +48,38 @@ def _check_model_init_arguments(cls_name, args, kwargs):
     stray = {k: kwargs[k] for k in ("inputs", "outputs") if k in kwargs}
     if stray:
         raise ValueError(f"Unrecognized keyword arguments passed to {cls_name}: {stray}")
+
+
+def _multi_step_on_iterator(iterator):
+    """Stands for Keras 3's train/test function (one code object for both, so one frequent-tracing
+    detector counts fit's and evaluate's traces together, as in TensorFlow)."""
+
+
+class _OneTracePerStepFunction:
+    """What TensorFlow's frequent-tracing detector sees of Keras 3's fit/evaluate: their
+    tf.function takes the data iterator, whose batch size is unknown, so it traces once per
+    train/test function made (per compile), never for a smaller last batch. tapejax traces the
+    step per batch shape; only its first trace is reported as one (a spurious "triggered
+    tf.function retracing" warning after evaluating a few models otherwise)."""
+
+    __slots__ = ("_detector", "_traced")
+
+    def __init__(self, detector):
+        self._detector, self._traced = detector, False
+
+    def called_with_tracing(self, python_function):
+        if self._traced:
+            self._detector.called_without_tracing()
+        else:
+            self._traced = True
+            self._detector.called_with_tracing(self)
+
+    def __str__(self):
+        # The function TensorFlow's warning names: Keras 3's step on the iterator.
+        return f"<function TensorFlowTrainer._make_function.<locals>.multi_step_on_iterator at {id(self):#x}>"
+
+    def called_without_tracing(self):
+        self._detector.called_without_tracing()
 
 
 class Model(Layer):
@@ -559,6 +592,8 @@ class Model(Layer):
                 # Keras 3 compiles predict with reduce_retracing: a second batch shape is traced
                 # once with an unknown batch size (TF's retracing warnings count so).
                 fn = _tf_function(fn, reduce_retracing=kind == "predict_step")
+                if kind != "predict_step":
+                    fn._detector = _OneTracePerStepFunction(_tracing_detector(_multi_step_on_iterator))
             self._k_step_fns[kind] = fn
         return fn
 
