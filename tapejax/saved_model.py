@@ -1273,7 +1273,11 @@ class _Signature:
         return {k: TensorSpec(v.shape, v.dtype, k) for k, v in out.items()}
 
     def __call__(self, *args, **kwargs):
-        if args:
+        # TF 2.21: a signature of one input also takes it positionally (its flat-signature
+        # fallback); with more inputs, keyword arguments only.
+        if args and len(self._arg_names) == 1 and len(args) == 1 and not kwargs:
+            kwargs = {self._arg_names[0]: args[0]}
+        elif args:
             raise TypeError(f"Signature functions take keyword arguments only: {', '.join(self._arg_names)}=...")
         missing = [n for n in self._arg_names if n not in kwargs]
         if missing:

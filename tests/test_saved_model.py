@@ -500,3 +500,28 @@ def test_unknown_size_fixed_by_an_expression_of_it(tmp_path):
     assert saved_model._solved("d1 + 2", 9, {"d0", "d1"}) == "d1 == 7"
     assert saved_model._solved("2*d1", 9, {"d1"}) is None
     assert saved_model._solved("d0 + d1", 9, {"d0", "d1"}) is None
+
+
+def test_a_signature_of_one_input_takes_it_positionally(tmp_path):
+    """distribute/save_and_load cell 9: ``inference_func(batch)`` on a loaded Keras model's
+    serving_default. TF 2.21 accepts one positional argument for a one-input signature (its
+    flat-signature fallback) and rejects positional arguments for two inputs (TypeError)."""
+    class M(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32, name="a")])
+        def f(self, a):
+            return {"s": a + 1}
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32, name="a"),
+                                      tf.TensorSpec([None], tf.float32, name="b")])
+        def g(self, a, b):
+            return {"s": a + b}
+
+    m = M()
+    tf.saved_model.save(m, str(tmp_path), signatures={"one": m.f, "two": m.g})
+    sigs = tf.saved_model.load(str(tmp_path)).signatures
+    x = tf.constant([1., 2.])
+    assert sigs["one"](x)["s"].numpy().tolist() == [2.0, 3.0]
+    assert sigs["two"](a=x, b=x)["s"].numpy().tolist() == [2.0, 4.0]
+    for call in (lambda: sigs["one"](x, x), lambda: sigs["one"](x, a=x), lambda: sigs["two"](x, x)):
+        with pytest.raises(TypeError):
+            call()
