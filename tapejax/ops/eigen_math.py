@@ -389,7 +389,8 @@ def logf_glibc(x):
 def log(x):
     """TensorFlow's CPU ``tf.math.log`` (kernel ``Log``, Eigen ``scalar_log_op``): ``plog_float``
     over whole packets of 8, glibc's ``logf`` for the last ``n % 8`` elements."""
-    return _by_dtype(x, lambda v: split_packets(v, plog_float, logf_glibc), jnp.log)
+    return _by_dtype(x, lambda v: split_packets(v, plog_float, logf_glibc),
+                     lambda v: _log64(v) if v.dtype == _F64 else jnp.log(v))
 
 
 @log.defjvp
@@ -755,3 +756,46 @@ def _logistic64(x):
         e = _flush(jnp.exp(v))
         return jnp.where(e == np.inf, np.float64(1), _flush(_div(e, 1.0 + e)))
     return split_packets(x, plogistic_double, tail, width=4)
+
+
+# ------------------------------------------------------------------------ float64 log
+
+_LOGD_P = (1.01875663804580931796E-4, 4.97494994976747001425E-1, 4.70579119878881725854E0,
+           1.44989225341610930846E1, 1.79368678507819816313E1, 7.70838733755885391666E0)
+_LOGD_Q = (1.0, 1.12873587189167450590E1, 4.52279145837532221105E1, 8.29875266912776603211E1,
+           7.11544750618563894466E1, 2.31251620126765340583E1)
+
+
+def _cubic_pair(x, x3, c, f):
+    """Eigen's interleaved ``(c0 x + c1) x + c2) x^3 + ((c3 x + c4) x + c5)``."""
+    y = f(c[0] * x) + c[1]
+    y1 = f(c[3] * x) + c[4]
+    y = f(y * x) + c[2]
+    y1 = f(y1 * x) + c[5]
+    return f(y * x3) + y1
+
+
+def plog_double(x):
+    """Eigen's ``plog_double`` (Cephes' ``x - x^2/2 + x^3 P(x)/Q(x)``, no FMA): the packet
+    path (4 doubles) of TF's float64 ``Log``."""
+    x = _daz(x)
+    f = fence_of(x)
+    bits = lax.bitcast_convert_type(x, jnp.int64)
+    e = (lax.shift_right_logical(bits & 0x7FFFFFFFFFFFFFFF, np.int64(52)) - 1022).astype(jnp.float64)
+    m = lax.bitcast_convert_type((bits & ~0x7FF0000000000000) | 0x3FE0000000000000, jnp.float64)
+    small = m < 0.70710678118654752440
+    v = (m - 1.0) + jnp.where(small, m, 0.0)
+    e = e - jnp.where(small, 1.0, 0.0)
+    x2 = v * v
+    x3 = x2 * v
+    y = _div(_cubic_pair(v, x3, _LOGD_P, f) * x3, _cubic_pair(v, x3, _LOGD_Q, f))
+    y = f(-0.5 * x2) + y
+    y = f(e * 0.693147180559945309417232121458176568) + (v + y)
+    y = jnp.where(x == np.inf, np.inf, y)
+    y = jnp.where((x < 0) | jnp.isnan(x), np.nan, y)
+    return jnp.where(x == 0, -np.inf, y)
+
+
+def _log64(x):
+    """float64: :func:`plog_double` over packets of 4, XLA's ``log`` on the tail (TF: glibc's)."""
+    return split_packets(x, plog_double, jnp.log, width=4)
