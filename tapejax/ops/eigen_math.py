@@ -470,7 +470,8 @@ def plog1p_float(x):
 def log1p(x):
     """TensorFlow's CPU ``tf.math.log1p`` (kernel ``Log1p``, Eigen ``scalar_log1p_op``):
     ``plog1p`` over whole packets of 8, glibc's ``log1pf`` for the last ``n % 8``."""
-    return _by_dtype(x, lambda v: split_packets(v, plog1p_float, log1pf_glibc), jnp.log1p)
+    return _by_dtype(x, lambda v: split_packets(v, plog1p_float, log1pf_glibc),
+                     lambda v: _f64_path("log1p", v) if v.dtype == _F64 else jnp.log1p(v))
 
 
 @log1p.defjvp
@@ -500,7 +501,8 @@ def softplus(x):
     if jnp.asarray(x).dtype in _HALF:
         return _half_softplus(jnp.asarray(x))
     return _by_dtype(x, lambda v: split_packets(v, _softplus_with(pexp_float, plog1p_float),
-                                                _softplus_with(expf_glibc, log1pf_glibc)), jax.nn.softplus)
+                                                _softplus_with(expf_glibc, log1pf_glibc)),
+                     lambda v: _f64_path("softplus", v) if v.dtype == _F64 else jax.nn.softplus(v))
 
 
 @softplus.defjvp
@@ -526,7 +528,8 @@ def elu(x):
     ``exp`` (packets and tail), the comparison reading a denormal as 0."""
     if jnp.asarray(x).dtype in _HALF:
         return _half_elu(jnp.asarray(x))
-    return _by_dtype(x, lambda v: jnp.where(_daz(v) < 0, exp(v) - np.float32(1), v), jax.nn.elu)
+    return _by_dtype(x, lambda v: jnp.where(_daz(v) < 0, exp(v) - np.float32(1), v),
+                     lambda v: jnp.where(_daz(v) < 0, exp(v) - 1.0, v) if v.dtype == _F64 else jax.nn.elu(v))
 
 
 @elu.defjvp
@@ -548,7 +551,9 @@ def selu(x):
     if jnp.asarray(x).dtype in _HALF:
         return _half_elu(jnp.asarray(x), selu=True)
     return _by_dtype(x, lambda v: _flush(jnp.where(_daz(v) < 0, _SELU_SCALE_ALPHA * (exp(v) - np.float32(1)),
-                                                   _SELU_SCALE * v)), jax.nn.selu)
+                                                   _SELU_SCALE * v)),
+                     lambda v: _flush(jnp.where(_daz(v) < 0, 1.7580993408473768599402175208123 * (exp(v) - 1.0),
+                                                1.0507009873554804934193349852946 * v)) if v.dtype == _F64 else jax.nn.selu(v))
 
 
 @selu.defjvp
@@ -638,7 +643,8 @@ def pexpm1_float(x):
 def expm1(x):
     """TensorFlow's CPU ``tf.math.expm1`` (kernel ``Expm1``, Eigen ``scalar_expm1_op``):
     ``generic_expm1`` over whole packets of 8, glibc's ``expm1f`` for the last ``n % 8``."""
-    return _by_dtype(x, lambda v: split_packets(v, pexpm1_float, expm1f_glibc), jnp.expm1)
+    return _by_dtype(x, lambda v: split_packets(v, pexpm1_float, expm1f_glibc),
+                     lambda v: _f64_path("expm1", v) if v.dtype == _F64 else jnp.expm1(v))
 
 
 @expm1.defjvp
@@ -799,3 +805,39 @@ def plog_double(x):
 def _log64(x):
     """float64: :func:`plog_double` over packets of 4, XLA's ``log`` on the tail (TF: glibc's)."""
     return split_packets(x, plog_double, jnp.log, width=4)
+
+
+# ------------------------------------------- float64 log1p, expm1, softplus, elu, selu
+
+def _generic_log1p(x, plog):
+    """Eigen's ``generic_log1p`` on a packet log."""
+    one = jnp.ones((), x.dtype)
+    xp1 = lax.optimization_barrier(x + one)     # XLA would fold (x + 1) - 1 into x
+    log1 = plog(xp1)
+    return jnp.where((xp1 == one) | (xp1 == log1), x, x * _div(log1, xp1 - one))
+
+
+def _generic_expm1(x, pexp, plog):
+    """Eigen's ``generic_expm1`` on packet exp and log."""
+    one = jnp.ones((), x.dtype)
+    u = pexp(x)
+    um1 = u - one
+    logu = plog(u)
+    out = jnp.where(logu == u, u, um1 * _div(x, logu))
+    return jnp.where(u == one, x, jnp.where(um1 == -one, -one, out))
+
+
+def _f64_path(name, x):
+    """float64 forms: Eigen's packet functions over packets of 4, XLA's on the ``n % 4`` tail."""
+    if name == "log1p":
+        return split_packets(x, lambda v: _flush(_generic_log1p(_daz(v), plog_double)), jnp.log1p, width=4)
+    if name == "expm1":
+        return split_packets(x, lambda v: _generic_expm1(v, pexp_double, plog_double), jnp.expm1, width=4)
+    th = np.float64(np.log(np.finfo(np.float64).eps) + 2)
+    def sp(e_fn, l_fn):
+        def fn(v):
+            e = e_fn(v)
+            return jnp.where(v > -th, v, jnp.where(v < th, e, l_fn(e)))
+        return fn
+    return split_packets(x, sp(pexp_double, lambda e: _generic_log1p(e, plog_double)),
+                         sp(lambda v: _flush(jnp.exp(v)), jnp.log1p), width=4)
