@@ -15,6 +15,10 @@ class NotFoundError(OpError):
     pass
 
 
+class FailedPreconditionError(OpError):
+    """The system is not in a state the operation needs (a lookup table given two values for one key)."""
+
+
 class AlreadyExistsError(OpError):
     """What was to be created (a file, with tf.io.gfile.copy or mkdir) exists already."""
 

@@ -23,6 +23,7 @@ from ..._core import dtypes as _dtypes, host as _host
 from ..._core.farmhash import fingerprint64 as _fingerprint64
 from ..._core.tensor import Tensor, _TensorBase, is_tracer, string_array
 from ...extend import defop
+from ...ops.lookup_ops import sorted_search as _sorted_search, dict_lookup as _dict_lookup
 from ._base import Layer, _Spec
 
 _MODES = ("int", "one_hot", "multi_hot", "count")
@@ -50,9 +51,7 @@ def _encode(idx, mode, depth, xp):
 
 def _int_lookup_fn(x, *, keys, values, default, mask, mask_value, n_oov, oov_start, mode, depth):
     x = x.astype(jnp.int64)
-    k = jnp.asarray(np.asarray(keys, np.int64))
-    pos = jnp.clip(jnp.searchsorted(k, x), 0, max(len(keys) - 1, 0))
-    idx = jnp.where((k[pos] == x) if keys else False, jnp.asarray(np.asarray(values, np.int64))[pos], default)
+    idx = _sorted_search(x, keys, np.asarray(values, np.int64), np.int64(default))
     if mask is not None:
         idx = jnp.where(x == mask, mask_value, idx)
     if n_oov > 1:
@@ -264,7 +263,7 @@ class StringLookup(_IndexLookup):
         a = _strings_of(inputs)
         table, default = self._k_table(), self._k_default()
         flat = a.reshape(-1)
-        idx = np.fromiter((table.get(t, default) for t in flat), np.int64, flat.size).reshape(a.shape)
+        idx = np.array(_dict_lookup(table, default, flat), np.int64).reshape(a.shape)
         if self.mask_token is not None:
             idx[a == self._k_key(self.mask_token)] = self._k_mask_value()
         oov = idx == -1
