@@ -7,6 +7,7 @@ from ._core.dtypes import (
     uint64 as uint64, bool as bool, complex64 as complex64, complex128 as complex128, string as string,
 )
 from ._core.variable import Variable as Variable, name_scope as name_scope
+from ._core.variable import VariableAggregationV2 as VariableAggregation, VariableSynchronization as VariableSynchronization
 from ._core.module import Module as Module
 from ._core.tape import GradientTape as GradientTape, UnconnectedGradients as UnconnectedGradients
 from ._core.custom_gradient import custom_gradient as custom_gradient, recompute_grad as recompute_grad

@@ -1,4 +1,5 @@
 """Variable: mutable, named state whose reads a tape can watch."""
+import enum
 from typing import Any, Optional
 
 import jax
@@ -76,7 +77,7 @@ class Variable(_TensorBase):
     # tf.distribute layout, kept by assignments; ``_kind`` what it is (``_state.RNG``: a random
     # generator's state); ``_shared`` whether its buffer may be held elsewhere (not donated).
     __slots__ = ("_stored", "_id", "trainable", "_name", "_spec", "constraint", "_sharding", "_kind",
-                 "_shared", "__weakref__")
+                 "_shared", "_sync", "_agg", "__weakref__")
 
     def __init__(self, initial_value: Any = None, trainable: Optional[bool] = None, validate_shape: bool = True,
                  caching_device: Any = None, name: Optional[str] = None, variable_def: Any = None,
@@ -104,13 +105,14 @@ class Variable(_TensorBase):
         self._sharding, value = _state.placed(value)
         self._stored = value
         self._shared = True
-        self.trainable = True if trainable is None else bool(trainable)
+        self._sync, self._agg, trainable = _distribution_modes(synchronization, aggregation, trainable, name)
+        self.trainable = bool(trainable)
         base = name if name is not None else "Variable"
         if isinstance(base, str) and base.endswith(":0"):
             base = base[:-2]
         scope = current_name_scope()
         self._name = f"{scope}/{base}" if scope else base
-        self._spec = shape
+        self._spec = None if shape is None else _declared_shape(shape, value)
         self.constraint = constraint
         _state.created(self)
 
@@ -120,7 +122,9 @@ class Variable(_TensorBase):
 
     @property
     def shape(self) -> TensorShape:
-        return TensorShape(self._stored.shape)
+        """The declared shape (``shape=`` at creation, which may leave dimensions unknown: any
+        value of a compatible shape can be assigned), else the value's."""
+        return TensorShape(self._stored.shape) if self._spec is None else self._spec
 
     @property
     def name(self) -> str:
@@ -148,11 +152,13 @@ class Variable(_TensorBase):
         v = to_array(value)
         if v.dtype != self._stored.dtype:
             v = v.astype(self._stored.dtype)
-        if v.shape != self._stored.shape:
+        fits = v.shape == self._stored.shape if self._spec is None or op != "assign" else \
+            self._spec.is_compatible_with(v.shape)
+        if not fits:
             if op == "assign":   # TensorFlow's messages, word for word
                 raise ValueError(
                     f"Cannot assign value to variable ' {self.name}': Shape mismatch.The variable shape "
-                    f"{_shape_str(self._value.shape)}, and the assigned value shape {_shape_str(v.shape)} are "
+                    f"{self.shape}, and the assigned value shape {_shape_str(v.shape)} are "
                     "incompatible.")
             raise errors.InvalidArgumentError(
                 None, None, f"Cannot update variable with shape [{','.join(map(str, self._value.shape))}] using "
@@ -214,11 +220,96 @@ class Variable(_TensorBase):
 
     @property
     def synchronization(self):
-        return None
+        """How a distributed copy syncs (``tf.VariableSynchronization``; ``AUTO`` by default)."""
+        return self._sync
 
     @property
     def aggregation(self):
-        return None
+        """How replicas' updates combine (``tf.VariableAggregation``; ``NONE`` by default)."""
+        return self._agg
+
+
+class VariableSynchronization(enum.Enum):
+    """``tf.VariableSynchronization``: when a distributed variable's copies sync (``AUTO``: as the
+    strategy decides; ``ON_READ`` variables are aggregated when read, and are not trainable by
+    default).
+
+    Example:
+        >>> import tapejax as tf
+        >>> v = tf.Variable([0.], synchronization=tf.VariableSynchronization.ON_READ,
+        ...                 aggregation=tf.VariableAggregation.MEAN)
+        >>> v.trainable, v.synchronization, v.aggregation
+        (False, <VariableSynchronization.ON_READ: 3>, <VariableAggregationV2.MEAN: 2>)
+    """
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregationV2(enum.Enum):
+    """``tf.VariableAggregation``: how the updates of replicas combine (``NONE``: an update from
+    several replicas is an error; ``SUM``, ``MEAN``, ``ONLY_FIRST_REPLICA``). Equal to the TF1
+    enum's member of the same value, as TensorFlow's.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.VariableAggregation.MEAN
+        <VariableAggregationV2.MEAN: 2>
+    """
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def __eq__(self, other):
+        return self is other or (isinstance(other, VariableAggregation) and self.value == other.value)
+
+
+class VariableAggregation(enum.Enum):
+    """TensorFlow 1's aggregation enum: what a Variable created without ``aggregation`` reports
+    (``VariableAggregation.NONE``, as TensorFlow prints it)."""
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+    ONLY_FIRST_TOWER = 3  # deprecated alias
+
+    def __hash__(self):
+        return hash(self.value)
+
+
+def _distribution_modes(synchronization, aggregation, trainable, name):
+    """TensorFlow's defaults and checks of a Variable's ``synchronization``, ``aggregation`` and
+    ``trainable`` (ON_READ variables are not trainable unless asked)."""
+    if aggregation is None:
+        aggregation = VariableAggregation.NONE
+    elif not isinstance(aggregation, (VariableAggregation, VariableAggregationV2)):
+        try:
+            aggregation = VariableAggregationV2(aggregation)
+        except ValueError:
+            raise ValueError(f"Invalid variable aggregation mode: {aggregation} for variable: {name}") from None
+    if synchronization is None:
+        synchronization = VariableSynchronization.AUTO
+    else:
+        try:
+            synchronization = VariableSynchronization(synchronization)
+        except ValueError:
+            raise ValueError(f"Invalid variable synchronization mode: {synchronization} for variable: {name}") from None
+    if trainable is None:
+        trainable = synchronization != VariableSynchronization.ON_READ
+    return synchronization, aggregation, trainable
+
+
+def _declared_shape(shape, value):
+    shape = TensorShape(shape)
+    if not shape.is_compatible_with(value.shape):
+        raise ValueError(f"In this `tf.Variable` creation, the initial value's shape ({_shape_str(value.shape)}) is "
+                         f"not compatible with the explicitly supplied `shape` argument ({list(shape)}).")
+    return shape
 
 
 class ResourceVariable(Variable):
