@@ -65,6 +65,7 @@ from . import summary as summary  # noqa: F401
 from . import image as image, io as io  # noqa: F401
 from . import signal as signal  # noqa: F401
 from . import lookup as lookup  # noqa: F401
+from . import audio as audio  # noqa: F401
 
 newaxis = None
 __version__ = version.VERSION   # what TensorFlow code checks; the package's: version.TAPEJAX_VERSION

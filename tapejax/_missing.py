@@ -23,8 +23,6 @@ MISSING = {
                      "Model.compile/fit, or a custom loop with tf.GradientTape.",
         "lite": "tf.lite (TensorFlow Lite conversion) " + _NOT_PROVIDED + ": export with tf.saved_model.save "
                 "or jax.export.",
-        "audio": "tf.audio " + _NOT_PROVIDED + ": decode audio with Python (soundfile, scipy.io.wavfile), then "
-                 "make tensors.",
         "feature_column": "tf.feature_column " + _NOT_PROVIDED + " (deprecated in TensorFlow): preprocess "
                           "features with NumPy, or in a tf.data.Dataset.map.",
         "queue": "tf.queue " + _NOT_PROVIDED + ": feed data with tf.data.Dataset.",

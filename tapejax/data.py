@@ -174,6 +174,8 @@ def _to_array(x):
         a = np.asarray(x)
         if a.dtype.kind in "fiuc":
             a = _python_default_dtype(x)
+        elif a.dtype.kind in "US":
+            a = string_array(np.array(x, dtype=object))   # NumPy's fixed-width bytes drop trailing NULs
     if a.dtype.kind in "fiucb":
         dt = jax.dtypes.canonicalize_dtype(a.dtype)
         if a.dtype != dt:
@@ -194,7 +196,7 @@ def _tensor(a):
         return _ext.rebuilt(a, [_tensor(c) for c in _ext.components(a)])
     if isinstance(a, (Dataset, RaggedTensor, SparseTensor)):
         return a
-    a = np.asarray(a)
+    a = np.array(a, dtype=object) if isinstance(a, (bytes, str)) else np.asarray(a)   # (NumPy's "S" drops NULs)
     if a.dtype.kind in "OUS":
         return Tensor(string_array(a))  # a string tensor (host NumPy bytes)
     return Tensor(from_numpy(a))

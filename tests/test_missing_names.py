@@ -13,7 +13,7 @@ COMMON = [
     ("tapejax", "Graph", "tf.function"), ("tapejax", "Session", "GradientTape"),
     ("tapejax", "placeholder", "input_signature"), ("tapejax", "estimator", "Model.compile/fit"),
     ("tapejax", "lite", "tf.saved_model.save"), ("tapejax.image", "extract_patches", "conv_general_dilated_patches"),
-    ("tapejax", "audio", "soundfile"), ("tapejax", "feature_column", "NumPy"),
+    ("tapejax", "feature_column", "NumPy"),
     ("tapejax", "queue", "tf.data.Dataset"),
     ("tapejax", "profiler", "jax.profiler"),
     ("tapejax.summary", "trace_on", "jax.profiler"),  # intro_to_modules.ipynb cell 16
