@@ -193,3 +193,15 @@ def test_float64_packets_are_tensorflows(name, digest64):
     y[np.isnan(y)] = np.nan
     assert hashlib.sha256(y.tobytes()).hexdigest()[:12] == digest64
     assert np.array_equal(np.asarray(jax.jit(fn)(x))[:1000], y, equal_nan=True)
+
+
+def test_keras_mish_and_its_gradient_are_tensorflows():
+    # Keras 3's mish is x * tanh(softplus(x)) in TF ops; its gradient g*t + TanhGrad(t, x*g)*sigmoid(x)
+    x = cases()["mixed_1003"]
+    for _ in range(2):      # host, then compiled
+        t = tf.constant(x)
+        with tf.GradientTape() as tape:
+            tape.watch(t)
+            y = tf.keras.activations.mish(t)
+        g = tape.gradient(y, t, output_gradients=tf.constant(cotangent(x)))
+        assert digest(np.concatenate([y.numpy(), g.numpy()])) == "17d7dfb278df"

@@ -26,7 +26,19 @@ swish = silu = _ops.silu
 exponential = _ops.exp
 linear = defop(lambda x: x, name="linear")
 hard_sigmoid = defop(lambda x: jax.nn.relu6(x + 3.0) / 6.0, name="hard_sigmoid")  # Keras 3 (Keras 2: 0.2x+0.5)
-mish = defop(lambda x: x * jnp.tanh(jax.nn.softplus(x)), name="mish")
+def _mish_vjp(ans, x):
+    """TF's gradient of Keras 3's ``x * tanh(softplus(x))``: ``g * t + TanhGrad(t, x * g) * sigmoid(x)``,
+    each product rounded before the sum (XLA would fuse them)."""
+    def vjp(g):
+        t = eigen_math.tanh(eigen_math.softplus(x))
+        f, flush = eigen_math.fence_of(x), eigen_math.flush
+        b = eigen_math.tanh_grad(t, flush(x * g)) * eigen_math.logistic(x)
+        return flush(f(flush(g * t)) + f(flush(b)))
+    return vjp
+
+
+mish = defop(lambda x: eigen_math.flush(x * eigen_math.tanh(eigen_math.softplus(x))), name="mish",
+             vjp=_mish_vjp)   # TF's ops, denormal products flushed as TF's threads do
 _relu_op = _ops.relu
 _gelu_op = _ops.gelu
 _softmax_op = _ops.softmax

@@ -62,6 +62,12 @@ def _flush_floats(v):
     return _flush(v) if v.dtype in (_F32, _F64) else v
 
 
+def flush(v):
+    """``v`` with denormal float32/float64 values flushed to (signed) zero, as TF's CPU threads
+    (and XLA) produce them; for code the host evaluator (NumPy, no FTZ) also runs."""
+    return _flush_floats(jnp.asarray(v))
+
+
 def _pow2_32(k):
     """``2.0 ** k`` (float32) for integer-valued float32 ``k`` in [-126, 127], exactly."""
     return lax.bitcast_convert_type((k.astype(jnp.int32) + 127) * (1 << 23), jnp.float32)
