@@ -66,6 +66,7 @@ from . import image as image, io as io  # noqa: F401
 from . import signal as signal  # noqa: F401
 from . import lookup as lookup  # noqa: F401
 from . import audio as audio  # noqa: F401
+from . import sets as sets  # noqa: F401
 
 newaxis = None
 __version__ = version.VERSION   # what TensorFlow code checks; the package's: version.TAPEJAX_VERSION

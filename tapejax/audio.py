@@ -11,10 +11,10 @@ Example:
     >>> audio.numpy().ravel().tolist(), int(rate)
     ([0.0, 0.5, -0.5], 16000)
 """
-import collections
-import struct
+import collections as _collections
+import struct as _struct
 
-import numpy as np
+import numpy as _np
 
 from . import errors as _errors
 from ._core import dtypes as _dtypes, host as _host
@@ -23,7 +23,7 @@ from .ops.array_ops import convert_to_tensor as _convert
 
 __all__ = ["decode_wav", "encode_wav"]
 
-DecodeWav = collections.namedtuple("DecodeWav", ["audio", "sample_rate"])
+_DecodeWav = _collections.namedtuple("DecodeWav", ["audio", "sample_rate"])
 
 
 def _bad(message, op="DecodeWav"):
@@ -47,10 +47,10 @@ class _Reader:
             raise _bad(f"Header mismatch: Expected {expected.decode()} but found {found.decode('latin-1')}")
 
     def u32(self):
-        return struct.unpack("<I", self.take(4))[0]
+        return _struct.unpack("<I", self.take(4))[0]
 
     def u16(self):
-        return struct.unpack("<H", self.take(2))[0]
+        return _struct.unpack("<H", self.take(2))[0]
 
 
 def _parse(data):
@@ -79,23 +79,23 @@ def _parse(data):
             body = r.take(size)
             break
         r.take(size)
-    samples = np.frombuffer(body[:len(body) // 2 * 2], "<i2")
+    samples = _np.frombuffer(body[:len(body) // 2 * 2], "<i2")
     return samples[:len(samples) // channels * channels].reshape(-1, channels), rate
 
 
 def _decode(contents, desired_channels, desired_samples):
-    data = bytes(_string_array(np.asarray(contents._value))[()])
+    data = bytes(_string_array(_np.asarray(contents._value))[()])
     samples, rate = _parse(data)
-    audio = samples.astype(np.float32) / np.float32(32768.0)
+    audio = samples.astype(_np.float32) / _np.float32(32768.0)
     channels = desired_channels if desired_channels > 0 else audio.shape[1]
     if audio.shape[1] >= channels:
         audio = audio[:, :channels]
     else:
-        audio = np.concatenate([audio, np.repeat(audio[:, -1:], channels - audio.shape[1], axis=1)], axis=1)
+        audio = _np.concatenate([audio, _np.repeat(audio[:, -1:], channels - audio.shape[1], axis=1)], axis=1)
     if desired_samples > 0:
-        audio = audio[:desired_samples] if len(audio) >= desired_samples else np.pad(
+        audio = audio[:desired_samples] if len(audio) >= desired_samples else _np.pad(
             audio, [(0, desired_samples - len(audio)), (0, 0)])
-    return _Tensor(np.ascontiguousarray(audio, np.float32)), _Tensor(np.int32(rate))
+    return _Tensor(_np.ascontiguousarray(audio, _np.float32)), _Tensor(_np.int32(rate))
 
 
 def decode_wav(contents, desired_channels=-1, desired_samples=-1, name=None):
@@ -116,21 +116,21 @@ def decode_wav(contents, desired_channels=-1, desired_samples=-1, name=None):
             f"cannot compute DecodeWav as input #0(zero-based) was expected to be a string tensor but is a "
             f"{contents.dtype.name} tensor [Op:DecodeWav] name: "))
     out = _host.call("DecodeWav", _decode, contents, int(desired_channels), int(desired_samples))
-    return DecodeWav(*out)
+    return _DecodeWav(*out)
 
 
 def _encode(audio, sample_rate):
-    a = np.asarray(audio._value, np.float32)
+    a = _np.asarray(audio._value, _np.float32)
     if a.ndim != 2:
         raise _bad(f"audio must be 2-dimensional[{','.join(str(d) for d in a.shape)}]", "EncodeWav")
-    rate = int(np.asarray(sample_rate._value))
-    x = np.clip(a, -1.0, 1.0) * np.float32(32768.0)
-    pcm = np.clip(np.sign(x) * np.floor(np.abs(x) + np.float32(0.5)), -32768, 32767).astype("<i2")
+    rate = int(_np.asarray(sample_rate._value))
+    x = _np.clip(a, -1.0, 1.0) * _np.float32(32768.0)
+    pcm = _np.clip(_np.sign(x) * _np.floor(_np.abs(x) + _np.float32(0.5)), -32768, 32767).astype("<i2")
     channels, data = a.shape[1], pcm.tobytes()
-    header = (b"RIFF" + struct.pack("<I", 36 + len(data)) + b"WAVE" + b"fmt " +
-              struct.pack("<IHHIIHH", 16, 1, channels, rate, rate * channels * 2, channels * 2, 16) +
-              b"data" + struct.pack("<I", len(data)))
-    out = np.empty((), object)
+    header = (b"RIFF" + _struct.pack("<I", 36 + len(data)) + b"WAVE" + b"fmt " +
+              _struct.pack("<IHHIIHH", 16, 1, channels, rate, rate * channels * 2, channels * 2, 16) +
+              b"data" + _struct.pack("<I", len(data)))
+    out = _np.empty((), object)
     out[()] = header + data
     return _Tensor(_string_array(out))
 

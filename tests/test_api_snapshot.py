@@ -15,7 +15,7 @@ import types
 
 SNAPSHOT = pathlib.Path(__file__).parent / "data" / "api_snapshot.json"
 MODULES = ["tapejax", "tapejax.math", "tapejax.nn", "tapejax.linalg", "tapejax.dtypes", "tapejax.numpy",
-           "tapejax.experimental.numpy", "tapejax.random", "tapejax.strings", "tapejax.signal", "tapejax.lookup", "tapejax.lookup.experimental", "tapejax.audio"]
+           "tapejax.experimental.numpy", "tapejax.random", "tapejax.strings", "tapejax.signal", "tapejax.lookup", "tapejax.lookup.experimental", "tapejax.audio", "tapejax.sets"]
 
 
 def _kind(obj):
