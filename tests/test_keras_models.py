@@ -803,3 +803,19 @@ def test_fit_and_evaluate_retrace_warnings_count_one_trace_per_compile_as_keras3
     name = "<function TensorFlowTrainer._make_function.<locals>.multi_step_on_iterator at 0x..>"
     assert [re.sub("0x[0-9a-f]+", "0x..", m).split(" triggered")[0] for m in msgs] == [
         f"5 out of the last 12 calls to {name}", f"6 out of the last 13 calls to {name}"]
+
+
+def test_lists_of_python_numbers_are_no_data_type_as_keras3():
+    """migration_debugging cell 12: ``model.fit([1, 2, 3], [0.0, 0.0, 1.0])``. TF 2.21's Keras
+    raises ValueError('Unrecognized data type: x=... (of type ...)') naming x also when y is
+    the list; tapejax failed with 'len() of unsized object'."""
+    m = tf.keras.Sequential([tf.keras.Input((1,)), L.Dense(1)])
+    m.compile("adam", "mse")
+    with pytest.raises(ValueError, match=r"^Unrecognized data type: x=\[1, 2, 3\] \(of type <class 'list'>\)$"):
+        m.fit([1, 2, 3], [0.0, 0.0, 1.0], verbose=0)
+    with pytest.raises(ValueError, match=r"^Unrecognized data type: x=\[\[1\.\]\n \[1\.\]\] \(of type "
+                                         r"<class 'numpy\.ndarray'>\)$"):
+        m.fit(np.ones((2, 1)), [0.0, 1.0], verbose=0)
+    for call in (lambda: m.evaluate([1, 2], [0.0, 1.0], verbose=0), lambda: m.predict([1, 2], verbose=0)):
+        with pytest.raises(ValueError, match=r"^Unrecognized data type: x=\[1, 2\]"):
+            call()

@@ -1115,6 +1115,14 @@ def _check_dataset_arguments(y, sample_weight, shuffle):
                       "(via `.shuffle(buffer_size)`).")
 
 
+def _check_array_data(x, y, sample_weight):
+    """Keras 3's data adapters take arrays (and lists/dicts of them): a list of Python numbers
+    (``fit([1, 2, 3], ...)``) is no data type they know; the error names ``x`` whichever it was."""
+    leaves = jax.tree_util.tree_leaves((x, y, sample_weight), is_leaf=_is_tensor_leaf)
+    if any(isinstance(leaf, (bool, int, float, complex, str, bytes)) for leaf in leaves):
+        raise ValueError(f"Unrecognized data type: x={x} (of type {type(x)})")
+
+
 class _Batches:
     """Batches of arrays (sliced with numpy, shuffled per epoch) or the elements of a dataset."""
 
@@ -1126,6 +1134,7 @@ class _Batches:
         # and the number of batches (the cardinality, or what the first pass found).
         self._iterator, self._seen, self._num_batches = None, 0, None
         if self.dataset is None:
+            _check_array_data(x, y, sample_weight)
             conv = lambda a: np.asarray(a) if not isinstance(a, np.ndarray) else a  # noqa: E731
             self.x = jax.tree_util.tree_map(conv, x, is_leaf=_is_tensor_leaf)
             self.y = None if y is None else jax.tree_util.tree_map(conv, y, is_leaf=_is_tensor_leaf)
