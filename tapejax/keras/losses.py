@@ -20,7 +20,7 @@ import optax
 
 from .._core.tensor import Tensor, _TensorBase, to_array
 from ..extend import defop
-from ..ops import kinks
+from ..ops import eigen_reduce, kinks
 from ._repr import KerasObjectRepr as _KerasObjectRepr
 
 EPSILON = 1e-7  # Keras's backend.epsilon()
@@ -75,16 +75,17 @@ def reduce_weighted(values, sample_weight=None, reduction="sum_over_batch_size",
         values = values * sample_weight
     if reduction in (None, "none") or values.ndim == 0:
         return values
-    total = jnp.sum(values)
+    total = eigen_reduce.tf_sum(values)         # Keras 3 on TF: tf.reduce_sum, TF's order
     if reduction == "sum":
         return total
     if reduction == "mean_with_sample_weight" and sample_weight is not None:
-        divisor = jnp.sum(jnp.broadcast_to(sample_weight, values.shape))
+        divisor = eigen_reduce.tf_sum(jnp.broadcast_to(sample_weight, values.shape))
     elif mask is not None:
         divisor = jnp.sum(mask).astype(values.dtype)
     else:
         divisor = jnp.asarray(values.size, values.dtype)
-    return jnp.where(divisor == 0, 0.0, total / jnp.where(divisor == 0, 1.0, divisor)).astype(values.dtype)
+    quotient = eigen_reduce.ieee_divide(total, jnp.where(divisor == 0, 1.0, divisor).astype(total.dtype))
+    return jnp.where(divisor == 0, 0.0, quotient).astype(values.dtype)
 
 
 # ---------------------------------------------------------------------------
@@ -102,29 +103,29 @@ def _clip(p):
 
 
 def _mse(y_true, y_pred):
-    return jnp.mean(jnp.square(y_pred - y_true), axis=-1)
+    return eigen_reduce.tf_mean(jnp.square(y_pred - y_true), axis=-1)
 
 
 def _mae(y_true, y_pred):
-    return jnp.mean(kinks.abs(y_true - y_pred), axis=-1)  # Keras 3 order: -0.0 gradients at 0
+    return eigen_reduce.tf_mean(kinks.abs(y_true - y_pred), axis=-1)  # Keras 3 order: -0.0 gradients at 0
 
 
 def _mape(y_true, y_pred):
-    return 100.0 * jnp.mean(kinks.abs((y_true - y_pred) / kinks.maximum(kinks.abs(y_true), EPSILON)), axis=-1)
+    return 100.0 * eigen_reduce.tf_mean(kinks.abs((y_true - y_pred) / kinks.maximum(kinks.abs(y_true), EPSILON)), axis=-1)
 
 
 def _msle(y_true, y_pred):
     f = lambda x: jnp.log(kinks.maximum(x, EPSILON) + 1.0)  # noqa: E731
-    return jnp.mean(jnp.square(f(y_pred) - f(y_true)), axis=-1)
+    return eigen_reduce.tf_mean(jnp.square(f(y_pred) - f(y_true)), axis=-1)
 
 
 def _bce(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     if from_logits:
-        return jnp.mean(optax.sigmoid_binary_cross_entropy(y_pred, y_true), axis=axis)
+        return eigen_reduce.tf_mean(optax.sigmoid_binary_cross_entropy(y_pred, y_true), axis=axis)
     p = _clip(y_pred)
-    return jnp.mean(-(y_true * jnp.log(p) + (1.0 - y_true) * jnp.log(1.0 - p)), axis=axis)
+    return eigen_reduce.tf_mean(-(y_true * jnp.log(p) + (1.0 - y_true) * jnp.log(1.0 - p)), axis=axis)
 
 
 def _cce(y_true, y_pred, from_logits=False, label_smoothing=0.0, axis=-1):
@@ -159,12 +160,12 @@ def _scce(y_true, y_pred, from_logits=False, ignore_class=None, axis=-1):
 
 
 def _huber(y_true, y_pred, delta=1.0):
-    return jnp.mean(optax.huber_loss(y_pred, y_true, delta=delta), axis=-1)
+    return eigen_reduce.tf_mean(optax.huber_loss(y_pred, y_true, delta=delta), axis=-1)
 
 
 def _log_cosh(y_true, y_pred):
     x = y_pred - y_true
-    return jnp.mean(x + jax.nn.softplus(-2.0 * x) - jnp.log(2.0).astype(x.dtype), axis=-1)
+    return eigen_reduce.tf_mean(x + jax.nn.softplus(-2.0 * x) - jnp.log(2.0).astype(x.dtype), axis=-1)
 
 
 def _kld(y_true, y_pred):
@@ -173,7 +174,7 @@ def _kld(y_true, y_pred):
 
 
 def _poisson(y_true, y_pred):
-    return jnp.mean(y_pred - y_true * jnp.log(y_pred + EPSILON), axis=-1)
+    return eigen_reduce.tf_mean(y_pred - y_true * jnp.log(y_pred + EPSILON), axis=-1)
 
 
 def _hinge_labels(y_true):
@@ -182,11 +183,11 @@ def _hinge_labels(y_true):
 
 
 def _hinge(y_true, y_pred):
-    return jnp.mean(kinks.maximum(1.0 - _hinge_labels(y_true) * y_pred, 0.0), axis=-1)
+    return eigen_reduce.tf_mean(kinks.maximum(1.0 - _hinge_labels(y_true) * y_pred, 0.0), axis=-1)
 
 
 def _squared_hinge(y_true, y_pred):
-    return jnp.mean(jnp.square(kinks.maximum(1.0 - _hinge_labels(y_true) * y_pred, 0.0)), axis=-1)
+    return eigen_reduce.tf_mean(jnp.square(kinks.maximum(1.0 - _hinge_labels(y_true) * y_pred, 0.0)), axis=-1)
 
 
 def _cosine(y_true, y_pred, axis=-1):

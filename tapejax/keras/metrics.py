@@ -26,6 +26,7 @@ from ._variables import owned_variable as _owned_variable
 from ._naming import _to_snake_case, unique_name as _unique_name
 from ..extend import defop
 from ..checkpoint.tracking import AutoTrackable as _AutoTrackable
+from ..ops import eigen_reduce
 from . import losses as _losses
 
 _f32 = jnp.float32
@@ -164,12 +165,13 @@ def _samplewise(values, sample_weight, reduce_fn):
 
 
 def _accumulate(total, count, values, sample_weight, mean):
-    values, sample_weight = _samplewise(values, sample_weight, jnp.mean if mean else jnp.sum)
-    total = total + jnp.sum(values)
+    # Keras 3 on TF: ops.mean / ops.sum are tf.reduce_mean / reduce_sum, TF's summation order
+    values, sample_weight = _samplewise(values, sample_weight, eigen_reduce.tf_mean if mean else eigen_reduce.tf_sum)
+    total = total + eigen_reduce.tf_sum(values)
     if count is None:
         return total, None
     if sample_weight is not None:
-        n = jnp.sum(sample_weight)
+        n = eigen_reduce.tf_sum(sample_weight)
     else:
         n = values.shape[0] if values.ndim >= 1 else 1
     return total, count + jnp.asarray(n, _f32)

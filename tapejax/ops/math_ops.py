@@ -19,7 +19,7 @@ from .._core.basic import identity, negative
 from .._core.engine import allows_dtypes, shares_dtype
 from .._core.indexed_slices import IndexedSlices
 from ..extend import defop
-from . import eigen_math, kinks, normalize
+from . import eigen_math, eigen_reduce, kinks, normalize
 from .namespaces import export
 
 export("identity")(identity)
@@ -186,8 +186,17 @@ def _same_dtype(f):
     return lambda x, **kw: f(x, dtype=None if x.dtype == np.bool_ else x.dtype, **kw)
 
 
+def _sum(x, axis=None, keepdims=False):
+    """TensorFlow's float32/float64 sums add in Eigen's order (ops/eigen_reduce.py)."""
+    if eigen_reduce.applies(x):
+        return eigen_reduce.reduce_sum(x, axis, keepdims)
+    return _same_dtype(jnp.sum)(x, axis=axis, keepdims=keepdims)
+
+
 def _mean(x, axis, keepdims):
     axes = builtins.range(x.ndim) if axis is None else np.atleast_1d(axis)
+    if eigen_reduce.applies(x):
+        return eigen_reduce.reduce_mean(x, axis, keepdims)
     if x.dtype.kind not in "iu":
         if x.dtype.itemsize < 4:    # float16, bfloat16: accumulated in float32, as JAX does
             return jnp.mean(x, axis=axis, keepdims=keepdims)
@@ -200,13 +209,22 @@ def _mean(x, axis, keepdims):
     return jax.lax.div(jnp.sum(x, axis=axis, keepdims=keepdims, dtype=x.dtype), jnp.asarray(max(n, 1), x.dtype))
 
 
-reduce_sum = _reduction("reduce_sum", _same_dtype(jnp.sum), "reduce_sum", "math.reduce_sum")
+reduce_sum = _reduction("reduce_sum", _sum, "reduce_sum", "math.reduce_sum")
 reduce_mean = _reduction("reduce_mean", _mean, "reduce_mean", "math.reduce_mean")
 reduce_max = _reduction("reduce_max", jnp.max, "reduce_max", "math.reduce_max")
 reduce_min = _reduction("reduce_min", jnp.min, "reduce_min", "math.reduce_min")
 reduce_prod = _reduction("reduce_prod", _same_dtype(jnp.prod), "reduce_prod", "math.reduce_prod")
-reduce_std = _reduction("reduce_std", jnp.std, "math.reduce_std")
-reduce_variance = _reduction("reduce_variance", jnp.var, "math.reduce_variance")
+reduce_std = _reduction("reduce_std", lambda x, axis, keepdims: jnp.sqrt(_variance(x, axis, keepdims))
+                        if eigen_reduce.applies(x) else jnp.std(x, axis=axis, keepdims=keepdims), "math.reduce_std")
+reduce_variance = _reduction("reduce_variance", lambda x, axis, keepdims: _variance(x, axis, keepdims),
+                             "math.reduce_variance")
+
+
+def _variance(x, axis, keepdims):
+    """TensorFlow's ``reduce_variance``: ``reduce_mean(square(x - reduce_mean(x, keepdims=True)))``."""
+    if not eigen_reduce.applies(x):
+        return jnp.var(x, axis=axis, keepdims=keepdims)
+    return eigen_reduce.reduce_variance(x, axis, keepdims)
 reduce_logsumexp = _reduction("reduce_logsumexp", jax.nn.logsumexp, "reduce_logsumexp", "math.reduce_logsumexp")
 reduce_all = _reduction("reduce_all", jnp.all, "reduce_all", "math.reduce_all")
 reduce_any = _reduction("reduce_any", jnp.any, "reduce_any", "math.reduce_any")

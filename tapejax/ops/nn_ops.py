@@ -8,7 +8,7 @@ from .._core.tensor import Tensor, _TensorBase, to_array
 from ..errors import InvalidArgumentError
 from .._core.engine import allows_dtypes
 from ..extend import defop
-from . import eigen_math, normalize
+from . import eigen_math, eigen_reduce, normalize
 from .namespaces import export
 from .array_ops import concat, gather, _transpose
 from .math_ops import clip_by_norm, reduce_sum
@@ -22,8 +22,15 @@ selu = export("nn.selu")(defop(eigen_math.selu, name="selu", vjp=lambda ans, x: 
 silu = swish = export("nn.silu", "nn.swish")(defop(jax.nn.silu, name="silu"))
 gelu = export("nn.gelu")(defop(lambda x, approximate=False: jax.nn.gelu(x, approximate=approximate), name="gelu", static=("approximate",)))
 _leaky_relu = defop(lambda x, alpha=0.2: jnp.where(x > 0, x, x * alpha), name="leaky_relu", static=("alpha",))
-softmax = export("nn.softmax")(defop(lambda x, axis=-1: jax.nn.softmax(x, axis=axis), name="softmax", static=("axis",)))
-log_softmax = export("nn.log_softmax")(defop(lambda x, axis=-1: jax.nn.log_softmax(x, axis=axis), name="log_softmax", static=("axis",)))
+# TensorFlow's kernels and gradients: exp(x - max) and its row sum in Eigen's order (eigen_reduce)
+softmax = export("nn.softmax")(defop(
+    lambda x, axis=-1: eigen_reduce.softmax(x, axis) if eigen_reduce.applies(x) else jax.nn.softmax(x, axis=axis),
+    name="softmax", static=("axis",), vjp=lambda ans, x, axis=-1: lambda g: eigen_reduce.softmax_grad(ans, g, axis)
+    if eigen_reduce.applies(ans) else (g - jnp.sum(g * ans, axis, keepdims=True)) * ans))
+log_softmax = export("nn.log_softmax")(defop(
+    lambda x, axis=-1: eigen_reduce.log_softmax(x, axis) if eigen_reduce.applies(x) else jax.nn.log_softmax(x, axis=axis),
+    name="log_softmax", static=("axis",), vjp=lambda ans, x, axis=-1: lambda g: eigen_reduce.log_softmax_grad(ans, g, axis)
+    if eigen_reduce.applies(ans) else g - jnp.sum(g, axis, keepdims=True) * jnp.exp(ans)))
 for _op, _tf_op in [(softmax, "Softmax"), (log_softmax, "LogSoftmax"), (elu, "Elu"), (selu, "Selu")]:
     allows_dtypes(_op, _tf_op, ("half", "bfloat16", "float", "double"))   # TF's kernels refuse integers
 _sparse_xent = defop(lambda labels, logits: -jnp.take_along_axis(jax.nn.log_softmax(logits), labels[..., None].astype(jnp.int32), axis=-1)[..., 0], name="sparse_softmax_cross_entropy_with_logits")
