@@ -649,3 +649,153 @@ def mfccs_from_log_mel_spectrograms(log_mel_spectrograms, name=None):
     if x.shape.rank and x.shape[-1] == 0:
         raise ValueError(f"num_mel_bins must be positive. Got: {x}")
     return _mfccs(x)
+
+
+# --- N-D FFTs and the MDCT ----------------------------------------------------------------------
+
+def _nd_args(x, fft_length, axes, inverse_real=False):
+    rank = x.shape.rank
+    axes = tuple(range(-rank, 0)) if axes is None else _static_ints(axes, "axes")
+    if fft_length is None:
+        length = [x.shape[a] for a in axes]
+        if inverse_real:
+            length[-1] = max(0, 2 * (length[-1] - 1))
+        return tuple(length), axes
+    return _static_ints(fft_length, "fft_length"), axes
+
+
+_fftnd = defop(lambda x, s, axes, norm: jnp.fft.fftn(x, s, axes, norm), name="fftnd", static=("s", "axes", "norm"))
+_ifftnd = defop(lambda x, s, axes, norm: jnp.fft.ifftn(x, s, axes, norm), name="ifftnd", static=("s", "axes", "norm"))
+_rfftnd = defop(lambda x, s, axes, norm: jnp.fft.rfftn(x, s, axes, norm), name="rfftnd", static=("s", "axes", "norm"))
+_irfftnd = defop(lambda x, s, axes, norm: jnp.fft.irfftn(x, s, axes, norm), name="irfftnd",
+                 static=("s", "axes", "norm"))
+
+
+@export("signal.fftnd")
+def fftnd(input_tensor, fft_length=None, axes=None, norm=None, name=None):
+    """The N-D discrete Fourier transform over ``axes`` (default: all) of a complex tensor
+    (``tf.signal.fftnd``); ``fft_length`` crops or zero-pads, ``norm`` is "backward" (default),
+    "ortho" or "forward".
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.signal.fftnd(tf.complex(tf.ones([2, 2]), 0.0)).numpy().real.tolist()
+        [[4.0, 0.0], [0.0, 0.0]]
+    """
+    x = convert_to_tensor(input_tensor, dtype_hint=_dtypes.complex64)
+    s, axes = _nd_args(x, fft_length, axes)
+    return _fftnd(x, s=s, axes=axes, norm=norm or "backward")
+
+
+@export("signal.ifftnd")
+def ifftnd(input_tensor, fft_length=None, axes=None, norm=None, name=None):
+    """The inverse of ``tf.signal.fftnd`` (``tf.signal.ifftnd``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> x = tf.complex(tf.constant([[1.0, 2.0], [3.0, 4.0]]), 0.0)
+        >>> tf.signal.ifftnd(tf.signal.fftnd(x)).numpy().real.tolist()
+        [[1.0, 2.0], [3.0, 4.0]]
+    """
+    x = convert_to_tensor(input_tensor, dtype_hint=_dtypes.complex64)
+    s, axes = _nd_args(x, fft_length, axes)
+    return _ifftnd(x, s=s, axes=axes, norm=norm or "backward")
+
+
+@export("signal.rfftnd")
+def rfftnd(input_tensor, fft_length=None, axes=None, norm=None, name=None):
+    """The N-D discrete Fourier transform of a real tensor over ``axes`` (default: all)
+    (``tf.signal.rfftnd``): the last axis keeps ``fft_length[-1] // 2 + 1`` frequencies.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.signal.rfftnd(tf.ones([2, 4])).shape
+        TensorShape([2, 3])
+    """
+    x = convert_to_tensor(input_tensor, dtype_hint=_dtypes.float32)
+    if _np(x.dtype) not in _COMPLEX_OF:
+        raise ValueError(f"RFFT requires tf.float32 or tf.float64 inputs, got: {x}")
+    s, axes = _nd_args(x, fft_length, axes)
+    return _rfftnd(x, s=s, axes=axes, norm=norm or "backward")
+
+
+@export("signal.irfftnd")
+def irfftnd(input_tensor, fft_length=None, axes=None, norm=None, name=None):
+    """The inverse of ``tf.signal.rfftnd`` (``tf.signal.irfftnd``): the last axis gives
+    ``fft_length[-1]`` samples (default ``2 * (n - 1)``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.signal.irfftnd(tf.signal.rfftnd(tf.ones([2, 4]))).numpy().tolist()
+        [[1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0]]
+    """
+    x = convert_to_tensor(input_tensor, dtype_hint=_dtypes.complex64)
+    if _np(x.dtype) not in _REAL_OF:
+        raise ValueError(f"IRFFT requires tf.complex64 or tf.complex128 inputs, got: {x}")
+    s, axes = _nd_args(x, fft_length, axes, inverse_real=True)
+    return _irfftnd(x, s=s, axes=axes, norm=norm or "backward")
+
+
+def _mdct_fold(x):
+    a, b, c, d = jnp.split(x, 4, axis=-1)
+    return jnp.concatenate([-c[..., ::-1] - d, a - b[..., ::-1]], axis=-1)
+
+
+def _imdct_unfold(x):
+    a, b = jnp.split(x, 2, axis=-1)
+    return jnp.concatenate([b, -b[..., ::-1], -a[..., ::-1], -a], axis=-1)
+
+
+_mdct_fold_op = defop(_mdct_fold, name="mdct_fold")
+_imdct_unfold_op = defop(_imdct_unfold, name="imdct_unfold")
+_VORBIS = _Default(vorbis_window, "tf.signal.vorbis_window")
+
+
+@export("signal.mdct")
+def mdct(signals, frame_length, window_fn=_VORBIS, pad_end=False, norm=None, name=None):
+    """The modified discrete cosine transform (``tf.signal.mdct``): frames of ``frame_length`` (a
+    multiple of 4) every ``frame_length // 2`` samples, windowed (Vorbis by default), folded and
+    DCT-IV'd to ``[..., frames, frame_length // 2]``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.signal.mdct(tf.sin(tf.range(64.0)), frame_length=16).shape
+        TensorShape([7, 8])
+    """
+    x = convert_to_tensor(signals)
+    length = _static_int(frame_length, "frame_length")
+    if length % 4 != 0:
+        raise ValueError("The frame length must be a multiple of 4.")
+    framed = frame(x, length, length // 2, pad_end=pad_end)
+    if window_fn is not None:
+        framed = multiply(framed, window_fn(length, dtype=framed.dtype))
+    else:
+        framed = multiply(framed, np.asarray(1.0 / np.sqrt(2), _np(framed.dtype)))
+    return dct(_mdct_fold_op(framed), type=4, norm=norm)
+
+
+@export("signal.inverse_mdct")
+def inverse_mdct(mdcts, window_fn=_VORBIS, norm=None, name=None):
+    """The inverse of ``tf.signal.mdct`` (``tf.signal.inverse_mdct``): DCT-IV, unfolded,
+    windowed and overlap-added.
+
+    Example:
+        >>> import tapejax as tf
+        >>> x = tf.sin(tf.range(64.0))
+        >>> y = tf.signal.inverse_mdct(tf.signal.mdct(x, 16))
+        >>> y.shape, bool(tf.reduce_max(tf.abs(y[8:-8] - x[8:-8])) < 1e-4)
+        (TensorShape([64]), True)
+    """
+    x = convert_to_tensor(mdcts)
+    half = x.shape[-1]
+    t = _np(x.dtype).type
+    if norm is None:
+        out = multiply(dct(x, type=4), np.asarray(t(0.5) / t(half), t))
+    else:
+        out = dct(x, type=4, norm="ortho")
+    frames = _imdct_unfold_op(out)
+    if window_fn is not None:
+        frames = multiply(frames, window_fn(2 * half, dtype=x.dtype))
+    else:
+        frames = multiply(frames, np.asarray(1.0 / np.sqrt(2), t))
+    return overlap_and_add(frames, half)
