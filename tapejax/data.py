@@ -2135,6 +2135,26 @@ class Dataset:
         return self._derive(lambda: iter(list(store)) if done[0] else filling(self._elements()), self._card,
                             self._spec_fn)
 
+    def snapshot(self, path, compression="AUTO", reader_func=None, shard_func=None, name=None):
+        """The same elements, kept after the first complete pass (``tf.data.Dataset.snapshot``).
+
+        TensorFlow writes them under ``path`` and reads them back on later passes, also in later
+        processes; tapejax keeps them in memory, as :meth:`cache` (``path`` is not written).
+
+        Raises:
+            NotImplementedError: ``reader_func`` or ``shard_func`` given.
+
+        Example:
+            >>> import tempfile, tapejax as tf
+            >>> ds = tf.data.Dataset.range(3).snapshot(tempfile.mkdtemp())
+            >>> [int(x) for x in ds], int(ds.cardinality())
+            ([0, 1, 2], 3)
+        """
+        if reader_func is not None or shard_func is not None:
+            raise NotImplementedError("Dataset.snapshot: reader_func and shard_func are not supported (tapejax "
+                                      "keeps the snapshot in memory); leave them out.")
+        return self.cache()
+
     def apply(self, transformation_func):
         """``transformation_func(self)``."""
         return transformation_func(self)
@@ -2198,6 +2218,7 @@ _TF_DATASET_CLASSES = {
     "repeat": "_RepeatDataset", "take": "_TakeDataset", "skip": "_SkipDataset", "shard": "_ShardDataset",
     "enumerate": "_ZipDataset", "prefetch": "_PrefetchDataset", "cache": "CacheDataset",
     "with_options": "_OptionsDataset",
+    "snapshot": "_MapDataset",   # TF 2.21 prints a snapshot as a _MapDataset
 }
 
 

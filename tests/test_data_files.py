@@ -289,3 +289,14 @@ def test_make_csv_dataset_errors_match_tensorflow(tmp_path):
     other.write_text("name,age\nx,1\n")
     with pytest.raises(ValueError, match="same column names"):
         make(str(tmp_path / "*.csv"), batch_size=2)
+
+
+def test_snapshot_keeps_the_elements_and_prints_as_tensorflow(tmp_path):
+    """csv tutorial cell 40 (``Dataset.snapshot`` was missing). TF 2.21: the same elements and
+    cardinality, printed as a ``_MapDataset``."""
+    import tapejax as tf
+    ds = tf.data.Dataset.range(3).snapshot(str(tmp_path / "snap"))
+    assert repr(ds) == "<_MapDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>"
+    assert [int(x) for x in ds.repeat(2)] == [0, 1, 2, 0, 1, 2] and int(ds.cardinality()) == 3
+    with pytest.raises(NotImplementedError, match="reader_func and shard_func"):
+        tf.data.Dataset.range(3).snapshot(str(tmp_path), reader_func=lambda d: d)
