@@ -295,9 +295,62 @@ def test_fit_on_dataset_and_validation_split():
 
 
 def test_fit_requires_compile():
+    # TF 2.21 / Keras 3.15: ValueError, for fit and evaluate; a loss only for the default steps
     model = tf.keras.Sequential([L.Dense(1, input_shape=(2,))])
-    with pytest.raises(RuntimeError, match="compile"):
-        model.fit(np.ones((4, 2)), np.ones((4, 1)), verbose=0)
+    x, y = np.ones((8, 2), np.float32), np.zeros((8, 1), np.float32)
+    for run in (lambda: model.fit(x, y, verbose=0), lambda: model.evaluate(x, y, verbose=0)):
+        with pytest.raises(ValueError, match=r"^You must call `compile\(\)` before using the model\.$"):
+            run()
+    model.compile(optimizer="sgd")
+    for run in (lambda: model.fit(x, y, verbose=0), lambda: model.evaluate(x, y, verbose=0),
+                lambda: model.train_on_batch(x, y)):
+        with pytest.raises(ValueError, match=r"^No loss to compute\. Provide a `loss` argument in `compile\(\)`\."):
+            run()
+
+
+class _Tracked(tf.keras.Model):
+    """Keras 3's "customizing fit" pattern: own metrics as attributes, a custom train_step."""
+
+    def __init__(self, list_metrics):
+        super().__init__()
+        self.d = L.Dense(1, kernel_initializer="ones")
+        self.loss_tracker = tf.keras.metrics.Mean(name="my_loss")
+        self.mae = tf.keras.metrics.MeanAbsoluteError(name="mae")
+        self.list_metrics = list_metrics
+
+    def call(self, x):
+        return self.d(x)
+
+    def train_step(self, data):
+        x, y = data
+        with tf.GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = tf.reduce_mean(tf.square(y - y_pred))
+        grads = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+        self.loss_tracker.update_state(loss)
+        self.mae.update_state(y, y_pred)
+        return {"my_loss": self.loss_tracker.result(), "mae": self.mae.result()}
+
+    @property
+    def metrics(self):
+        return [self.loss_tracker, self.mae] if self.list_metrics else super().metrics
+
+
+@pytest.mark.parametrize("list_metrics", [True, False])
+def test_custom_train_step_metrics_reset_each_epoch(list_metrics):
+    # Recorded from TF 2.21: compile(optimizer) alone suffices for a custom train_step; its
+    # metrics (listed by an overriding `metrics`, or found in the attributes) reset each epoch
+    # and its logs are its own (not re-weighted as the default loss tracker's).
+    model = _Tracked(list_metrics)
+    if not list_metrics:
+        assert [m.name for m in model.metrics] == ["my_loss", "mae"]
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.01))
+    if not list_metrics:
+        assert [m.name for m in model.metrics] == ["loss", "my_loss", "mae"]
+    h = model.fit(np.ones((8, 2), np.float32), np.zeros((8, 1), np.float32), epochs=2, batch_size=4, verbose=0)
+    np.testing.assert_allclose(h.history["my_loss"], [3.767199993133545, 2.941237449645996], rtol=1e-6)
+    np.testing.assert_allclose(h.history["mae"], [1.940000057220459, 1.714184045791626], rtol=1e-6)
 
 
 def test_compile_with_keras_names():

@@ -434,12 +434,26 @@ class Model(Layer):
         """Keras 3's list: once compiled, the loss tracker (``Mean`` named ``loss``) and, when
         ``compile`` was given metrics, their :class:`~tapejax.keras.metrics.CompileMetrics`
         (``model.metrics[1].metrics`` are the metric objects, made at the first step)."""
-        if not self.compiled:
-            return []
-        trackers = getattr(self, "_k_trackers", None)
-        if trackers is None:
-            trackers = self._k_trackers = (_metrics.Mean(name="loss"), _metrics.CompileMetrics(self))
-        return [trackers[0]] + ([trackers[1]] if self._k_all_metric_specs() else [])
+        out = []
+        if self.compiled:
+            trackers = getattr(self, "_k_trackers", None)
+            if trackers is None:
+                trackers = self._k_trackers = (_metrics.Mean(name="loss"), _metrics.CompileMetrics(self))
+            out = [trackers[0]] + ([trackers[1]] if self._k_all_metric_specs() else [])
+        # then the metrics its attributes hold, and its layers' (not those of a nested Model)
+        out += self._k_own_metrics()
+        stack = [sub for sub in self._k_sublayers() if isinstance(sub, Layer)]
+        while stack:
+            layer = stack.pop(0)
+            if not isinstance(layer, Model):
+                out += layer._k_own_metrics()
+                stack += [sub for sub in layer._k_sublayers() if isinstance(sub, Layer)]
+        return _dedup(out)
+
+    def reset_metrics(self):
+        """Resets every metric of :attr:`metrics` (``fit`` does at each epoch, ``evaluate`` first)."""
+        for m in self.metrics:
+            m.reset_state()
 
     @property
     def metrics_names(self):
@@ -488,10 +502,13 @@ class Model(Layer):
         return _metrics.CategoricalAccuracy(name="accuracy")
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None):
-        """The compiled loss (mean over the batch) plus the layers' regularization losses."""
+        """The compiled loss (mean over the batch) plus the layers' regularization losses and
+        ``add_loss`` terms (either alone where the other is absent, as Keras 3)."""
+        extra = self.losses
         if self._k_loss is None:
-            raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`: "
-                             "model.compile(optimizer='adam', loss='mse').")
+            if not extra:
+                raise ValueError("No loss to compute. Provide a `loss` argument in `compile()`.")
+            return _ops.add_n(list(extra)) if len(extra) > 1 else _ops.convert_to_tensor(extra[0])
         if sample_weight is not None:
             # Keras 3 wraps a loss function (`loss='binary_crossentropy'`, your own fn) in a
             # LossFunctionWrapper, which weighs its per-example values.
@@ -501,7 +518,6 @@ class Model(Layer):
             loss = self._k_loss(y, y_pred)
         if isinstance(loss, _TensorBase) and loss.shape.rank:
             loss = _ops.reduce_mean(loss)
-        extra = self.losses
         if extra:
             loss = _ops.add_n([loss] + [_ops.cast(l, loss.dtype) for l in extra])
         return loss
@@ -567,9 +583,13 @@ class Model(Layer):
         names += [k for k in logs if k not in names]
         return {k: float(logs[k]) for k in names}
 
-    def _k_running_logs(self, logs, x, total, count):
+    def _k_running_logs(self, kind, logs, x, total, count):
         """A step's logs as Keras 3 hands them to callbacks: floats, the loss averaged over the
-        examples seen so far in the epoch (the metrics already are running results)."""
+        examples seen so far in the epoch (the metrics already are running results). Keras's
+        own steps weigh the loss tracker by the batch size; a step the model overrides returns
+        its logs as they are (its metrics are its own)."""
+        if getattr(type(self), kind) is not getattr(Model, kind):
+            return self._k_ordered(logs), total, count
         n = _batch_len(x)
         # float32 sums, as Keras's Mean: the logged values are Keras's to the last digit.
         total = np.float32(total) + np.float32(logs["loss"]) * np.float32(n)
@@ -597,11 +617,19 @@ class Model(Layer):
             self._k_step_fns[kind] = fn
         return fn
 
+    def _k_reset_metrics(self):
+        for m in self._k_metric_objs or []:
+            m.reset_state()
+        trackers = getattr(self, "_k_trackers", ())    # the loss tracker holds the running sums fit sets
+        for m in self.metrics:
+            if not any(m is t for t in trackers):
+                m.reset_state()
+
     def _k_check_compiled(self, what):
-        if self._k_optimizer is None and what == "fit" or (self._k_loss is None and what != "predict"):
-            raise RuntimeError(f"You must compile your model before calling {what}(): "
-                               "model.compile(optimizer='adam', loss='sparse_categorical_crossentropy', "
-                               "metrics=['accuracy']).")
+        """Keras 3's check before ``what`` (fit, evaluate, train_on_batch): compile() was called.
+        A loss is needed only by the default steps (``compute_loss``), not by a custom one."""
+        if not self.compiled:
+            raise ValueError("You must call `compile()` before using the model.")
 
     def _k_prepare(self, x, y):
         """Builds, and resolves the metrics, on the first batch before any step is compiled."""
@@ -680,15 +708,14 @@ class Model(Layer):
         initial_epoch = self._initial_epoch or initial_epoch
         self._initial_epoch = None
         for epoch in range(initial_epoch, epochs):
-            for m in self._k_metric_objs or []:
-                m.reset_state()
+            self._k_reset_metrics()
             callbacks.call("on_epoch_begin", epoch, {})
             total, count, logs = 0.0, 0, {}
             for step, batch in enumerate(data.epoch(steps_per_epoch)):
                 callbacks.call("on_train_batch_begin", step, {})
                 bx, by, _ = _unpack(batch)
                 self._k_prepare(bx, by)
-                logs, total, count = self._k_running_logs(self._k_step("train_step")(batch), bx, total, count)
+                logs, total, count = self._k_running_logs("train_step", self._k_step("train_step")(batch), bx, total, count)
                 callbacks.call("on_train_batch_end", step, _sorted(logs))
                 if self.stop_training:
                     break
@@ -722,8 +749,7 @@ class Model(Layer):
         self._k_check_compiled("evaluate")
         x, y, sample_weight = _standardize_arrays(x), _standardize_arrays(y), _standardize_arrays(sample_weight)
         verbose = 1 if verbose == "auto" else verbose
-        for m in self._k_metric_objs or []:
-            m.reset_state()
+        self._k_reset_metrics()
         data = _Batches(x, y, sample_weight, batch_size, False)
         callbacks = _CallbackList(_with_progbar(callbacks, verbose), self, epochs=1, verbose=verbose,
                                   steps=steps or data.n_batches or None)
@@ -733,7 +759,7 @@ class Model(Layer):
             callbacks.call("on_test_batch_begin", step, {})
             bx, by, _ = _unpack(batch)
             self._k_prepare(bx, by)
-            out, total, count = self._k_running_logs(self._k_step("test_step")(batch), bx, total, count)
+            out, total, count = self._k_running_logs("test_step", self._k_step("test_step")(batch), bx, total, count)
             callbacks.call("on_test_batch_end", step, _sorted(out))
         logs = _sorted(out)
         callbacks.call("on_test_end", logs)

@@ -630,6 +630,21 @@ class Layer(Module):
                 sub.trainable = value
 
     @property
+    def metrics(self):
+        """The metrics (``tf.keras.metrics.Metric``) the layer's attributes hold, then its
+        sub-layers' (Keras 3: ``fit`` resets them at each epoch)."""
+        out = self._k_own_metrics()
+        for sub in self._k_sublayers():
+            if isinstance(sub, Layer):
+                out.extend(sub.metrics)
+        return _dedup(out)
+
+    def _k_own_metrics(self):
+        from ..metrics import Metric
+        return _dedup([v for key, value in vars(self).items() if not key.startswith(_BOOKKEEPING_PREFIX)
+                       for v in _leaves(value) if isinstance(v, Metric)])
+
+    @property
     def trainable_weights(self):
         """The weights a training step updates: own (creation order), then sub-layers'."""
         if not self.trainable:
