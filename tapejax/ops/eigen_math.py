@@ -100,6 +100,8 @@ def split_packets(x, packet, scalar, *more, width=8):
     its scalar tail."""
     flat = [v.reshape(-1) for v in (x,) + more]
     n = flat[0].shape[0]
+    if not isinstance(n, int):    # a symbolic size (a SavedModel's unknown batch): no tail split
+        return packet(*flat).reshape(x.shape)
     k = n - n % width
     if k == n:
         out = packet(*flat)

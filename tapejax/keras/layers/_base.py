@@ -26,6 +26,7 @@ from ...ops import cast
 from ..mixed_precision import _layer_policy
 from ...checkpoint.tracking import apply_deferred as _apply_deferred
 from .._naming import _to_snake_case, unique_name
+from ..metrics import Metric as _Metric
 
 
 # ---------------------------------------------------------------------------
@@ -640,9 +641,8 @@ class Layer(Module):
         return _dedup(out)
 
     def _k_own_metrics(self):
-        from ..metrics import Metric
         return _dedup([v for key, value in vars(self).items() if not key.startswith(_BOOKKEEPING_PREFIX)
-                       for v in _leaves(value) if isinstance(v, Metric)])
+                       for v in _leaves(value) if isinstance(v, _Metric)])
 
     @property
     def trainable_weights(self):
