@@ -64,15 +64,14 @@ def tape_vjp(f):
 
 # The modules whose tests run a second time with lazy execution on (test ids ending ``[lazy]``
 # or ``-lazy]``): lazy execution (tapejax/_core/lazy.py) promises every eager guarantee (values
-# to the bit, errors, reprs, Variables, tapes). These cover the tape (TF's own backprop and
-# custom-gradient tests), the engine and the tensor, Variables and tf.function on them, and the
-# seeds' training code. Chosen to fit CI's time budget: the modules of ops, dtypes, random
-# numbers, Keras models and optimizers (run lazily here until session 28) run lazily with the
-# whole suite, ``TAPEJAX_LAZY=1 python -m pytest -n logical``.
+# to the bit, errors, reprs, Variables, tapes). These cover the tape, the engine and the tensor,
+# Variables and tf.function on them, and the seeds' training code. Chosen to fit CI's time
+# budget: the modules of TF's own backprop tests, ops, dtypes, random numbers, Keras models and
+# optimizers (run lazily here until session 28) run lazily with the whole suite,
+# ``TAPEJAX_LAZY=1 python -m pytest -n logical``.
 LAZY_TOO = {
-    "test_tape.py", "test_tf_backprop.py", "test_tf_custom_gradient.py",
-    "test_engine.py", "test_tensor.py", "test_state.py", "test_function.py", "test_seeds_core.py",
-    "test_indexed_slices.py", "test_guide_variables.py",
+    "test_tape.py", "test_engine.py", "test_tensor.py", "test_state.py", "test_function.py",
+    "test_seeds_core.py", "test_indexed_slices.py", "test_guide_variables.py",
 }
 
 
