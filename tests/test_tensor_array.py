@@ -162,6 +162,59 @@ def test_dynamic_size_at_traced_index_asks_for_a_size():
         f(tf.constant(3))
 
 
+def test_dynamic_size_grows_at_the_counter_of_a_known_range():
+    # Recorded from TF 2.21: a dynamic array written at the counter of tf.range with known bounds
+    # (Python ints, tf.shape of a static shape) ends with the counter's last value + 1 elements.
+    @tf.function
+    def offset():
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        for i in tf.range(2, 5):
+            ta = ta.write(i, tf.cast(i, tf.float32))
+        return ta.stack()
+
+    @tf.function
+    def by_shape(x):
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        for i in tf.range(tf.shape(x)[0]):
+            ta = ta.write(i, x[i] + 1)
+        return ta.stack(), ta.size()
+
+    @tf.function
+    def nested():
+        outer = tf.TensorArray(tf.int32, size=0, dynamic_size=True)
+        for i in tf.range(3):
+            inner = tf.TensorArray(tf.int32, size=0, dynamic_size=True)
+            for j in tf.range(2):
+                inner = inner.write(j, i * 10 + j)
+            outer = outer.write(i, inner.stack())
+        return outer.stack()
+
+    @tf.function
+    def reads_back():
+        ta = tf.TensorArray(tf.float32, size=1, dynamic_size=True, element_shape=[])
+        ta = ta.write(0, 5.0)
+        for i in tf.range(1, 4):
+            ta = ta.write(i, ta.read(i - 1) * 2)
+        return ta.stack()
+
+    np.testing.assert_array_equal(offset().numpy(), [0., 0., 2., 3., 4.])
+    stacked, size = by_shape(tf.constant([[1., 2.], [3., 4.], [5., 6.]]))
+    np.testing.assert_array_equal(stacked.numpy(), [[2., 3.], [4., 5.], [6., 7.]])
+    assert int(size) == 3
+    np.testing.assert_array_equal(nested().numpy(), [[0, 1], [10, 11], [20, 21]])
+    np.testing.assert_array_equal(reads_back().numpy(), [5., 10., 20., 40.])
+
+
+def test_size_from_a_static_shape():
+    @tf.function
+    def double(x):
+        ta = tf.TensorArray(tf.float32, size=tf.shape(x)[0])
+        for i in tf.range(tf.shape(x)[0]):
+            ta = ta.write(i, x[i] * 2)
+        return ta.stack()
+    np.testing.assert_array_equal(double(tf.constant([1., 2., 3.])).numpy(), [2., 4., 6.])
+
+
 def test_traced_size_is_rejected_with_a_fix():
     @tf.function
     def f(x):

@@ -51,7 +51,7 @@ from .._core.tensor import Tensor, _TensorBase, to_array, is_tracer
 from ..ops import logical_not
 from ..ops import logical_and
 from ..ops import logical_or
-from ..ops.tensor_array import TensorArray
+from ..ops.tensor_array import TensorArray, counted_loop, loop_counter
 from .._core.dtypes import as_dtype
 from .._core.dtypes import np_dtype
 from ..ops import range as tf_range
@@ -1131,11 +1131,16 @@ def _stack(elements):
 
 def _for_arrays(stacked, n, extra_test, body, get_state, set_state, names, opts):
     def element(i):
-        return jax.tree_util.tree_map(lambda a: Tensor(a[i]), stacked)
+        return jax.tree_util.tree_map(lambda a: loop_counter(Tensor(a[i])), stacked)
 
     limit = n if opts.get("maximum_iterations") is None else min(n, int(opts["maximum_iterations"]))
     test = (lambda i: i < n) if extra_test is None else (lambda i: jnp.logical_and(i < n, to_array(extra_test())))
-    _staged_loop(test, lambda i: body(element(i)), get_state, set_state, names, opts, limit)
+    largest = None
+    if extra_test is None and limit and isinstance(stacked, (np.ndarray, jax.Array)) and not is_tracer(stacked) \
+            and stacked.ndim == 1 and stacked.dtype.kind in "iu":
+        largest = int(np.max(np.asarray(stacked)[:limit]))   # a loop over integers known now
+    with counted_loop(largest):
+        _staged_loop(test, lambda i: body(element(i)), get_state, set_state, names, opts, limit)
 
 
 def _for_range(r, extra_test, body, get_state, set_state, names, opts):
@@ -1145,14 +1150,29 @@ def _for_range(r, extra_test, body, get_state, set_state, names, opts):
     start, limit, delta = (jnp.asarray(v).astype(dtype) for v in (start, limit, delta))
 
     def value(i):
-        return Tensor(start + delta * i.astype(dtype))
+        return loop_counter(Tensor(start + delta * i.astype(dtype)))
 
     def in_range(i):
         v = start + delta * i.astype(dtype)
         return jnp.where(delta > 0, v < limit, v > limit)
 
     test = in_range if extra_test is None else (lambda i: jnp.logical_and(in_range(i), to_array(extra_test())))
-    _staged_loop(test, lambda i: body(value(i)), get_state, set_state, names, opts, opts.get("maximum_iterations"))
+    with counted_loop(None if extra_test is not None else _largest(r, opts.get("maximum_iterations"))):
+        _staged_loop(test, lambda i: body(value(i)), get_state, set_state, names, opts,
+                     opts.get("maximum_iterations"))
+
+
+def _largest(r, maximum_iterations):
+    """The largest value of a staged range whose bounds are known while tracing (a static shape,
+    ``tf.shape(x)[0]``), or None."""
+    bounds = []
+    for v in (r.start, r.limit, r.delta):
+        b = v if not isinstance(v, _TensorBase) else (_state.known_value(v) if _is_traced(v) else v.numpy())
+        if b is None or is_tracer(b) or np.ndim(b) or np.asarray(b).dtype.kind not in "iu":
+            return None
+        bounds.append(int(b))
+    values = range(*bounds)[:maximum_iterations]
+    return max(values) if values else None
 
 
 def _staged_loop(test, body, get_state, set_state, names, opts, limit):
@@ -1252,8 +1272,8 @@ class _StillUndefined(Exception):
 def converted_call(f, args, kwargs, iterated=False):
     """Calls ``f(*args, **kwargs)``, converting ``f`` first when it is a user function."""
     kwargs = kwargs or {}
-    if iterated and _is_range(f) and any(_is_traced(a) for a in list(args) + list(kwargs.values())):
-        return _StagedRange(*_range_args(args, kwargs))
+    if iterated and (f is tf_range or _is_range(f) and any(_is_traced(a) for a in list(args) + list(kwargs.values()))):
+        return _StagedRange(*_range_args(args, kwargs))   # a tf.range (or a range of tensors): a staged counter
     if f is builtins.range and any(_is_tensor(a) for a in args):
         return tf_range(*args)
     return convert(f)(*args, **kwargs)

@@ -15,8 +15,11 @@ Two representations, one meaning:
 JAX needs the size and the element shape of a loop carry before the loop runs. The size is
 the ``size`` argument; the element shape comes from ``element_shape``, the first write, or --
 when the array enters a traced loop with nothing written yet -- from one probe run of the loop
-body (:func:`infer_loop_shapes`). A ``dynamic_size`` array can grow only at indices known at
-trace time; growing at a traced index raises a ``ValueError`` that says to preallocate.
+body (:func:`infer_loop_shapes`). A ``dynamic_size`` array grows at indices known at trace
+time, and at a loop's counter when the loop's range is known (``for i in tf.range(n)`` with
+``n`` a Python int or a static shape, :class:`counted_loop`): the probe run grows it to the
+counter's last value before the loop. Growing at another traced index raises a ``ValueError``
+that says to preallocate.
 """
 import jax
 import jax.numpy as jnp
@@ -42,6 +45,39 @@ _UNKNOWN_SHAPE = (
     "tf.TensorArray: the element shape is unknown (nothing was written and no element_shape was "
     "given), so the array cannot be preallocated for {what}. Pass "
     "element_shape=..., e.g. tf.TensorArray(tf.float32, size=n, element_shape=[batch, units]).")
+
+
+# The compiled loops being traced: each one's counter's last value (None where unknown), and
+# the counters of those with one: id(Tensor) -> (Tensor, last).
+_loops = []
+_loop_counters = {}
+
+
+class counted_loop:
+    """While a loop is traced: its counter takes every value up to ``last`` (a known range and
+    no ``break``; None where unknown). A ``dynamic_size`` array written at the counter (the
+    Tensor :func:`loop_counter` marked) ends with ``last + 1`` elements, as TensorFlow's."""
+
+    def __init__(self, last):
+        self._last, self._marked = last, []
+
+    def __enter__(self):
+        _loops.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _loops.remove(self)
+        for key in self._marked:
+            _loop_counters.pop(key, None)
+
+
+def loop_counter(t):
+    """``t``, marked as the counter of the innermost loop being traced (see :class:`counted_loop`)."""
+    loop = _loops[-1] if _loops else None
+    if loop is not None and loop._last is not None:
+        _loop_counters[id(t)] = (t, loop._last)
+        loop._marked.append(id(t))
+    return t
 
 
 def _index(i, what):
@@ -118,6 +154,9 @@ class TensorArray:
             raise ValueError("Size must be declared for TensorArrays: tf.TensorArray(dtype, size=n) "
                              "(size=0 with dynamic_size=True for a growing array).")
         sv = size._value if isinstance(size, _TensorBase) else size
+        if is_tracer(sv) and isinstance(size, _TensorBase):
+            known = _state.known_value(size)     # tf.shape(x)[0] of a static shape
+            sv = sv if known is None or known.dtype == object else known
         if is_tracer(sv):
             raise ValueError(
                 "tf.TensorArray: the size is a tensor computed inside the compiled function, so it is not "
@@ -198,8 +237,11 @@ class TensorArray:
     def write(self, index, value, name=None):
         """Writes ``value`` at ``index``; returns the array (use it: ``ta = ta.write(i, x)``)."""
         i = _index(index, "write")
+        counter = _loop_counters.get(id(index))
         if isinstance(i, int):
             self._grow(i)
+        elif counter is not None and counter[0] is index and self._dynamic_size:
+            self._grow(counter[1])   # in the probe run (infer_loop_shapes); a no-op in the loop
         t = self._convert(value)
         if isinstance(i, int) and self._buffer is None:
             self._elems[i] = t
@@ -439,13 +481,17 @@ def infer_loop_shapes(lv, run_body):
     """Loop variables whose TensorArrays know their element shape, for a compiled loop.
 
     A TensorArray that enters a traced loop with nothing written and no ``element_shape``
-    cannot be preallocated. ``run_body(copy_of_lv)`` runs the loop body once on a copy (the
-    caller undoes its Variable writes); the shapes it writes fix those arrays' element shapes.
-    Loop variables without such arrays are returned unchanged, and the body is not run.
+    cannot be preallocated, and a ``dynamic_size`` one must have the size it will grow to.
+    ``run_body(copy_of_lv)`` runs the loop body once on a copy (the caller undoes its Variable
+    writes); the shapes it writes fix those arrays' element shapes, the sizes it grows to (at a
+    :func:`loop_counter`) their sizes. Loop variables without such arrays are returned
+    unchanged, and the body is not run.
     """
-    unknown = [ta for ta in _arrays_in(lv) if ta._buffer is None and
+    arrays = _arrays_in(lv)
+    unknown = [ta for ta in arrays if ta._buffer is None and
                (ta._element_shape is None or None in ta._element_shape)]
-    if not unknown:
+    counted = _loops and _loops[-1]._last is not None
+    if not unknown and not (counted and any(ta._dynamic_size for ta in arrays)):
         return lv
     copy = jax.tree_util.tree_map(lambda x: x, lv, is_leaf=lambda x: isinstance(x, _TensorBase))
     out = run_body(copy)
@@ -455,4 +501,6 @@ def infer_loop_shapes(lv, run_body):
     for ta, new in zip(before, after):
         if ta in unknown and new._element_shape is not None and None not in new._element_shape:
             ta._element_shape = new._element_shape
+        if ta._dynamic_size and new._size() > ta._size():
+            ta._grow(new._size() - 1)
     return lv
