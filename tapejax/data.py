@@ -45,6 +45,7 @@ import queue
 import random as _pyrandom
 import sys
 import threading
+import time
 
 import jax
 import numpy as np
@@ -162,6 +163,8 @@ def _to_array(x):
         return _ext.rebuilt(x, [_to_array(c) for c in _ext.components(x)])
     if isinstance(x, Dataset) or _is_composite(x):
         return x  # a dataset-valued component (``window``'s windows) stays a Dataset; ragged and sparse ones too
+    if getattr(_NO_PEEK, "on", False) and isinstance(getattr(x, "_value", x), jax.core.Tracer):
+        return getattr(x, "_value", x)   # a dataset made while its spec is traced (flat_map's function)
     if isinstance(x, (_TensorBase, jax.Array)):
         # Pipelines run on the host, like TF's: one copy here, then cheap numpy slicing.
         x = np.asarray(x._value if isinstance(x, _TensorBase) else x)
@@ -222,7 +225,7 @@ def _to_numpy(e):
 def _call(fn, e):
     """TF calls ``fn(*element)`` for tuple elements and ``fn(element)`` otherwise. A list returned
     is a tuple of components, as in TF (the list ``tf.py_function`` returns need not stack)."""
-    t = e if all(isinstance(l, Tensor) for l in _flatten(e)[0]) else _to_tensors(e)
+    t = e if all(isinstance(l, (Tensor, Dataset)) for l in _flatten(e)[0]) else _to_tensors(e)
     if isinstance(t, tuple) and not hasattr(t, "_fields"):
         out = fn(*t)
     else:
@@ -602,6 +605,7 @@ class _VectorizedMap:
         self.jitted = jax.jit(self._batched)
         self.traced = set()              # the chunk shapes traced so far
         self.lock = threading.Lock()     # one trace at a time (a parallel map calls from threads)
+        self.quiet = False               # True: the spec's trace printed what the function prints
 
     def _batched(self, chunk):
         def one(elem):
@@ -629,12 +633,139 @@ class _VectorizedMap:
                     with self.lock:
                         if not self.ok:
                             return None
-                        out = self.jitted(chunk)
+                        stdout = sys.stdout
+                        if self.quiet:
+                            sys.stdout = io.StringIO()
+                        try:
+                            out = self.jitted(chunk)
+                        finally:
+                            sys.stdout = stdout
                         self.traced.add(key)
         except Exception:  # noqa: BLE001 - not traceable: run eagerly, as written
             self.ok = False
             return None
         return self.out_tree.unflatten(out)
+
+
+class _NoPeek(Exception):
+    """An element_spec asked for while a map is made, that only a peek at an element would give."""
+
+
+_NO_PEEK = threading.local()   # set while a transformation traces its function at construction
+
+
+def _symbolic_struct(spec, dims):
+    """A ``jax.ShapeDtypeStruct`` for a TensorSpec: each unknown dimension a symbol of its own."""
+    if not isinstance(spec, TensorSpec) or spec.shape is None or spec.dtype == _dtypes.string:
+        raise _NoPeek("not a traceable component")
+    shape = tuple(next(dims) if d is None else d for d in spec.shape)
+    return jax.ShapeDtypeStruct(shape, jax.dtypes.canonicalize_dtype(spec.dtype.as_numpy_dtype))
+
+
+def _spec_of_abstract(a):
+    return TensorSpec(tuple(d if isinstance(d, (int, np.integer)) else None for d in a.shape), a.dtype)
+
+
+def _spec_dataset(element_spec):
+    """A dataset known by its spec only (a window while a function taking one is traced): its
+    transformations compute their specs; reading an element raises."""
+    def make():
+        raise _NoPeek("a traced function read a dataset argument")
+    return Dataset(make, UNKNOWN_CARDINALITY, lambda: element_spec)
+
+
+def _traced_spec(fn, in_spec, call=_call, method=None):
+    """The output spec of ``fn`` traced on ``in_spec`` as TensorFlow traces a dataset function:
+    ``jax.eval_shape`` with a symbol for each unknown dimension, so an output dimension is known
+    exactly where it follows from known input dimensions (``batch(2)`` then ``map`` keeps the
+    batch dimension unknown); a Dataset argument (a window) is a dataset of that spec. With
+    ``method`` the function returns a Dataset (``flat_map``): its element_spec. Returns
+    ``(spec, printed)``: what the function printed while traced; ``spec`` None when the
+    function cannot be traced so (string components, values that decide shapes, Variables,
+    ``py_function``): the spec then comes from an element."""
+    leaves, tree = _flatten(in_spec)
+    n = sum(1 for s in leaves if isinstance(s, TensorSpec) and s.shape is not None for d in s.shape if d is None)
+    dims = iter(jax.export.symbolic_shape(", ".join(f"d{i}" for i in range(n)))) if n else iter(())
+    try:
+        structs = [_symbolic_struct(s, dims) for s in leaves if not isinstance(s, _DatasetSpec)]
+    except _NoPeek:
+        return None, ""
+    out_tree, dataset_spec = [], []
+
+    def run(*xs):
+        xs = iter(xs)
+        args = [_spec_dataset(s.element_spec) if isinstance(s, _DatasetSpec) else Tensor(next(xs)) for s in leaves]
+        for i, t in enumerate(a for a in args if isinstance(a, Tensor)):
+            _state.name_input(t, f"args_{i}")     # TensorFlow's names of a dataset function's arguments
+        out = call(fn, tree.unflatten(args))
+        if method is not None:
+            dataset_spec.append(_as_dataset(out, method).element_spec)
+            return []
+        out_leaves, t = _flatten(out)
+        out_tree.append(t)
+        return [l._value if isinstance(l, _TensorBase) else jax.numpy.asarray(_to_array(l)) for l in out_leaves]
+
+    printed = io.StringIO()
+    stdout, sys.stdout = sys.stdout, printed
+    before, _NO_PEEK.on = getattr(_NO_PEEK, "on", False), True
+    try:
+        with _state.Scope(strict=True, tracing=True), _calls_run_eagerly():
+            out = jax.eval_shape(run, *structs)
+    except Exception:  # noqa: BLE001 - not traceable with unknown dimensions: an element tells
+        return None, ""
+    finally:
+        sys.stdout = stdout
+        _NO_PEEK.on = before
+    if method is not None:
+        return dataset_spec[-1], printed.getvalue()
+    return out_tree[-1].unflatten([_spec_of_abstract(o) for o in out]), printed.getvalue()
+
+
+def _compatible_spec(a, b, method):
+    """TensorFlow's most specific compatible spec of two elements' specs (``method``): the
+    dimensions that differ become unknown; other structures or dtypes raise TypeError."""
+    la, ta = _flatten(a)
+    lb, tb = _flatten(b)
+    if ta != tb or any(type(x) is not type(y) for x, y in zip(la, lb)):
+        raise TypeError(f"Incompatible dataset elements:\n  {a} vs.   {b}")
+    out = []
+    for x, y in zip(la, lb):
+        if not isinstance(x, TensorSpec):
+            out.append(x)
+            continue
+        if x.dtype != y.dtype:
+            raise TypeError(f"Incompatible dataset elements:\n  {a} vs.   {b}")
+        if x.shape is None or y.shape is None or len(x.shape) != len(y.shape):
+            out.append(TensorSpec(None, x.dtype))
+        else:
+            out.append(TensorSpec([d if d == e else None for d, e in zip(x.shape, y.shape)], x.dtype))
+    return ta.unflatten(out)
+
+
+class _EachCall:
+    """``fn`` applied to elements one by one. An element whose call raises is consumed: the next
+    ``next`` goes on with the element after it, as TensorFlow's map iterator does after an error
+    (what ``ignore_errors`` relies on); a generator would end at the error."""
+
+    def __init__(self, fn, elements):
+        self.fn, self.it = fn, iter(elements)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return _map(_to_array, _call(self.fn, next(self.it)))
+
+
+def _key_of(key_func, e):
+    """``group_by_window``'s key of an element: an int64 scalar, as TensorFlow requires."""
+    k = _call(key_func, e)
+    dt = k.dtype if isinstance(k, _TensorBase) else _dtypes.as_dtype(np.asarray(_to_array(k)).dtype)
+    if dt != _dtypes.int64:
+        raise ValueError(f"Tensor conversion requested dtype int64 for Tensor with dtype {dt.name}: {k!r}")
+    if np.ndim(k) != 0:
+        raise ValueError(f"key_func must return a scalar int64 key, got shape {list(np.shape(k))}.")
+    return int(np.asarray(k._value if isinstance(k, _TensorBase) else k))
 
 
 class TensorSpec:
@@ -693,6 +824,8 @@ def _spec_of(e):
             return _DatasetSpec(a.element_spec)
         if _is_composite(a):
             return _composite_spec(a)
+        if isinstance(a, jax.core.Tracer):
+            return _spec_of_abstract(a)
         return TensorSpec(np.shape(a), np.asarray(a).dtype if not isinstance(a, jax.Array) else a.dtype)
     return _map(spec, e)
 
@@ -1120,7 +1253,11 @@ class Dataset:
     def element_spec(self):
         """The structure of ``TensorSpec`` of an element."""
         if self._spec_fn is not None:
-            return self._spec_fn()
+            spec = self._spec_fn()
+            if spec is not None:     # None: the transformation could not tell (an element does)
+                return spec
+        if getattr(_NO_PEEK, "on", False):
+            raise _NoPeek("element_spec needs an element")
         peeking, _PEEKING.on = getattr(_PEEKING, "on", False), True   # a peek is no iteration:
         try:                                                             # shuffles keep their seeds
             for e in self._elements():
@@ -1167,6 +1304,9 @@ class Dataset:
             if not isinstance(a, _ext.ExtensionType) and np.ndim(a) == 0:
                 raise ValueError("from_tensor_slices needs tensors of rank >= 1 to slice; got a scalar. "
                                  "Use Dataset.from_tensors(x) for a single element.")
+        if any(isinstance(a, jax.core.Tracer) for a in leaves):   # made while a function is traced: a spec
+            return Dataset(None, UNKNOWN_CARDINALITY, lambda: _map(lambda a: _unbatched_spec(_spec_of_abstract(a)),
+                                                                   source), index=(source, None))
         n = {_nrows(a) for a in leaves}
         if len(n) > 1:
             raise ValueError(f"Dimensions of the components do not match: first dimensions {sorted(n)}. "
@@ -1373,9 +1513,9 @@ class Dataset:
         """Batches elements whose components may differ in length: such a component becomes a
         RaggedTensor (one ragged dimension more); components of one known shape batch densely.
 
-        A component's shape is known when the dataset's element_spec is declared (a
-        ``from_tensor_slices`` source and the batches of it); after a ``map`` it is not
-        (TensorFlow would trace the function to know it), so mapped components batch as ragged.
+        A component's shape is known when the dataset's element_spec is (a ``from_tensor_slices``
+        source, the batches of it, a ``map`` traced on it); a ``map`` whose output shape depends on
+        the values (``tf.range(x)``) has unknown dimensions there, so its components batch as ragged.
 
         Example:
             >>> import tapejax as tf
@@ -1383,7 +1523,7 @@ class Dataset:
             >>> [b for b in ds.ragged_batch(2)]
             [<tf.RaggedTensor [[0], [0, 1, 2, 3, 4]]>, <tf.RaggedTensor [[0, 1, 2]]>]
         """
-        known = self._spec_fn is not None
+        known = self._spec_fn is not None and self._spec_fn() is not None
         specs, tree = _flatten(self.element_spec)
         dense = [known and isinstance(s, TensorSpec) and None not in tuple(s.shape) for s in specs]
 
@@ -1523,17 +1663,46 @@ class Dataset:
 
         def run(chunk):  # lazily: an eager map_func runs once per element consumed
             if isinstance(chunk, list):  # elements that could not be stacked
-                return (_map(_to_array, _call(map_func, e)) for e in chunk)
+                return _EachCall(map_func, chunk)
             out = vec(chunk)
             if out is None:
-                return (_map(_to_array, _call(map_func, e)) for e in _unstack(chunk))
+                return _EachCall(map_func, _unstack(chunk))
             return _unstack(out)
 
         def make():
             if workers is None:
                 return itertools.chain.from_iterable(run(chunk) for chunk in self._chunks(self._CHUNK))
             return _pooled(self._chunks(self._PARALLEL_CHUNK), run, workers, ordered)
-        return self._derive(make, self._card)
+        return self._derive(make, self._card, self._traced(map_func, vec))
+
+    def _traced(self, fn, vec=None, call=_call, pick=None, arg=None, method=None):
+        """The spec function of a transformation applying ``fn`` to this dataset's elements (or
+        to ``arg()``): ``fn`` traced on ``element_spec`` (see ``_traced_spec``), now where the
+        input spec is known without reading an element (TensorFlow traces when the
+        transformation is made: what the function prints, it prints now), else when the spec is
+        first asked for. Its vectorized trace (``vec``) then prints nothing: TensorFlow runs the
+        Python function once."""
+        done = []
+
+        def spec():
+            if not done:
+                spec, printed = _traced_spec(fn, self.element_spec if arg is None else arg(), call, method)
+                if spec is not None and pick is not None:
+                    spec = pick(spec)
+                done.append(spec)
+                if spec is not None:
+                    sys.stdout.write(printed)
+                    if vec is not None:
+                        vec.quiet = True
+            return done[0]
+        before, _NO_PEEK.on = getattr(_NO_PEEK, "on", False), True
+        try:
+            spec()
+        except Exception:  # noqa: BLE001 - an element is needed (or the input fails): asked again later
+            pass
+        finally:
+            _NO_PEEK.on = before
+        return spec
 
     _CHUNK = 256          # elements per vectorized call of a map function
     _PARALLEL_CHUNK = 16  # elements per task of a parallel map
@@ -1579,7 +1748,7 @@ class Dataset:
         def make():
             return itertools.chain.from_iterable(_as_dataset(_call(map_func, e), "flat_map")._elements()
                                                  for e in self._elements())
-        return self._derive(make, UNKNOWN_CARDINALITY)
+        return self._derive(make, UNKNOWN_CARDINALITY, self._traced(map_func, method="flat_map"))
 
     def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
                    deterministic=None, name=None):
@@ -1649,7 +1818,8 @@ class Dataset:
                                 n_open += 1
                 else:
                     i, b = (i + 1) % cycle, 0
-        return self._derive(lambda: interleaved(self._elements()), UNKNOWN_CARDINALITY)
+        return self._derive(lambda: interleaved(self._elements()), UNKNOWN_CARDINALITY,
+                            self._traced(map_func, method="interleave"))
 
     def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
         """Groups elements into windows: each element of the result is a Dataset (a window).
@@ -1746,7 +1916,9 @@ class Dataset:
                                     f"{type(out).__name__}.")
                 state = as_state(out[0])
                 yield _map(_to_array, out[1])
-        return self._derive(lambda: scanned(self._elements()), self._card)
+        traced = self._traced(scan_func, call=lambda fn, e: fn(*e), pick=lambda out: out[1],
+                              arg=lambda: (_spec_of(init), self.element_spec))
+        return self._derive(lambda: scanned(self._elements()), self._card, traced)
 
     def take_while(self, predicate, name=None):
         """The elements up to (not including) the first for which ``predicate`` is false.
@@ -2026,6 +2198,150 @@ class Dataset:
                                             weights=p_orig_ds.map(lambda m: np.array([(m, 1.0 - m)], np.float32)),
                                             seed=seed, stop_on_empty_dataset=True)
 
+    def ignore_errors(self, log_warning=False, name=None):
+        """Drops the elements whose computation raised an error (``InvalidArgumentError`` from a
+        ``map`` function, a ``check_numerics``...), going on with the next element, as TF does.
+
+        With ``log_warning=True`` each error is logged (TensorFlow's "Error raised with error
+        message ..." warning).
+
+        Example:
+            >>> import tapejax as tf
+            >>> ds = tf.data.Dataset.from_tensor_slices([1., 2., 0., 4.])
+            >>> ds = ds.map(lambda x: tf.debugging.check_numerics(1. / x, "error"))
+            >>> [float(x) for x in ds.ignore_errors()]
+            [1.0, 0.5, 0.25]
+        """
+        def make():
+            it = self._elements()
+            while True:
+                try:
+                    e = next(it)
+                except StopIteration:
+                    return
+                except Exception as ex:  # noqa: BLE001 - TensorFlow drops any error status
+                    if log_warning:   # TF's C++ log line (glog format, on stderr)
+                        now = time.time()
+                        sys.stderr.write(f"W0000 00:00:{now:.6f} {threading.get_native_id():>8} "
+                                         f"ignore_errors_dataset_op.cc:125] Error raised with error message {ex}\n")
+                    continue
+                yield e
+        return self._derive(make, UNKNOWN_CARDINALITY if self._card != INFINITE_CARDINALITY else INFINITE_CARDINALITY,
+                            lambda: self.element_spec)
+
+    def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None, name=None):
+        """Groups elements by ``key_func(element)`` (an int64 scalar) into windows of
+        ``window_size`` elements (or ``window_size_func(key)``) and replaces each window by the
+        elements of the dataset ``reduce_func(key, window_dataset)``.
+
+        A window is reduced as soon as it is full; at the end of the input the partial windows
+        are reduced in increasing key order (TensorFlow's GroupByWindowDataset).
+
+        Raises:
+            ValueError: if neither or both of ``window_size`` and ``window_size_func`` are given.
+
+        Example:
+            >>> import tapejax as tf
+            >>> ds = tf.data.Dataset.range(10).group_by_window(
+            ...     key_func=lambda x: x % 2, reduce_func=lambda key, w: w.batch(3), window_size=3)
+            >>> [b.numpy().tolist() for b in ds]
+            [[0, 2, 4], [1, 3, 5], [6, 8], [7, 9]]
+        """
+        if (window_size is None) == (window_size_func is None):
+            raise ValueError("Either the `window_size` argument or the `window_size_func` argument must be "
+                             "specified.")
+        if window_size is not None:
+            size = int(window_size)
+            window_size_func = lambda key: size  # noqa: E731
+        spec = self._traced(reduce_func, method="group_by_window",
+                            arg=lambda: (TensorSpec((), np.int64), _DatasetSpec(self.element_spec)))
+        return self._grouped(key_func, reduce_func, window_size_func, spec)
+
+    def _grouped(self, key_func, reduce_func, window_size_func, spec):
+        def reduced(key, window):
+            out = _as_dataset(reduce_func(_tensor(np.int64(key)), _list_dataset(window)), "group_by_window")
+            return out._elements()
+
+        def make():
+            groups = {}
+            for e in self._elements():
+                key = _key_of(key_func, e)
+                group = groups.setdefault(key, [])
+                group.append(e)
+                size = int(np.asarray(_to_array(window_size_func(_tensor(np.int64(key))))))
+                if len(group) >= size:
+                    del groups[key]
+                    yield from reduced(key, group)
+            for key in sorted(groups):     # TF's std::map: the partial windows by key
+                yield from reduced(key, groups[key])
+        return self._derive(make, UNKNOWN_CARDINALITY if self._card != INFINITE_CARDINALITY else INFINITE_CARDINALITY,
+                            spec)
+
+    def bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes,
+                                  padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False,
+                                  no_padding=False, drop_remainder=False, name=None):
+        """Batches elements of similar length together: bucket ``i`` holds the elements whose
+        ``element_length_func(element)`` lies in ``[bucket_boundaries[i-1], bucket_boundaries[i])``
+        and is batched by ``bucket_batch_sizes[i]`` with ``padded_batch`` (``batch`` with
+        ``no_padding``), as TensorFlow's ``group_by_window`` over the bucket ids.
+
+        ``pad_to_bucket_boundary=True`` pads each unknown dimension to the bucket's boundary - 1
+        (an element as long as the largest boundary then raises ``InvalidArgumentError``).
+
+        Raises:
+            ValueError: if ``len(bucket_batch_sizes) != len(bucket_boundaries) + 1``.
+
+        Example:
+            >>> import tapejax as tf
+            >>> rows = [[0], [1, 2, 3, 4], [5, 6, 7], [7, 8, 9, 10, 11], [13, 14, 15, 16, 19, 20], [21, 22]]
+            >>> ds = tf.data.Dataset.from_generator(lambda: rows, tf.int64, output_shapes=[None])
+            >>> ds = ds.bucket_by_sequence_length(lambda x: tf.shape(x)[0], [3, 5], [2, 2, 2])
+            >>> [b.numpy().tolist() for b in ds]
+            [[[1, 2, 3, 4], [5, 6, 7, 0]], [[7, 8, 9, 10, 11, 0], [13, 14, 15, 16, 19, 20]], [[0, 0], [21, 22]]]
+        """
+        boundaries = [int(b) for b in bucket_boundaries]
+        sizes = [int(b) for b in bucket_batch_sizes]
+        if len(sizes) != len(boundaries) + 1:
+            raise ValueError(f"`len(bucket_batch_sizes)` must equal `len(bucket_boundaries) + 1` but "
+                             f"`len(bucket_batch_sizes)={len(sizes)}` and `len(bucket_boundaries)={len(boundaries)}`.")
+        lows = [np.iinfo(np.int32).min] + boundaries
+        highs = boundaries + [np.iinfo(np.int32).max]
+
+        def bucket_id(*args):
+            n = int(np.asarray(_to_array(element_length_func(*args))))
+            return np.int64(next(i for i, (lo, hi) in enumerate(zip(lows, highs)) if lo <= n < hi))
+
+        def given_shapes():
+            specs, tree = _flatten(self.element_spec)
+            if padded_shapes is None:
+                return [list(s.shape) for s in specs], tree
+            return [_padded_sizes(p, s) for p, s in zip(tree.flatten_up_to(padded_shapes), specs)], tree
+
+        def batching(key, window):
+            key = int(key)
+            if no_padding:
+                return window.batch(sizes[key], drop_remainder=drop_remainder)
+            filler = None
+            if pad_to_bucket_boundary:
+                if key >= len(sizes) - 1:
+                    raise errors.InternalError(None, None, (    # (TF wraps the assertion so)
+                        "Got error code INVALID_ARGUMENT and message: {\n"
+                        "assertion failed: [When pad_to_bucket_boundary=True, elements must have length < "
+                        "max(bucket_boundaries).] [Condition x < y did not hold element-wise:] [x (args_0:0) = ] "
+                        f"[{key}] [y (Const_1:0) = ] [{len(sizes) - 1}]\n}}"))
+                filler = boundaries[key] - 1
+            given, tree = given_shapes()
+            shapes = tree.unflatten([[filler if d is None else d for d in g] for g in given])
+            return window.padded_batch(sizes[key], shapes, padding_values, drop_remainder=drop_remainder)
+
+        def spec():
+            if no_padding:
+                return _map(lambda s: _batched_spec(s, None), self.element_spec)
+            specs = _flatten(self.element_spec)[0]
+            given, tree = given_shapes()     # (a None dimension is padded to a size known when batching)
+            return tree.unflatten([TensorSpec([None] + g, s.dtype) for s, g in zip(specs, given)])
+        return self._grouped(bucket_id, batching, lambda key: sizes[int(key)], spec)
+
     def filter(self, predicate, name=None):
         """Keeps the elements for which ``predicate`` (receiving Tensors) is true."""
         def make():
@@ -2092,7 +2408,15 @@ class Dataset:
         """This dataset's elements, then ``dataset``'s."""
         a, b = self._card, dataset._card
         card = INFINITE_CARDINALITY if -1 in (a, b) else (a + b if a >= 0 and b >= 0 else UNKNOWN_CARDINALITY)
-        return self._derive(lambda: _then(self._elements(), dataset._elements), card, self._spec_fn)
+        spec = lambda: _compatible_spec(self.element_spec, dataset.element_spec, "concatenate")  # noqa: E731
+        before, _NO_PEEK.on = getattr(_NO_PEEK, "on", False), True
+        try:
+            spec()    # TensorFlow's TypeError for elements of other structures or dtypes, now
+        except _NoPeek:
+            pass
+        finally:
+            _NO_PEEK.on = before
+        return self._derive(lambda: _then(self._elements(), dataset._elements), card, spec)
 
     def prefetch(self, buffer_size=AUTOTUNE, name=None):
         """Produces elements on a background thread, up to ``buffer_size`` ahead of the consumer.
@@ -2219,6 +2543,8 @@ _TF_DATASET_CLASSES = {
     "enumerate": "_ZipDataset", "prefetch": "_PrefetchDataset", "cache": "CacheDataset",
     "with_options": "_OptionsDataset",
     "snapshot": "_MapDataset",   # TF 2.21 prints a snapshot as a _MapDataset
+    "ignore_errors": "_IgnoreErrorsDataset", "group_by_window": "_GroupByWindowDataset",
+    "bucket_by_sequence_length": "_GroupByWindowDataset",
 }
 
 
@@ -2945,8 +3271,12 @@ _WARNED = set()
 
 def _deprecated(name, tf_module, instructions, arg=None):
     """TensorFlow's deprecation warning, once per function (per argument with ``arg``: TF's
-    ``deprecated_args``), naming the caller's line."""
+    ``deprecated_args``), naming the caller's line. TF's ``deprecated_args`` warns in graph mode
+    only: while a function is traced (a dataset function, as TF traces them), not eagerly once
+    the eager context exists (any op made it)."""
     if (name, arg) in _WARNED:
+        return
+    if arg is not None and not (_state.tracing() or getattr(_NO_PEEK, "on", False)):
         return
     _WARNED.add((name, arg))
     here = os.path.dirname(os.path.abspath(__file__))

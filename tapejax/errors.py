@@ -31,6 +31,17 @@ class UnimplementedError(OpError):
     pass
 
 
+class InternalError(OpError):
+    """An internal invariant broke: TensorFlow raises it for an assertion failed inside a dataset
+    function (``bucket_by_sequence_length(pad_to_bucket_boundary=True)`` of a too long element).
+
+    Example:
+        >>> import tapejax as tf
+        >>> issubclass(tf.errors.InternalError, tf.errors.OpError)
+        True
+    """
+
+
 class DataLossError(OpError):
     """Unrecoverable data loss or corruption: a checkpoint or SavedModel whose files are
     truncated, modified or not what their index says.

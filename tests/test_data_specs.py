@@ -1,0 +1,120 @@
+"""tf.data element specs computed from specs, as TensorFlow traces dataset functions (not from a
+first element), and Dataset.ignore_errors / group_by_window / bucket_by_sequence_length.
+Expected values recorded from TensorFlow 2.21."""
+import pytest
+
+import tapejax as tf
+
+
+def _r(spec):
+    return repr(spec)
+
+
+def test_map_traces_on_the_input_spec():
+    # TF 2.21: the batch dimension of batch(2) is unknown, so is the mapped one
+    assert _r(tf.data.Dataset.range(6).batch(2).map(lambda x: x * 2).element_spec) == \
+        "TensorSpec(shape=(None,), dtype=tf.int64, name=None)"
+    ds = tf.data.Dataset.range(6).batch(2, drop_remainder=True).map(
+        lambda x: {"s": tf.reduce_sum(x), "f": tf.cast(x, tf.float32)[None]})
+    assert _r(ds.element_spec) == ("{'s': TensorSpec(shape=(), dtype=tf.int64, name=None), "
+                                   "'f': TensorSpec(shape=(1, 2), dtype=tf.float32, name=None)}")
+    assert _r(tf.data.Dataset.range(6).batch(2).filter(lambda x: True).element_spec) == \
+        "TensorSpec(shape=(None,), dtype=tf.int64, name=None)"
+
+
+def test_map_function_is_traced_once_when_the_map_is_made(capsys):
+    def f(x):
+        print("traced", x)
+        return x + 1
+    ds = tf.data.Dataset.range(3).map(f)
+    print("made")
+    assert [int(x) for x in ds] == [1, 2, 3]
+    assert capsys.readouterr().out == 'traced Tensor("args_0:0", shape=(), dtype=int64)\nmade\n'
+
+
+def test_scan_concatenate_flat_map_interleave_specs():
+    ds = tf.data.Dataset.range(6).scan(tf.constant(0, tf.int64), lambda s, x: (s + x, tf.stack([s, x])))
+    assert _r(ds.element_spec) == "TensorSpec(shape=(2,), dtype=tf.int64, name=None)"
+    a = tf.data.Dataset.range(6).batch(2, drop_remainder=True)
+    b = tf.data.Dataset.range(6).batch(3, drop_remainder=True)
+    assert _r(a.concatenate(b).element_spec) == "TensorSpec(shape=(None,), dtype=tf.int64, name=None)"
+    with pytest.raises(TypeError, match="Incompatible dataset elements:\n  TensorSpec\\(shape=\\(2,\\), dtype=tf.int64, "
+                       "name=None\\) vs.   TensorSpec\\(shape=\\(\\), dtype=tf.float32, name=None\\)"):
+        a.concatenate(tf.data.Dataset.range(3).map(lambda x: tf.cast(x, tf.float32)))
+    w = tf.data.Dataset.range(10).window(5, shift=1)
+    assert _r(w.flat_map(lambda x: x.batch(5, drop_remainder=True)).element_spec) == \
+        "TensorSpec(shape=(5,), dtype=tf.int64, name=None)"
+    assert _r(tf.data.Dataset.zip((w, w)).flat_map(lambda a, b: tf.data.Dataset.zip((a.batch(2), b))).element_spec) \
+        == "(TensorSpec(shape=(None,), dtype=tf.int64, name=None), TensorSpec(shape=(), dtype=tf.int64, name=None))"
+    ds = tf.data.Dataset.range(6).interleave(lambda x: tf.data.Dataset.from_tensors(tf.stack([x, x])).batch(2))
+    assert _r(ds.element_spec) == "TensorSpec(shape=(None, 2), dtype=tf.int64, name=None)"
+    ds = tf.data.Dataset.range(6).flat_map(lambda x: tf.data.Dataset.from_tensor_slices(tf.stack([x, x])))
+    assert _r(ds.element_spec) == "TensorSpec(shape=(), dtype=tf.int64, name=None)"
+    assert [int(x) for x in ds.take(3)] == [0, 0, 1]
+
+
+def test_ignore_errors():
+    d = tf.data.Dataset.from_tensor_slices([1., 2., 0., 4.])
+    d = d.map(lambda x: tf.debugging.check_numerics(1. / x, "error"))
+    ie = d.ignore_errors()
+    assert repr(ie) == "<_IgnoreErrorsDataset element_spec=TensorSpec(shape=(), dtype=tf.float32, name=None)>"
+    assert int(ie.cardinality()) == -2
+    assert [float(x) for x in ie] == [1.0, 0.5, 0.25]
+    assert [b.numpy().tolist() for b in ie.batch(2)] == [[1.0, 0.5], [0.25]]
+    it = iter(d)     # TF's iterator goes on after the error
+    assert [float(next(it)), float(next(it))] == [1.0, 0.5]
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        next(it)
+    assert float(next(it)) == 0.25
+
+
+def test_group_by_window():
+    ds = tf.data.Dataset.range(10)
+    g = ds.group_by_window(key_func=lambda x: x % 2, reduce_func=lambda key, w: w.batch(3), window_size=3)
+    assert repr(g) == "<_GroupByWindowDataset element_spec=TensorSpec(shape=(None,), dtype=tf.int64, name=None)>"
+    assert int(g.cardinality()) == -2
+    assert [x.numpy().tolist() for x in g] == [[0, 2, 4], [1, 3, 5], [6, 8], [7, 9]]
+    g2 = ds.group_by_window(key_func=lambda x: x % 3,
+                            reduce_func=lambda key, w: w.map(lambda v: v + key * 100).batch(10),
+                            window_size_func=lambda k: k + 1)
+    assert [x.numpy().tolist() for x in g2] == [[0], [3], [101, 104], [6], [202, 205, 208], [9], [107]]
+    msg = "Either the `window_size` argument or the `window_size_func` argument must be specified."
+    with pytest.raises(ValueError, match=msg):
+        ds.group_by_window(lambda x: x % 2, lambda k, w: w.batch(2))
+    with pytest.raises(ValueError, match=msg):
+        ds.group_by_window(lambda x: x % 2, lambda k, w: w.batch(2), window_size=2, window_size_func=lambda k: 2)
+    with pytest.raises(ValueError, match="Tensor conversion requested dtype int64 for Tensor with dtype int32"):
+        list(ds.group_by_window(lambda x: tf.cast(x % 2, tf.int32), lambda k, w: w.batch(2), window_size=2))
+
+
+_ROWS = [[0], [1, 2, 3, 4], [5, 6, 7], [7, 8, 9, 10, 11], [13, 14, 15, 16, 19, 20], [21, 22]]
+
+
+def _rows():
+    return tf.data.Dataset.from_generator(lambda: _ROWS, output_signature=tf.TensorSpec([None], tf.int64))
+
+
+def test_bucket_by_sequence_length():
+    b = _rows().bucket_by_sequence_length(element_length_func=lambda elem: tf.shape(elem)[0],
+                                          bucket_boundaries=[3, 5], bucket_batch_sizes=[2, 2, 2])
+    assert repr(b) == "<_GroupByWindowDataset element_spec=TensorSpec(shape=(None, None), dtype=tf.int64, name=None)>"
+    assert [e.numpy().tolist() for e in b] == [[[1, 2, 3, 4], [5, 6, 7, 0]],
+                                               [[7, 8, 9, 10, 11, 0], [13, 14, 15, 16, 19, 20]], [[0, 0], [21, 22]]]
+    b = _rows().bucket_by_sequence_length(lambda elem: tf.shape(elem)[0], [3, 7], [2, 2, 2], pad_to_bucket_boundary=True,
+                                          padding_values=tf.constant(-1, tf.int64))
+    assert [e.numpy().tolist() for e in b] == [[[1, 2, 3, 4, -1, -1], [5, 6, 7, -1, -1, -1]],
+                                               [[7, 8, 9, 10, 11, -1], [13, 14, 15, 16, 19, 20]], [[0, -1], [21, 22]]]
+    assert _r(b.element_spec) == "TensorSpec(shape=(None, None), dtype=tf.int64, name=None)"
+    with pytest.raises(ValueError, match=r"`len\(bucket_batch_sizes\)` must equal `len\(bucket_boundaries\) \+ 1` but "
+                       r"`len\(bucket_batch_sizes\)=2` and `len\(bucket_boundaries\)=2`."):
+        _rows().bucket_by_sequence_length(lambda elem: tf.shape(elem)[0], [3, 5], [2, 2])
+    with pytest.raises(tf.errors.InternalError, match="When pad_to_bucket_boundary=True, elements must have length < "
+                       r"max\(bucket_boundaries\)."):
+        list(_rows().bucket_by_sequence_length(lambda elem: tf.shape(elem)[0], [3, 5], [2, 2, 2],
+                                               pad_to_bucket_boundary=True))
+    pairs = tf.data.Dataset.from_tensor_slices(([1, 2, 3, 4], [[1, 0], [2, 2], [3, 3], [0, 4]]))
+    b = pairs.bucket_by_sequence_length(lambda a, b: a, [2], [2, 2])
+    assert _r(b.element_spec) == ("(TensorSpec(shape=(None,), dtype=tf.int32, name=None), "
+                                  "TensorSpec(shape=(None, 2), dtype=tf.int32, name=None))")
+    assert [[x.numpy().tolist() for x in e] for e in b] == [[[2, 3], [[2, 2], [3, 3]]], [[1], [[1, 0]]],
+                                                             [[4], [[0, 4]]]]
