@@ -57,6 +57,7 @@ from . import errors as errors
 from . import io as _tfio
 from ._core.variable import Variable
 from ._staging.py_function import calls_run_eagerly as _calls_run_eagerly
+from ._staging.function import TensorSpec as _TensorSpecBase
 from .ops.array_ops import convert_to_tensor as _convert_to_tensor
 from .ragged import RaggedTensor, RaggedTensorSpec
 from .sparse import SparseTensor, SparseTensorSpec
@@ -768,13 +769,16 @@ def _key_of(key_func, e):
     return int(np.asarray(k._value if isinstance(k, _TensorBase) else k))
 
 
-class TensorSpec:
-    """The shape and dtype of one component of a dataset element.
+class TensorSpec(_TensorSpecBase):
+    """The shape and dtype of one component of a dataset element: a ``tf.TensorSpec`` (equal to
+    one of the same shape and dtype, as in TensorFlow).
 
     Example:
         >>> import tapejax as tf
         >>> tf.data.Dataset.from_tensor_slices([[1.0, 2.0]]).element_spec
         TensorSpec(shape=(2,), dtype=tf.float32, name=None)
+        >>> tf.data.Dataset.range(3).element_spec == tf.TensorSpec([], tf.int64)
+        True
     """
 
     def __init__(self, shape, dtype=None, name=None):
@@ -791,31 +795,43 @@ class TensorSpec:
         return f"TensorSpec(shape={shape}, dtype=tf.{dtype}, name={self.name!r})"
 
     def __eq__(self, other):
-        return (isinstance(other, TensorSpec) and _shape_key(self.shape) == _shape_key(other.shape)
-                and self.dtype == other.dtype)
+        return (isinstance(other, _TensorSpecBase) and _shape_key(self.shape) == _shape_key(other.shape)
+                and self.dtype == other.dtype and self.name == other.name)
 
-    def __hash__(self):
-        return hash((_shape_key(self.shape), self.dtype.name))
+    __hash__ = _TensorSpecBase.__hash__   # equal to a tf.TensorSpec: the same hash
 
 
 def _shape_key(shape):
     return None if shape is None else tuple(shape)
 
 
-class _DatasetSpec:
-    """The spec of a component that is itself a Dataset (``window``'s windows)."""
+class DatasetSpec:
+    """The spec of a component that is itself a Dataset (``window``'s windows): the windows'
+    ``element_spec``.
 
-    def __init__(self, element_spec):
+    Example:
+        >>> import tapejax as tf
+        >>> spec = tf.data.Dataset.range(4).window(2).element_spec
+        >>> spec
+        DatasetSpec(TensorSpec(shape=(), dtype=tf.int64, name=None), TensorShape([]))
+        >>> spec == tf.data.DatasetSpec(tf.TensorSpec([], tf.int64))
+        True
+    """
+
+    def __init__(self, element_spec, dataset_shape=()):
         self.element_spec = element_spec
 
     def __repr__(self):
         return f"DatasetSpec({self.element_spec!r}, TensorShape([]))"
 
     def __eq__(self, other):
-        return isinstance(other, _DatasetSpec) and self.element_spec == other.element_spec
+        return isinstance(other, DatasetSpec) and self.element_spec == other.element_spec
 
     def __hash__(self):
         return hash(("DatasetSpec", repr(self.element_spec)))
+
+
+_DatasetSpec = DatasetSpec
 
 
 def _spec_of(e):
@@ -3338,9 +3354,140 @@ class experimental:
                     "Use `tf.data.Dataset.ragged_batch` instead.")
         return lambda dataset: dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
 
+    @staticmethod
+    def assert_cardinality(expected_cardinality):
+        """``dataset.apply(tf.data.experimental.assert_cardinality(n))``: the dataset, with
+        cardinality ``n``; iterating raises TF's ``FailedPreconditionError`` when it holds more or
+        fewer elements.
+
+        Example:
+            >>> import tapejax as tf
+            >>> ds = tf.data.Dataset.range(6).filter(lambda x: True)
+            >>> int(ds.apply(tf.data.experimental.assert_cardinality(6)).cardinality())
+            6
+        """
+        n = int(expected_cardinality)
+
+        def apply(dataset):
+            def make():
+                count = 0
+                for e in dataset._elements():
+                    count += 1
+                    if n >= 0 and count > n:
+                        raise errors.FailedPreconditionError(None, None, (
+                            f"Input dataset was expected to contain {n} element{'s' if n != 1 else ''} but "
+                            f"contained at least {count} element{'s' if count != 1 else ''}. [Op:IteratorGetNext] "
+                            "name: "))
+                    yield e
+                if n >= 0 and count < n:
+                    raise errors.FailedPreconditionError(None, None, (
+                        f"Input dataset was expected to contain {n} element{'s' if n != 1 else ''} but "
+                        f"contained only {count} element{'s' if count != 1 else ''}. [Op:IteratorGetNext] name: "))
+            out = dataset._derive(make, n, lambda: dataset.element_spec)
+            out._REPR = "_AssertCardinalityDataset"
+            return out
+        return apply
+
+    @staticmethod
+    def from_list(elements, name=None):
+        """A dataset of the given elements (each of one structure), stacked per component.
+
+        Example:
+            >>> import tapejax as tf
+            >>> ds = tf.data.experimental.from_list([(1, "a"), (2, "b")])
+            >>> list(ds.as_numpy_iterator())
+            [(np.int32(1), b'a'), (np.int32(2), b'b')]
+        """
+        if not elements:
+            raise ValueError("Invalid `elements`. `elements` should not be empty.")
+        items = [_map(_to_array, e) for e in elements]
+        out = Dataset.from_tensor_slices(_stack(items))
+        out._REPR = "_ListDataset"
+        return out
+
+    @staticmethod
+    def get_structure(dataset_or_iterator):
+        """The ``element_spec`` of a dataset (or of the dataset an iterator reads)."""
+        spec = getattr(dataset_or_iterator, "element_spec", None)
+        if spec is None:
+            raise TypeError("Invalid `dataset_or_iterator`. `dataset_or_iterator` must be a `tf.data.Dataset` or "
+                            f"tf.data.Iterator object, but got {type(dataset_or_iterator)}.")
+        return spec
+
+    @staticmethod
+    def get_single_element(dataset):
+        """``dataset.get_single_element()`` (deprecated in TensorFlow, which logs so)."""
+        _deprecated("get_single_element", "tensorflow.python.data.experimental.ops.get_single_element",
+                    "Use `tf.data.Dataset.get_single_element()`.")
+        return dataset.get_single_element()
+
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False):
+        """``Dataset.sample_from_datasets`` (deprecated in TensorFlow, which logs so)."""
+        _deprecated("sample_from_datasets_v2", "tensorflow.python.data.experimental.ops.interleave_ops",
+                    "Use `tf.data.Dataset.sample_from_datasets(...)`.")
+        return Dataset.sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=False):
+        """``Dataset.choose_from_datasets`` with TF's experimental default
+        ``stop_on_empty_dataset=False`` (deprecated in TensorFlow, which logs so)."""
+        _deprecated("choose_from_datasets_v2", "tensorflow.python.data.experimental.ops.interleave_ops",
+                    "Use `tf.data.Dataset.choose_from_datasets(...)` instead. Note that, unlike the experimental "
+                    "endpoint, the non-experimental endpoint sets `stop_on_empty_dataset=True` by default. You "
+                    "should set this argument explicitly in case you would like to match the behavior of the "
+                    "experimental endpoint.")
+        return Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+
+def _experimental_transformation(name, module, instructions, apply):
+    """A deprecated ``tf.data.experimental`` transformation: logs TF's warning when called and
+    returns ``lambda dataset: apply(dataset, *args)`` for ``dataset.apply``."""
+    def transformation(*args, **kwargs):
+        _deprecated(name, "tensorflow.python.data.experimental.ops." + module, instructions)
+        return lambda dataset: apply(dataset, *args, **kwargs)
+    transformation.__name__ = transformation.__qualname__ = name
+    transformation.__doc__ = (f"``dataset.apply(tf.data.experimental.{name}(...))`` (deprecated in TensorFlow, "
+                              f"which logs so): {instructions}")
+    return staticmethod(transformation)
+
+
+for _name, _module, _instructions, _apply in [
+    ("bucket_by_sequence_length", "grouping", "Use `tf.data.Dataset.bucket_by_sequence_length(...)`.",
+     Dataset.bucket_by_sequence_length),
+    ("enumerate_dataset", "enumerate_ops", "Use `tf.data.Dataset.enumerate()`.", Dataset.enumerate),
+    ("group_by_window", "grouping", "Use `tf.data.Dataset.group_by_window(...)`.", Dataset.group_by_window),
+    ("ignore_errors", "error_ops", "Use `tf.data.Dataset.ignore_errors` instead.", Dataset.ignore_errors),
+    ("map_and_batch", "batching", "Use `tf.data.Dataset.map(map_func, num_parallel_calls)` followed by "
+     "`tf.data.Dataset.batch(batch_size, drop_remainder)`. Static tf.data optimizations will take care of using "
+     "the fused implementation.",
+     lambda ds, map_func, batch_size, num_parallel_batches=None, drop_remainder=False, num_parallel_calls=None:
+     ds.map(map_func, num_parallel_calls).batch(batch_size, drop_remainder)),
+    ("parallel_interleave", "interleave_ops", "Use `tf.data.Dataset.interleave(map_func, cycle_length, "
+     "block_length, num_parallel_calls=tf.data.AUTOTUNE)` instead. If sloppy execution is desired, use "
+     "`tf.data.Options.deterministic`.",
+     lambda ds, map_func, cycle_length, block_length=1, sloppy=False, buffer_output_elements=None,
+     prefetch_input_elements=None: ds.interleave(map_func, cycle_length, block_length, num_parallel_calls=AUTOTUNE)),
+    ("rejection_resample", "resampling", "Use `tf.data.Dataset.rejection_resample(...)`.",
+     Dataset.rejection_resample),
+    ("scan", "scan_ops", "Use `tf.data.Dataset.scan(...) instead", Dataset.scan),
+    ("shuffle_and_repeat", "shuffle_ops", "Use `tf.data.Dataset.shuffle(buffer_size, seed)` followed by "
+     "`tf.data.Dataset.repeat(count)`. Static tf.data optimizations will take care of using the fused "
+     "implementation.",
+     lambda ds, buffer_size, count=None, seed=None: ds.shuffle(buffer_size, seed).repeat(count)),
+    ("take_while", "take_while_ops", "Use `tf.data.Dataset.take_while(...)", Dataset.take_while),
+    ("unbatch", "batching", "Use `tf.data.Dataset.unbatch()`.", Dataset.unbatch),
+    ("unique", "unique", "Use `tf.data.Dataset.unique(...)", Dataset.unique),
+    ("snapshot", "snapshot", "Use `tf.data.Dataset.snapshot(...)`.", Dataset.snapshot),
+]:
+    setattr(experimental, _name, _experimental_transformation(_name, _module, _instructions, _apply))
+
+Iterator = _Iterator   # ``isinstance(iter(dataset), tf.data.Iterator)``
+
 
 __all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental", "Options",
-           "ThreadingOptions", "TensorSpec", "TextLineDataset", "TFRecordDataset", "FixedLengthRecordDataset"]
+           "ThreadingOptions", "TensorSpec", "TextLineDataset", "TFRecordDataset", "FixedLengthRecordDataset",
+           "DatasetSpec", "Iterator"]
 
 from ._missing import module_getattr as _module_getattr  # noqa: E402
 from . import random as _random

@@ -118,3 +118,47 @@ def test_bucket_by_sequence_length():
                                   "TensorSpec(shape=(None, 2), dtype=tf.int32, name=None))")
     assert [[x.numpy().tolist() for x in e] for e in b] == [[[2, 3], [[2, 2], [3, 3]]], [[1], [[1, 0]]],
                                                              [[4], [[0, 4]]]]
+
+
+def test_element_specs_are_tf_tensor_specs():
+    spec = tf.data.Dataset.range(3).element_spec
+    assert spec == tf.TensorSpec([], tf.int64) and tf.TensorSpec([], tf.int64) == spec
+    assert isinstance(spec, tf.TensorSpec)
+    assert {tf.TensorSpec([None], tf.int64): 1}[tf.data.Dataset.range(3).batch(2).element_spec] == 1
+    assert tf.data.Dataset.range(4).window(2).element_spec == tf.data.DatasetSpec(tf.TensorSpec([], tf.int64))
+    assert repr(tf.data.DatasetSpec(tf.TensorSpec([2], tf.int32))) == \
+        "DatasetSpec(TensorSpec(shape=(2,), dtype=tf.int32, name=None), TensorShape([]))"
+    assert isinstance(iter(tf.data.Dataset.range(3)), tf.data.Iterator)
+    assert tf.data.experimental.get_structure(tf.data.Dataset.range(3)) == spec
+
+
+def test_experimental_transformations(caplog):
+    import tapejax.data as data
+    E = tf.data.experimental
+    ds = tf.data.Dataset.range(6)
+    data._WARNED.discard(("scan", None))
+    t = E.scan(tf.constant(0, tf.int64), lambda s, x: (s + x, s))
+    assert ("scan (from tensorflow.python.data.experimental.ops.scan_ops) is deprecated and will be removed in a "
+            "future version.\nInstructions for updating:\nUse `tf.data.Dataset.scan(...) instead") in caplog.text
+    assert [int(x) for x in ds.apply(t)] == [0, 0, 1, 3, 6, 10]
+    assert [(int(i), int(x)) for i, x in ds.apply(E.enumerate_dataset(5)).take(2)] == [(5, 0), (6, 1)]
+    assert [int(x) for x in ds.apply(E.shuffle_and_repeat(1, 2))] == [0, 1, 2, 3, 4, 5] * 2
+    assert [b.numpy().tolist() for b in ds.apply(E.map_and_batch(lambda x: x * 2, 4))] == [[0, 2, 4, 6], [8, 10]]
+    assert [int(x) for x in ds.apply(E.take_while(lambda x: x < 3))] == [0, 1, 2]
+    assert [int(x) for x in ds.batch(4).apply(E.unbatch())] == [0, 1, 2, 3, 4, 5]
+    assert int(E.get_single_element(tf.data.Dataset.range(1))) == 0
+    choice = tf.data.Dataset.from_tensor_slices(tf.constant([0, 1, 1], tf.int64))
+    assert [int(x) for x in E.choose_from_datasets([ds, ds.map(lambda x: x + 10)], choice)] == [0, 10, 11]
+    a = ds.apply(E.assert_cardinality(6))
+    assert repr(a) == "<_AssertCardinalityDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>"
+    assert [int(x) for x in a] == [0, 1, 2, 3, 4, 5] and int(a.cardinality()) == 6
+    with pytest.raises(tf.errors.FailedPreconditionError,
+                       match="Input dataset was expected to contain 5 elements but contained at least 6 elements."):
+        list(ds.filter(lambda x: True).apply(E.assert_cardinality(5)))
+    with pytest.raises(tf.errors.FailedPreconditionError,
+                       match="Input dataset was expected to contain 7 elements but contained only 6 elements."):
+        list(ds.filter(lambda x: True).apply(E.assert_cardinality(7)))
+    lst = E.from_list([(1, "a"), (2, "b")])
+    assert repr(lst) == ("<_ListDataset element_spec=(TensorSpec(shape=(), dtype=tf.int32, name=None), "
+                         "TensorSpec(shape=(), dtype=tf.string, name=None))>")
+    assert [(int(a), b.numpy()) for a, b in lst] == [(1, b"a"), (2, b"b")]
