@@ -722,6 +722,14 @@ def _traced_spec(fn, in_spec, call=_call, method=None):
     return out_tree[-1].unflatten([_spec_of_abstract(o) for o in out]), printed.getvalue()
 
 
+def _common_spec(datasets):
+    """The element_spec of a dataset choosing among ``datasets``: TF's most specific compatible one."""
+    spec = datasets[0].element_spec
+    for d in datasets[1:]:
+        spec = _compatible_spec(spec, d.element_spec, "")
+    return spec
+
+
 def _compatible_spec(a, b, method):
     """TensorFlow's most specific compatible spec of two elements' specs (``method``): the
     dimensions that differ become unknown; other structures or dtypes raise TypeError."""
@@ -2040,10 +2048,16 @@ class Dataset:
                 yield tree.unflatten([np.concatenate(c) for c in zip(*parts)])
 
         c = self._card
-        lead = sizes[0] if drop and len(set(sizes)) == 1 else None
+
+        def lead():   # TF's static batch size: one size, and no partial batch (dropped, or none formed)
+            if len(set(sizes)) != 1:
+                return None
+            known = [s.shape[0] for s in _flatten(self.element_spec)[0]
+                     if isinstance(s, TensorSpec) and s.shape is not None and len(s.shape) and s.shape[0] is not None]
+            return sizes[0] if drop or (known and known[0] % sizes[0] == 0) else None
         return self._derive(lambda: rebatched(self._elements()),
                             INFINITE_CARDINALITY if c == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY,
-                            lambda: _map(lambda s: TensorSpec((lead,) + tuple(s.shape)[1:], s.dtype),
+                            lambda: _map(lambda s, n=lead(): TensorSpec((n,) + tuple(s.shape)[1:], s.dtype),
                                          self.element_spec))
 
     @staticmethod
@@ -2119,7 +2133,7 @@ class Dataset:
         else:
             card = UNKNOWN_CARDINALITY if UNKNOWN_CARDINALITY in cards else sum(cards)
         return Dataset(lambda: _directed_interleave(datasets, choices, stop_on_empty_dataset), card,
-                       lambda: datasets[0].element_spec)
+                       lambda: _common_spec(datasets))
 
     @staticmethod
     def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
@@ -2153,8 +2167,8 @@ class Dataset:
             return TypeError(f"choose_from_datasets: `choice_dataset` must yield scalar integers (indices into "
                              f"`datasets`), got {what}.")
 
-        if choice_dataset._spec_fn is not None:
-            spec = choice_dataset._spec_fn()
+        spec = choice_dataset._spec_fn() if choice_dataset._spec_fn is not None else None
+        if spec is not None:
             if not isinstance(spec, TensorSpec) or tuple(spec.shape) != () or not spec.dtype.is_integer:
                 raise bad_choice(spec)
 
@@ -2173,7 +2187,7 @@ class Dataset:
         cards = [d._card for d in datasets]
         card = choice_dataset._card if all(c == INFINITE_CARDINALITY for c in cards) else UNKNOWN_CARDINALITY
         return Dataset(lambda: _directed_interleave(datasets, choices, stop_on_empty_dataset), card,
-                       lambda: datasets[0].element_spec)
+                       lambda: _common_spec(datasets))
 
     def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None, name=None):
         """Resamples elements to reach ``target_dist`` over the classes ``class_func`` gives, as

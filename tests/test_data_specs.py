@@ -162,3 +162,16 @@ def test_experimental_transformations(caplog):
     assert repr(lst) == ("<_ListDataset element_spec=(TensorSpec(shape=(), dtype=tf.int32, name=None), "
                          "TensorSpec(shape=(), dtype=tf.string, name=None))>")
     assert [(int(a), b.numpy()) for a, b in lst] == [(1, b"a"), (2, b"b")]
+
+
+def test_specs_of_datasets_choosing_among_others_and_rebatch():
+    # TF 2.21: the most specific compatible spec of the inputs; rebatch's batch size is static only
+    # when no partial batch can form
+    a = tf.data.Dataset.range(6).batch(2, drop_remainder=True)
+    b = tf.data.Dataset.range(6).batch(3, drop_remainder=True)
+    none = "TensorSpec(shape=(None,), dtype=tf.int64, name=None)"
+    assert _r(tf.data.Dataset.sample_from_datasets([a, b], seed=1).element_spec) == none
+    assert _r(tf.data.Dataset.choose_from_datasets([a, b], tf.data.Dataset.range(2)).element_spec) == none
+    one = "TensorSpec(shape=(1,), dtype=tf.int64, name=None)"
+    assert [_r(a.rebatch(1).element_spec), _r(a.rebatch(1, drop_remainder=True).element_spec)] == [one, one]
+    assert [_r(a.rebatch(3).element_spec), _r(tf.data.Dataset.range(5).batch(2).rebatch(1).element_spec)] == [none, none]
