@@ -1565,6 +1565,45 @@ class Dataset:
                             lambda: tree.unflatten([ragged_spec(s, d) for s, d in zip(specs, dense)]))
         return rows.batch(batch_size, drop_remainder)
 
+    def sparse_batch(self, batch_size, row_shape, name=None):
+        """Batches dense elements into SparseTensors of dense shape ``[n] + row_shape``: each
+        element's entries (every one, zeros too) at its own positions in its row (a ``None`` size
+        of ``row_shape`` is the largest in the batch).
+
+        Raises:
+            DataLossError: (when iterated) an element is larger than ``row_shape``.
+
+        Example:
+            >>> import tapejax as tf
+            >>> ds = tf.data.Dataset.from_tensor_slices([1, 3]).map(lambda x: tf.fill([x], x))
+            >>> b = next(iter(ds.sparse_batch(2, [4])))
+            >>> b.indices.numpy().tolist(), b.values.numpy().tolist(), b.dense_shape.numpy().tolist()
+            ([[0, 0], [1, 0], [1, 1], [1, 2]], [1, 3, 3, 3], [2, 4])
+        """
+        bs = int(batch_size)
+        row = [None if d is None else int(d) for d in
+               (row_shape.as_list() if isinstance(row_shape, TensorShape) else
+                np.asarray(row_shape._value if isinstance(row_shape, _TensorBase) else row_shape).tolist())]
+
+        def sparse(chunk):
+            arrs = [np.asarray(e) for e in chunk]
+            shape = [max(a.shape[d] for a in arrs) if r is None else r for d, r in enumerate(row)]
+            for a in arrs:
+                if a.ndim != len(row) or any(a.shape[d] > shape[d] for d in range(len(row))):
+                    raise errors.DataLossError(None, None, (
+                        f"Input element had shape ({list(a.shape)}) that is larger than the row shape "
+                        f"({[d if d is not None else -1 for d in row]}). [Op:IteratorGetNext] name: ".replace(", ", ",")))
+            idx = [np.concatenate([np.full((a.size, 1), j), np.argwhere(np.ones(a.shape, bool))], axis=1)
+                   for j, a in enumerate(arrs)]
+            values = np.concatenate([a.reshape(-1) for a in arrs])
+            return SparseTensor(np.concatenate(idx).astype(np.int64), _tensor(values),
+                                np.asarray([len(arrs)] + shape, np.int64))
+
+        def make():
+            return (sparse(chunk) for chunk in _chunks(self._elements(), bs, False))
+        return self._derive(make, _batched_cardinality(self._card, bs, False),
+                            lambda: SparseTensorSpec([None] + row, self.element_spec.dtype))
+
     def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None):
         """Batches elements of different shapes, padding each component to ``padded_shapes``.
 
@@ -2509,6 +2548,67 @@ class Dataset:
                                       "keeps the snapshot in memory); leave them out.")
         return self.cache()
 
+    def save(self, path, compression=None, shard_func=None, checkpoint_args=None):
+        """Writes the elements and the ``element_spec`` under the directory ``path``, for
+        :meth:`Dataset.load` (also in a later process). Returns None, as TensorFlow.
+
+        The files are tapejax's (``dataset_spec.pb``, ``snapshot.metadata`` and one file of
+        pickled NumPy elements, named as TF names them), not TensorFlow's snapshot format:
+        TensorFlow cannot read them, nor tapejax TensorFlow's.
+
+        Raises:
+            NotImplementedError: ``shard_func`` or ``checkpoint_args`` given.
+
+        Example:
+            >>> import os, tempfile, tapejax as tf
+            >>> path = os.path.join(tempfile.mkdtemp(), "ds")
+            >>> tf.data.Dataset.range(3).batch(2).save(path)
+            >>> [b.numpy().tolist() for b in tf.data.Dataset.load(path)]
+            [[0, 1], [2]]
+        """
+        import pickle
+        if shard_func is not None or checkpoint_args is not None:
+            raise NotImplementedError("Dataset.save: shard_func and checkpoint_args are not supported; leave them "
+                                      "out (tapejax writes one file).")
+        spec = self.element_spec
+        elements = [_map(lambda a: a if _is_composite(a) else np.asarray(a), e) for e in self._elements()]
+        os.makedirs(path, exist_ok=True)
+        with open(os.path.join(path, "dataset_spec.pb"), "wb") as f:
+            pickle.dump(spec, f)
+        with open(os.path.join(path, "snapshot.metadata"), "wb") as f:
+            pickle.dump({"cardinality": len(elements), "compression": compression}, f)
+        with open(os.path.join(path, "elements"), "wb") as f:
+            pickle.dump(elements, f)
+
+    @staticmethod
+    def load(path, element_spec=None, compression=None, reader_func=None):
+        """The dataset :meth:`Dataset.save` wrote under ``path`` (its elements, spec and cardinality).
+
+        Raises:
+            NotFoundError: ``path`` holds no saved dataset (TensorFlow's message).
+            NotImplementedError: ``reader_func`` given.
+
+        Example:
+            >>> import os, tempfile, tapejax as tf
+            >>> path = os.path.join(tempfile.mkdtemp(), "ds")
+            >>> tf.data.Dataset.range(3).save(path)
+            >>> tf.data.Dataset.load(path)
+            <_LoadDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>
+        """
+        import pickle
+        if reader_func is not None:
+            raise NotImplementedError("Dataset.load: reader_func is not supported; leave it out.")
+        spec_file = os.path.join(path, "dataset_spec.pb")
+        if not os.path.exists(spec_file):
+            raise errors.NotFoundError(None, None, f"tf.data snapshot element_spec file not found: {spec_file}.")
+        with open(spec_file, "rb") as f:
+            spec = pickle.load(f) if element_spec is None else element_spec
+        with open(os.path.join(path, "elements"), "rb") as f:
+            elements = pickle.load(f)
+        out = Dataset(lambda: iter(elements), len(elements), lambda: spec)
+        out._REPR = "_LoadDataset"
+        return out
+
     def apply(self, transformation_func):
         """``transformation_func(self)``."""
         return transformation_func(self)
@@ -2574,6 +2674,7 @@ _TF_DATASET_CLASSES = {
     "with_options": "_OptionsDataset",
     "snapshot": "_MapDataset",   # TF 2.21 prints a snapshot as a _MapDataset
     "ignore_errors": "_IgnoreErrorsDataset", "group_by_window": "_GroupByWindowDataset",
+    "sparse_batch": "_DenseToSparseBatchDataset",
     "bucket_by_sequence_length": "_GroupByWindowDataset",
 }
 
@@ -3469,6 +3570,7 @@ def _experimental_transformation(name, module, instructions, apply):
 for _name, _module, _instructions, _apply in [
     ("bucket_by_sequence_length", "grouping", "Use `tf.data.Dataset.bucket_by_sequence_length(...)`.",
      Dataset.bucket_by_sequence_length),
+    ("dense_to_sparse_batch", "batching", "Use `tf.data.Dataset.sparse_batch` instead.", Dataset.sparse_batch),
     ("enumerate_dataset", "enumerate_ops", "Use `tf.data.Dataset.enumerate()`.", Dataset.enumerate),
     ("group_by_window", "grouping", "Use `tf.data.Dataset.group_by_window(...)`.", Dataset.group_by_window),
     ("ignore_errors", "error_ops", "Use `tf.data.Dataset.ignore_errors` instead.", Dataset.ignore_errors),

@@ -175,3 +175,32 @@ def test_specs_of_datasets_choosing_among_others_and_rebatch():
     one = "TensorSpec(shape=(1,), dtype=tf.int64, name=None)"
     assert [_r(a.rebatch(1).element_spec), _r(a.rebatch(1, drop_remainder=True).element_spec)] == [one, one]
     assert [_r(a.rebatch(3).element_spec), _r(tf.data.Dataset.range(5).batch(2).rebatch(1).element_spec)] == [none, none]
+
+
+def test_sparse_batch():
+    ds = tf.data.Dataset.from_tensor_slices([1, 3, 2]).map(lambda x: tf.fill([x], x))
+    b = ds.sparse_batch(2, [4])
+    assert repr(b) == "<_DenseToSparseBatchDataset element_spec=SparseTensorSpec(TensorShape([None, 4]), tf.int32)>"
+    assert int(b.cardinality()) == 2
+    got = [(s.indices.numpy().tolist(), s.values.numpy().tolist(), s.dense_shape.numpy().tolist()) for s in b]
+    assert got == [([[0, 0], [1, 0], [1, 1], [1, 2]], [1, 3, 3, 3], [2, 4]), ([[0, 0], [0, 1]], [2, 2], [1, 4])]
+    b = ds.sparse_batch(2, [None])
+    assert repr(b.element_spec) == "SparseTensorSpec(TensorShape([None, None]), tf.int32)"
+    assert [s.dense_shape.numpy().tolist() for s in b] == [[2, 3], [1, 2]]
+    with pytest.raises(tf.errors.DataLossError, match=r"Input element had shape \(\[3\]\) that is larger than the row "
+                       r"shape \(\[2\]\)."):
+        list(ds.sparse_batch(2, [2]))
+
+
+def test_save_and_load(tmp_path):
+    ds = tf.data.Dataset.range(5).map(lambda x: (x, tf.cast(x, tf.float32) * 2)).batch(2)
+    assert ds.save(str(tmp_path / "ds")) is None
+    loaded = tf.data.Dataset.load(str(tmp_path / "ds"))
+    assert repr(loaded) == ("<_LoadDataset element_spec=(TensorSpec(shape=(None,), dtype=tf.int64, name=None), "
+                            "TensorSpec(shape=(None,), dtype=tf.float32, name=None))>")
+    assert int(loaded.cardinality()) == 3
+    assert [(a.tolist(), b.tolist()) for a, b in loaded.as_numpy_iterator()] == [
+        ([0, 1], [0.0, 2.0]), ([2, 3], [4.0, 6.0]), ([4], [8.0])]
+    missing = str(tmp_path / "nope")
+    with pytest.raises(tf.errors.NotFoundError, match="tf.data snapshot element_spec file not found: "):
+        tf.data.Dataset.load(missing)
