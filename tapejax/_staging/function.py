@@ -1838,6 +1838,9 @@ def _function_objects(function):
         objs.append(function._bound_to[1]())
         fn = function._bound_to[0]._python_function
     fn = inspect.unwrap(fn)
+    owner = getattr(fn, "__self__", None)   # tf.function(obj.method): the instance is reachable
+    if owner is not None and not isinstance(owner, types.ModuleType):
+        objs.append(owner)
     code = getattr(fn, "__code__", None)
     if code is not None:
         objs += [c.cell_contents for c in (fn.__closure__ or ()) if _cell_set(c)]
@@ -1858,6 +1861,10 @@ def _variables_in(objs):
                 out.append(x)
         elif isinstance(x, _Module):
             for v in x.variables:
+                visit(v)
+            # State the object's methods use besides its variables (a Keras model's optimizer
+            # and metrics, which its train_step updates).
+            for v in getattr(x, "_tf_function_state", lambda: ())():
                 visit(v)
         elif isinstance(x, (list, tuple)) and depth < 2:
             for e in x:

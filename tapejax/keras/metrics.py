@@ -21,6 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._core.engine import read_raw
+from .._core.state import init_scope as _init_scope
 from .._core.tensor import Tensor, to_array
 from ._variables import owned_variable as _owned_variable
 from ._naming import _to_snake_case, unique_name as _unique_name
@@ -238,7 +239,10 @@ class Metric(_AutoTrackable):
                 raise ValueError(f"Unknown metric variable initializer {initializer!r}: use 'zeros', "
                                  "'ones' or a callable initializer(shape, dtype).")
             init = np.full(tuple(shape or ()), fill, dtype=np.dtype(str(getattr(dtype, "name", dtype))))
-        v = _owned_variable(self.name, init, name or "variable")   # Keras 3 path: 'mean/total'
+        # As Keras 3: created concretely, outside any function being traced (a step that
+        # builds its compiled metrics at its first trace is traced once more, not three times).
+        with _init_scope():
+            v = _owned_variable(self.name, init, name or "variable")   # Keras 3 path: 'mean/total'
         self._metric_variables.append(v)
         self._initial.append(v._value)
         return v

@@ -566,6 +566,7 @@ class Model(Layer):
         return self(x, training=False)
 
     def _k_update_metrics(self, loss, y, y_pred, sample_weight):
+        self._k_resolve_metrics(y, y_pred)   # at the first step's trace, as Keras 3 builds them
         logs = {"loss": loss}
         n = len(self._k_metric_specs)
         for i, (m, name) in enumerate(zip(self._k_metric_objs or [], self._k_metric_names())):
@@ -632,19 +633,28 @@ class Model(Layer):
             raise ValueError("You must call `compile()` before using the model.")
 
     def _k_prepare(self, x, y):
-        """Builds, and resolves the metrics, on the first batch before any step is compiled."""
-        if self._k_metric_objs is None:
-            if not self.built and isinstance(x, _TensorBase) and x.shape.rank:
-                # Keras 3's fit/evaluate first call the model in their tf.function on the
-                # dataset's element spec: the batch size is unknown where it builds.
-                spec = TensorShape((None,) + tuple(x.shape)[1:])
-                if isinstance(self, Sequential):
-                    self._k_maybe_build(spec)
-                elif type(self).build is Model.build and self._k_graph is None:
-                    self._k_build_subclassed(spec)
-            with _NoTape():
-                y_pred = self(x, training=False)
-            self._k_resolve_metrics(y, y_pred)
+        """Builds an unbuilt model on the first batch before any step is compiled. The model is
+        not called here: Keras 3 calls it only in the traced step (a ``print`` in ``call`` shows
+        once per trace), and the compiled metrics are resolved there, from the step's ``y`` and
+        ``y_pred`` (:meth:`_k_update_metrics`)."""
+        if not self.built and isinstance(x, _TensorBase) and x.shape.rank:
+            # Keras 3's fit/evaluate first call the model in their tf.function on the
+            # dataset's element spec: the batch size is unknown where it builds.
+            spec = TensorShape((None,) + tuple(x.shape)[1:])
+            if isinstance(self, Sequential):
+                self._k_maybe_build(spec)
+            elif type(self).build is Model.build and self._k_graph is None:
+                self._k_build_subclassed(spec)
+
+    def _tf_function_state(self):
+        """The Variables a compiled step reaches besides the model's weights: the optimizer's
+        and the metrics' (known before the step is traced, so it is traced once, as in TF)."""
+        out = []
+        if self._k_optimizer is not None:
+            out += list(self._k_optimizer.variables) + list(getattr(self._k_optimizer, "_slot_vars", ()))
+        for m in self.metrics:
+            out += list(m.variables)
+        return out
 
     def _k_build_subclassed(self, spec):
         """A subclassed model's call, traced on ``spec`` (batch size unknown): the Sequential
@@ -802,13 +812,52 @@ class Model(Layer):
         return jax.tree_util.tree_map(lambda *a: np.concatenate(a, axis=0), *outs)
 
     def predict_on_batch(self, x):
-        return np.asarray(self(x, training=False))
+        """The outputs for one batch, by predict's compiled step (``training=False``), as numpy.
+
+        Example:
+            >>> import numpy as np, tapejax as tf
+            >>> model = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(3)])
+            >>> model.predict_on_batch(np.zeros((4, 2))).shape
+            (4, 3)
+        """
+        x = _to_tensors(_standardize_arrays(x))
+        if not self.built:
+            with _NoTape():
+                self(x, training=False)
+        out = self._k_step("predict_step")((x,))
+        return jax.tree_util.tree_map(lambda t: np.asarray(t), out, is_leaf=_is_tensor_leaf)
 
     def train_on_batch(self, x, y=None, sample_weight=None, return_dict=False, **kwargs):
-        self._k_check_compiled("train_on_batch")
+        """One training step on one batch, by fit's compiled step; the loss (and metrics).
+
+        Example:
+            >>> import numpy as np, tapejax as tf
+            >>> model = tf.keras.Sequential([tf.keras.Input((2,)),
+            ...                              tf.keras.layers.Dense(1, kernel_initializer='zeros')])
+            >>> model.compile(optimizer='sgd', loss='mse')
+            >>> model.train_on_batch(np.ones((4, 2)), np.ones((4, 1)))
+            1.0
+        """
+        return self._k_on_batch("train", x, y, sample_weight, return_dict)
+
+    def test_on_batch(self, x, y=None, sample_weight=None, return_dict=False):
+        """The loss (and metrics) on one batch, by evaluate's compiled step (``training=False``).
+
+        Example:
+            >>> import numpy as np, tapejax as tf
+            >>> model = tf.keras.Sequential([tf.keras.Input((2,)),
+            ...                              tf.keras.layers.Dense(1, kernel_initializer='zeros')])
+            >>> model.compile(optimizer='sgd', loss='mse')
+            >>> model.test_on_batch(np.ones((4, 2)), np.ones((4, 1)))
+            1.0
+        """
+        return self._k_on_batch("test", x, y, sample_weight, return_dict)
+
+    def _k_on_batch(self, kind, x, y, sample_weight, return_dict):
+        self._k_check_compiled(f"{kind}_on_batch")
         x, y = _to_tensors(x), _to_tensors(y)
         self._k_prepare(x, y)
-        logs = self._k_step("train_step")((x, y) if sample_weight is None else (x, y, sample_weight))
+        logs = self._k_step(f"{kind}_step")((x, y) if sample_weight is None else (x, y, sample_weight))
         logs = self._k_ordered(logs)
         return _sorted(logs) if return_dict else (logs["loss"] if len(logs) == 1 else list(logs.values()))
 
