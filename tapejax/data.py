@@ -35,6 +35,7 @@ import collections
 import concurrent.futures
 import copy
 import csv
+import enum
 import functools
 import glob
 import inspect
@@ -45,6 +46,7 @@ import queue
 import random as _pyrandom
 import sys
 import threading
+import types
 import time
 
 import jax
@@ -667,6 +669,21 @@ def _spec_of_abstract(a):
     return TensorSpec(tuple(d if isinstance(d, (int, np.integer)) else None for d in a.shape), a.dtype)
 
 
+_VALUE_SHAPED = object()   # a traced function whose output shapes its input values decide
+
+
+def _value_decides_shape(e):
+    """Whether a trace failed because a shape depends on the values (``tf.fill([x], x)``,
+    ``tf.range(x)``, ``tf.boolean_mask``): TensorFlow's shape inference leaves those sizes unknown.
+    (A Python ``if`` on a tensor is not one: TF's AutoGraph traces it.)"""
+    if isinstance(e, jax.errors.TracerBoolConversionError):
+        return False
+    if isinstance(e, (jax.errors.ConcretizationTypeError, jax.errors.TracerIntegerConversionError)):
+        return True
+    text = str(e)
+    return "int() of a tensor" in text or "shape depends on the" in text
+
+
 def _spec_dataset(element_spec):
     """A dataset known by its spec only (a window while a function taking one is traced): its
     transformations compute their specs; reading an element raises."""
@@ -712,8 +729,8 @@ def _traced_spec(fn, in_spec, call=_call, method=None):
     try:
         with _state.Scope(strict=True, tracing=True), _calls_run_eagerly():
             out = jax.eval_shape(run, *structs)
-    except Exception:  # noqa: BLE001 - not traceable with unknown dimensions: an element tells
-        return None, ""
+    except Exception as e:  # noqa: BLE001 - not traceable with unknown dimensions: an element tells
+        return (_VALUE_SHAPED if _value_decides_shape(e) else None), ""
     finally:
         sys.stdout = stdout
         _NO_PEEK.on = before
@@ -1209,6 +1226,44 @@ def _pooled(items, work, workers, deterministic):
 _END = object()
 
 
+def _frozen(fn):
+    """``fn`` with the values its closure and its module's variables hold now: TensorFlow traces a
+    dataset function when the transformation is made, so the Python variables it reads are taken
+    then (``lambda x: f(x, i)`` made in a loop keeps each ``i``); a function run later per element
+    would read their last values."""
+    if not isinstance(fn, types.FunctionType) or (fn.__module__ or "").startswith("tapejax"):
+        return fn
+    cells = []
+    for c in fn.__closure__ or ():
+        try:
+            cells.append(types.CellType(c.cell_contents))
+        except ValueError:    # an empty cell (a function defined later in the enclosing scope)
+            cells.append(c)
+    # the module's variables too (a notebook's loop variable is a global): a copy of the namespace
+    # (the functions it calls keep their own)
+    names = fn.__globals__ if not fn.__code__.co_names else dict(fn.__globals__)
+    out = types.FunctionType(fn.__code__, names, fn.__name__, fn.__defaults__, tuple(cells) or None)
+    out.__kwdefaults__, out.__qualname__, out.__module__ = fn.__kwdefaults__, fn.__qualname__, fn.__module__
+    out.__dict__.update(fn.__dict__)
+    return out
+
+
+def _freezes(*names):
+    """The method with its function arguments ``names`` frozen (see ``_frozen``)."""
+    def decorate(method):
+        signature = inspect.signature(method)
+
+        @functools.wraps(method)
+        def frozen(*args, **kwargs):
+            bound = signature.bind(*args, **kwargs)
+            for n in names:
+                if n in bound.arguments:
+                    bound.arguments[n] = _frozen(bound.arguments[n])
+            return method(*bound.args, **bound.kwargs)
+        return frozen
+    return decorate
+
+
 class Dataset:
     """A re-iterable pipeline of elements; iterating yields Tensors.
 
@@ -1276,19 +1331,26 @@ class Dataset:
     @property
     def element_spec(self):
         """The structure of ``TensorSpec`` of an element."""
-        if self._spec_fn is not None:
-            spec = self._spec_fn()
-            if spec is not None:     # None: the transformation could not tell (an element does)
-                return spec
+        spec = self._spec_fn() if self._spec_fn is not None else None
+        if spec is not None and spec is not _VALUE_SHAPED:
+            return spec       # (None: the transformation could not tell; an element does)
         if getattr(_NO_PEEK, "on", False):
             raise _NoPeek("element_spec needs an element")
         peeking, _PEEKING.on = getattr(_PEEKING, "on", False), True   # a peek is no iteration:
         try:                                                             # shuffles keep their seeds
             for e in self._elements():
+                if spec is _VALUE_SHAPED:   # shapes that the values decide: unknown sizes, as TF's
+                    return _map(lambda s: TensorSpec(None if s.shape is None else [None] * len(s.shape), s.dtype)
+                                if isinstance(s, TensorSpec) else s, _spec_of(e))
                 return _spec_of(e)
         finally:
             _PEEKING.on = peeking
         raise ValueError("element_spec of an empty dataset of unknown structure.")
+
+    def _declared_spec(self):
+        """The element_spec where the dataset knows it without reading an element, else None."""
+        spec = self._spec_fn() if self._spec_fn is not None else None
+        return None if spec is _VALUE_SHAPED else spec
 
     _REPR = "Dataset"   # the class name TF prints for this kind of dataset
 
@@ -1547,7 +1609,7 @@ class Dataset:
             >>> [b for b in ds.ragged_batch(2)]
             [<tf.RaggedTensor [[0], [0, 1, 2, 3, 4]]>, <tf.RaggedTensor [[0, 1, 2]]>]
         """
-        known = self._spec_fn is not None and self._spec_fn() is not None
+        known = self._declared_spec() is not None
         specs, tree = _flatten(self.element_spec)
         dense = [known and isinstance(s, TensorSpec) and None not in tuple(s.shape) for s in specs]
 
@@ -1695,6 +1757,7 @@ class Dataset:
             return self._derive(None, self._card, self._spec_fn, index=(source, lambda: shuffled(idx())))
         return self._derive(lambda: shuffled(self._elements()), self._card, self._spec_fn)
 
+    @_freezes("map_func")
     def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
         """Applies ``map_func`` to each element; it receives Tensors (``*element`` for tuples).
 
@@ -1750,10 +1813,11 @@ class Dataset:
         def spec():
             if not done:
                 spec, printed = _traced_spec(fn, self.element_spec if arg is None else arg(), call, method)
-                if spec is not None and pick is not None:
+                traced = spec is not None and spec is not _VALUE_SHAPED
+                if traced and pick is not None:
                     spec = pick(spec)
                 done.append(spec)
-                if spec is not None:
+                if traced:
                     sys.stdout.write(printed)
                     if vec is not None:
                         vec.quiet = True
@@ -1806,6 +1870,7 @@ class Dataset:
                 continue
             yield chunk if any(_is_composite(l) for l in _flatten(stacked)[0]) else stacked
 
+    @_freezes("map_func")
     def flat_map(self, map_func, name=None):
         """Maps each element to a Dataset and flattens the results."""
         def make():
@@ -1813,6 +1878,7 @@ class Dataset:
                                                  for e in self._elements())
         return self._derive(make, UNKNOWN_CARDINALITY, self._traced(map_func, method="flat_map"))
 
+    @_freezes("map_func")
     def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
                    deterministic=None, name=None):
         """Maps each element to a Dataset and interleaves the results, in TF's deterministic order.
@@ -1935,6 +2001,7 @@ class Dataset:
                 return (window_of(elems) for elems in _windows(self._elements(), size, shift, stride, drop))
         return self._derive(make, card, lambda: _map(_DatasetSpec, self.element_spec))
 
+    @_freezes("scan_func")
     def scan(self, initial_state, scan_func, name=None):
         """A stateful ``map``: ``new_state, output = scan_func(state, element)`` for each element.
 
@@ -1983,6 +2050,7 @@ class Dataset:
                               arg=lambda: (_spec_of(init), self.element_spec))
         return self._derive(lambda: scanned(self._elements()), self._card, traced)
 
+    @_freezes("predicate")
     def take_while(self, predicate, name=None):
         """The elements up to (not including) the first for which ``predicate`` is false.
 
@@ -2020,8 +2088,8 @@ class Dataset:
                                 f"tensors (as TF: int32, int64, string); got {leaves}. Select one "
                                 "component first (ds.map(lambda x, y: x)), or cast floats to integers.")
 
-        if self._spec_fn is not None:
-            leaves = _flatten(self._spec_fn())[0]
+        if self._declared_spec() is not None:
+            leaves = _flatten(self._declared_spec())[0]
             check(leaves, ["O" if isinstance(s, _DatasetSpec) or s.dtype == _dtypes.string
                            else np.dtype(s.dtype.as_numpy_dtype).kind for s in leaves])
 
@@ -2206,7 +2274,7 @@ class Dataset:
             return TypeError(f"choose_from_datasets: `choice_dataset` must yield scalar integers (indices into "
                              f"`datasets`), got {what}.")
 
-        spec = choice_dataset._spec_fn() if choice_dataset._spec_fn is not None else None
+        spec = choice_dataset._declared_spec()
         if spec is not None:
             if not isinstance(spec, TensorSpec) or tuple(spec.shape) != () or not spec.dtype.is_integer:
                 raise bad_choice(spec)
@@ -2298,6 +2366,7 @@ class Dataset:
         return self._derive(make, UNKNOWN_CARDINALITY if self._card != INFINITE_CARDINALITY else INFINITE_CARDINALITY,
                             lambda: self.element_spec)
 
+    @_freezes("key_func", "reduce_func", "window_size_func")
     def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None, name=None):
         """Groups elements by ``key_func(element)`` (an int64 scalar) into windows of
         ``window_size`` elements (or ``window_size_func(key)``) and replaces each window by the
@@ -2346,6 +2415,7 @@ class Dataset:
         return self._derive(make, UNKNOWN_CARDINALITY if self._card != INFINITE_CARDINALITY else INFINITE_CARDINALITY,
                             spec)
 
+    @_freezes("element_length_func")
     def bucket_by_sequence_length(self, element_length_func, bucket_boundaries, bucket_batch_sizes,
                                   padded_shapes=None, padding_values=None, pad_to_bucket_boundary=False,
                                   no_padding=False, drop_remainder=False, name=None):
@@ -2411,6 +2481,7 @@ class Dataset:
             return tree.unflatten([TensorSpec([None] + g, s.dtype) for s, g in zip(specs, given)])
         return self._grouped(bucket_id, batching, lambda key: sizes[int(key)], spec)
 
+    @_freezes("predicate")
     def filter(self, predicate, name=None):
         """Keeps the elements for which ``predicate`` (receiving Tensors) is true."""
         def make():
@@ -2809,8 +2880,57 @@ class _Iterator:
         return next(self)
 
     def get_next_as_optional(self):
-        raise NotImplementedError("get_next_as_optional is not supported; use next(iterator) and "
-                                  "catch StopIteration.")
+        """The next element as an ``Optional``: empty at the end (no StopIteration).
+
+        Example:
+            >>> import tapejax as tf
+            >>> it = iter(tf.data.Dataset.range(1))
+            >>> o = it.get_next_as_optional()
+            >>> bool(o.has_value()), int(o.get_value()), bool(it.get_next_as_optional().has_value())
+            (True, 0, False)
+        """
+        try:
+            return Optional.from_value(next(self))
+        except StopIteration:
+            return Optional.empty(None)
+
+
+class Optional:
+    """A value that may be absent (``tf.experimental.Optional``): ``has_value()``, ``get_value()``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> o = tf.data.experimental.Optional.from_value(tf.constant(3))
+        >>> bool(o.has_value()), int(o.get_value())
+        (True, 3)
+    """
+
+    def __init__(self, value=None, has_value=False, element_spec=None):
+        self._value, self._has = value, has_value
+        self._spec = element_spec
+
+    @staticmethod
+    def from_value(value):
+        return Optional(value, True, _spec_of(_map(_to_array, value)))
+
+    @staticmethod
+    def empty(element_spec):
+        return Optional(None, False, element_spec)
+
+    @property
+    def element_spec(self):
+        return self._spec
+
+    def has_value(self, name=None):
+        return Tensor(jax.numpy.asarray(self._has))
+
+    def get_value(self, name=None):
+        if not self._has:
+            raise errors.InvalidArgumentError(None, None, "The optional does not have a value")
+        return self._value
+
+    def __repr__(self):
+        return f"<tensorflow.python.data.ops.optional_ops._OptionalImpl object at {hex(id(self))}>"
 
 
 _NOT_STAGEABLE = (
@@ -3555,6 +3675,68 @@ class experimental:
         return Dataset.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
 
 
+class _ExternalStatePolicy(enum.Enum):
+    WARN = 0
+    IGNORE = 1
+    FAIL = 2
+
+
+class _AutotuneAlgorithm(enum.Enum):
+    DEFAULT = 0
+    HILL_CLIMB = 1
+    GRADIENT_DESCENT = 2
+    MAX_PARALLELISM = 3
+    STAGE_BASED = 4
+
+
+_ExternalStatePolicy.__name__ = _ExternalStatePolicy.__qualname__ = "ExternalStatePolicy"
+_AutotuneAlgorithm.__name__ = _AutotuneAlgorithm.__qualname__ = "AutotuneAlgorithm"
+
+
+class Reducer:
+    """``tf.data.experimental.Reducer``: ``init_func(key)`` -> state, ``reduce_func(state,
+    element)`` -> state, ``finalize_func(state)`` -> output, for ``group_by_reducer``."""
+
+    def __init__(self, init_func, reduce_func, finalize_func):
+        self.init_func, self.reduce_func, self.finalize_func = init_func, reduce_func, finalize_func
+
+
+def _group_by_reducer(dataset, key_func, reducer):
+    def make():
+        states = {}
+        for e in dataset._elements():
+            key = _key_of(key_func, e)
+            if key not in states:
+                states[key] = reducer.init_func(_tensor(np.int64(key)))
+            t = _to_tensors(e)
+            states[key] = reducer.reduce_func(states[key], *t) if isinstance(t, tuple) else \
+                reducer.reduce_func(states[key], t)
+        for key in sorted(states):
+            yield _map(_to_array, reducer.finalize_func(states[key]))
+    out = dataset._derive(make, UNKNOWN_CARDINALITY)
+    out._REPR = "_GroupByReducerDataset"
+    return out
+
+
+def _pad_to_cardinality(dataset, cardinality, mask_key="valid"):
+    n = int(dataset._card)
+    if n < 0:
+        raise ValueError(f"The dataset passed into `pad_to_cardinality` must have a known cardinalty, but has "
+                         f"cardinality {n}")
+    if n > cardinality:
+        raise ValueError(f"The dataset passed into `pad_to_cardinality` must have a cardinalty less than the target "
+                         f"cardinality ({cardinality}), but has cardinality {n}")
+    spec = dataset.element_spec
+    if not isinstance(spec, dict):
+        raise ValueError(f"`pad_to_cardinality` requires its input dataset to be a dictionary, but got {spec}.")
+    valid = dataset.map(lambda e: {**e, mask_key: True})
+    blank = {k: np.zeros([0 if d is None else d for d in v.shape], v.dtype.as_numpy_dtype) for k, v in spec.items()}
+    blank[mask_key] = np.asarray(False)
+    out = valid.concatenate(Dataset.from_tensors(blank).repeat(cardinality - n))
+    out._REPR = "_ConcatenateDataset"
+    return out
+
+
 def _experimental_transformation(name, module, instructions, apply):
     """A deprecated ``tf.data.experimental`` transformation: logs TF's warning when called and
     returns ``lambda dataset: apply(dataset, *args)`` for ``dataset.apply``."""
@@ -3597,6 +3779,70 @@ for _name, _module, _instructions, _apply in [
     ("snapshot", "snapshot", "Use `tf.data.Dataset.snapshot(...)`.", Dataset.snapshot),
 ]:
     setattr(experimental, _name, _experimental_transformation(_name, _module, _instructions, _apply))
+
+def _device_copy(name):
+    def transformation(*args, **kwargs):
+        def apply(dataset):
+            out = dataset._derive(dataset._elements, dataset._card, lambda: dataset.element_spec)
+            out._REPR = name
+            return out
+        return apply
+    return staticmethod(transformation)
+
+
+experimental.SHARD_HINT = -1
+experimental.ExternalStatePolicy = _ExternalStatePolicy
+experimental.AutotuneAlgorithm = _AutotuneAlgorithm
+experimental.Optional = Optional
+experimental.Reducer = Reducer
+experimental.group_by_reducer = staticmethod(
+    lambda key_func, reducer: lambda dataset: _group_by_reducer(dataset, key_func, reducer))
+experimental.pad_to_cardinality = staticmethod(
+    lambda cardinality, mask_key="valid": lambda dataset: _pad_to_cardinality(dataset, cardinality, mask_key))
+experimental.prefetch_to_device = _device_copy("_PrefetchToDeviceDataset")   # one host device: the same elements
+experimental.copy_to_device = _device_copy("_CopyToDeviceDataset")
+experimental.enable_debug_mode = staticmethod(lambda: None)   # tapejax's pipelines run eagerly already
+
+
+def _experimental_at(dataset, index):
+    """The element at ``index`` (``tf.data.experimental.at``)."""
+    for i, e in enumerate(dataset._elements()):
+        if i == int(index):
+            return _to_tensors(e)
+    raise errors.OutOfRangeError(None, None, f"Index {int(index)} is out of range.")
+
+
+experimental.at = staticmethod(_experimental_at)
+
+
+def _deprecated_call(name, module, instructions, fn):
+    def call(*args, **kwargs):
+        _deprecated(name, module, instructions)
+        return fn(*args, **kwargs)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"(deprecated in TensorFlow, which logs so): {instructions}"
+    return staticmethod(call)
+
+
+experimental.save = _deprecated_call("save", "tensorflow.python.data.experimental.ops.io",
+                                     "Use `tf.data.Dataset.save(...)` instead.",
+                                     lambda dataset, path, *a, **k: dataset.save(path, *a, **k))
+experimental.load = _deprecated_call("load", "tensorflow.python.data.experimental.ops.io",
+                                     "Use `tf.data.Dataset.load(...)` instead.", Dataset.load)
+experimental.get_next_as_optional = _deprecated_call(
+    "get_next_as_optional", "tensorflow.python.data.ops.iterator_ops",
+    "Use `tf.data.Iterator.get_next_as_optional()` instead.", lambda iterator: iterator.get_next_as_optional())
+
+
+def _random_dataset(seed=None):
+    _deprecated("_RandomDataset.__init__", "tensorflow.python.data.experimental.ops.random_ops",
+                "Use `tf.data.Dataset.random(...)`.")
+    out = Dataset.random(seed)
+    out._REPR = "RandomDatasetV2"
+    return out
+
+
+experimental.RandomDataset = staticmethod(_random_dataset)
 
 Iterator = _Iterator   # ``isinstance(iter(dataset), tf.data.Iterator)``
 

@@ -204,3 +204,63 @@ def test_save_and_load(tmp_path):
     missing = str(tmp_path / "nope")
     with pytest.raises(tf.errors.NotFoundError, match="tf.data snapshot element_spec file not found: "):
         tf.data.Dataset.load(missing)
+
+
+def test_more_experimental_names(caplog, tmp_path):
+    E = tf.data.experimental
+    ds = tf.data.Dataset.range(6)
+    assert E.SHARD_HINT == -1
+    assert repr(list(E.ExternalStatePolicy)) == ("[<ExternalStatePolicy.WARN: 0>, <ExternalStatePolicy.IGNORE: 1>, "
+                                                 "<ExternalStatePolicy.FAIL: 2>]")
+    assert len(list(E.AutotuneAlgorithm)) == 5 and E.AutotuneAlgorithm.STAGE_BASED.value == 4
+    E.save(ds, str(tmp_path / "s"))
+    assert repr(E.load(str(tmp_path / "s"))) == "<_LoadDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>"
+    assert "save (from tensorflow.python.data.experimental.ops.io) is deprecated" in caplog.text
+    assert repr(E.RandomDataset(seed=1)).startswith("<RandomDatasetV2 element_spec=TensorSpec(shape=(), dtype=tf.int64")
+    it = iter(tf.data.Dataset.range(1))
+    o = E.get_next_as_optional(it)
+    assert bool(o.has_value()) and int(o.get_value()) == 0
+    empty = it.get_next_as_optional()
+    assert not bool(empty.has_value())
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        empty.get_value()
+    assert repr(ds.apply(E.copy_to_device("/cpu:0"))) == \
+        "<_CopyToDeviceDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>"
+    assert [int(x) for x in ds.apply(E.prefetch_to_device("/cpu:0"))] == [0, 1, 2, 3, 4, 5]
+    p = tf.data.Dataset.from_tensor_slices({"a": [1, 2]}).apply(E.pad_to_cardinality(4))
+    assert repr(p) == ("<_ConcatenateDataset element_spec={'a': TensorSpec(shape=(), dtype=tf.int32, name=None), "
+                       "'valid': TensorSpec(shape=(), dtype=tf.bool, name=None)}>")
+    assert [(int(e["a"]), bool(e["valid"])) for e in p] == [(1, True), (2, True), (0, False), (0, False)]
+    assert int(E.at(ds, 3)) == 3
+    red = E.Reducer(lambda k: tf.constant(0, tf.int64), lambda s, x: s + x, lambda s: s)
+    g = ds.apply(E.group_by_reducer(lambda x: x % 2, red))
+    assert repr(g) == "<_GroupByReducerDataset element_spec=TensorSpec(shape=(), dtype=tf.int64, name=None)>"
+    assert [int(x) for x in g] == [6, 9]
+
+
+def test_shapes_the_values_decide_are_unknown():
+    # TF 2.21: tf.fill([x], x) / tf.boolean_mask have unknown sizes (was the first element's shape)
+    ds = tf.data.Dataset.range(5).map(lambda x: tf.fill([x], x))
+    assert _r(ds.element_spec) == "TensorSpec(shape=(None,), dtype=tf.int64, name=None)"
+    assert _r(ds.batch(2).element_spec) == "TensorSpec(shape=(None, None), dtype=tf.int64, name=None)"
+    ds = tf.data.Dataset.from_tensor_slices([[1, 2, 3]]).map(lambda x: tf.boolean_mask(x, x > 1))
+    assert _r(ds.element_spec) == "TensorSpec(shape=(None,), dtype=tf.int32, name=None)"
+    ds = tf.data.Dataset.range(5).scan(tf.constant(0, tf.int64), lambda s, x: (s, tf.fill([x], x)))
+    assert _r(ds.element_spec) == "TensorSpec(shape=(None,), dtype=tf.int64, name=None)"
+
+
+_i = 0
+
+
+def test_functions_take_the_variables_they_read_when_the_transformation_is_made():
+    # TF 2.21 traces a dataset function when map() is called: a loop variable is taken then
+    # (text tutorial: lines_dataset.map(lambda ex: labeler(ex, i)) for i, file_name in ...)
+    global _i
+    dss = []
+    for _i in range(3):
+        dss.append(tf.data.Dataset.from_tensor_slices(["a", "b"]).map(lambda ex: (ex, tf.cast(_i, tf.int64))))
+    assert [int(label) for d in dss for _, label in d] == [0, 0, 1, 1, 2, 2]
+    dss = []
+    for k in range(3):
+        dss.append(tf.data.Dataset.range(2).map(lambda x: x + k).filter(lambda x: x >= k))
+    assert [int(x) for d in dss for x in d] == [0, 1, 1, 2, 2, 3]
