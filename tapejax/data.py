@@ -1311,8 +1311,7 @@ class Dataset:
         Raises:
             TypeError: the elements hold ExtensionTypes (TensorFlow has no NumPy form of them).
         """
-        for e in self._elements():
-            yield _map(_numpy_component, e)
+        return NumpyIterator(self)
 
     def __bool__(self):
         return True
@@ -2895,6 +2894,32 @@ class _Iterator:
             return Optional.empty(None)
 
 
+class NumpyIterator:
+    """What ``Dataset.as_numpy_iterator()`` returns: the elements as NumPy values (the dataset's
+    iterator is made when this is, as in TensorFlow).
+
+    Example:
+        >>> import tapejax as tf
+        >>> it = tf.data.Dataset.range(3).as_numpy_iterator()
+        >>> int(next(it)), [int(x) for x in it]
+        (0, [1, 2])
+    """
+
+    def __init__(self, dataset):
+        self._it = dataset._elements()
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return _map(_numpy_component, next(self._it))
+
+    next = __next__
+
+    def __repr__(self):
+        return f"NumpyIterator(iterator=<tensorflow.python.data.ops.iterator_ops.OwnedIterator object at {hex(id(self._it))}>)"
+
+
 class Optional:
     """A value that may be absent (``tf.experimental.Optional``): ``has_value()``, ``get_value()``.
 
@@ -3849,7 +3874,7 @@ Iterator = _Iterator   # ``isinstance(iter(dataset), tf.data.Iterator)``
 
 __all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental", "Options",
            "ThreadingOptions", "TensorSpec", "TextLineDataset", "TFRecordDataset", "FixedLengthRecordDataset",
-           "DatasetSpec", "Iterator"]
+           "DatasetSpec", "Iterator", "NumpyIterator"]
 
 from ._missing import module_getattr as _module_getattr  # noqa: E402
 from . import random as _random

@@ -264,3 +264,10 @@ def test_functions_take_the_variables_they_read_when_the_transformation_is_made(
     for k in range(3):
         dss.append(tf.data.Dataset.range(2).map(lambda x: x + k).filter(lambda x: x >= k))
     assert [int(x) for d in dss for x in d] == [0, 1, 1, 2, 2, 3]
+
+
+def test_numpy_iterator():
+    it = tf.data.Dataset.range(3).as_numpy_iterator()
+    assert isinstance(it, tf.data.NumpyIterator)
+    assert repr(it).startswith("NumpyIterator(iterator=<tensorflow.python.data.ops.iterator_ops.OwnedIterator object at 0x")
+    assert int(next(it)) == 0 and [int(x) for x in it] == [1, 2]
