@@ -692,7 +692,11 @@ def _spec_dataset(element_spec):
     return Dataset(make, UNKNOWN_CARDINALITY, lambda: element_spec)
 
 
-def _traced_spec(fn, in_spec, call=_call, method=None):
+class _Refusal(Exception):
+    """An error a check met while a function was traced, raised as the transformation's own."""
+
+
+def _traced_spec(fn, in_spec, call=_call, method=None, check=None):
     """The output spec of ``fn`` traced on ``in_spec`` as TensorFlow traces a dataset function:
     ``jax.eval_shape`` with a symbol for each unknown dimension, so an output dimension is known
     exactly where it follows from known input dimensions (``batch(2)`` then ``map`` keeps the
@@ -716,6 +720,11 @@ def _traced_spec(fn, in_spec, call=_call, method=None):
         for i, t in enumerate(a for a in args if isinstance(a, Tensor)):
             _state.name_input(t, f"args_{i}")     # TensorFlow's names of a dataset function's arguments
         out = call(fn, tree.unflatten(args))
+        if check is not None:
+            try:
+                check(out)
+            except Exception as e:  # noqa: BLE001 - the caller's error, raised after the trace
+                raise _Refusal(e) from None
         if method is not None:
             dataset_spec.append(_as_dataset(out, method).element_spec)
             return []
@@ -729,6 +738,8 @@ def _traced_spec(fn, in_spec, call=_call, method=None):
     try:
         with _state.Scope(strict=True, tracing=True), _calls_run_eagerly():
             out = jax.eval_shape(run, *structs)
+    except _Refusal as e:
+        raise e.args[0] from None
     except Exception as e:  # noqa: BLE001 - not traceable with unknown dimensions: an element tells
         return (_VALUE_SHAPED if _value_decides_shape(e) else None), ""
     finally:
@@ -2390,9 +2401,25 @@ class Dataset:
         if window_size is not None:
             size = int(window_size)
             window_size_func = lambda key: size  # noqa: E731
+        self._check_key_func(key_func)
         spec = self._traced(reduce_func, method="group_by_window",
                             arg=lambda: (TensorSpec((), np.int64), _DatasetSpec(self.element_spec)))
         return self._grouped(key_func, reduce_func, window_size_func, spec)
+
+    def _check_key_func(self, key_func):
+        """TF's ValueError, when the transformation is made, for a key that is no int64 tensor."""
+        def check(k):
+            if isinstance(k, _TensorBase) and k.dtype != _dtypes.int64:
+                raise ValueError(f"Tensor conversion requested dtype int64 for Tensor with dtype {k.dtype.name}: "
+                                 f"{k!r}")
+        before, _NO_PEEK.on = getattr(_NO_PEEK, "on", False), True
+        try:
+            spec = self.element_spec
+        except Exception:  # noqa: BLE001 - known from an element only: the key is checked per element
+            return
+        finally:
+            _NO_PEEK.on = before
+        _traced_spec(key_func, spec, check=check)
 
     def _grouped(self, key_func, reduce_func, window_size_func, spec):
         def reduced(key, window):
