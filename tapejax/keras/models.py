@@ -260,6 +260,10 @@ class Model(Layer):
                 return l
         raise ValueError(f"No such layer: {name}. Existing layers are: {[l.name for l in self.layers]}.")
 
+    def _k_has_default_build(self):
+        # Model.build (tracing call for a given shape) stands for Keras 3's default build.
+        return type(self).build in (Layer.build, Model.build) and self._k_graph is None
+
     def _k_maybe_build(self, input_shape):
         if self.built:
             return

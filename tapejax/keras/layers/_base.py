@@ -16,7 +16,7 @@ from ..._core import dtypes as _dtypes
 from ... import errors as _errors
 from ..._core.state import pause_recording
 from ..._core.module import Module
-from ..._core.state import Scope, init_scope
+from ..._core.state import Scope, init_scope, name_input as _name_input
 from ..._core.tensor import Tensor, TensorShape, _TensorBase, to_array
 from ..._core.variable import Variable, _name_scope
 from .. import initializers as _initializers
@@ -190,6 +190,13 @@ def _shape_of(x):
     if isinstance(x, KerasTensor):
         return x.shape
     return TensorShape(np.shape(to_array(x)) if not hasattr(x, "shape") else tuple(x.shape))
+
+
+def _known_dims(shape):
+    """A raw shape with a symbolic dimension (a symbolic call's unknown size) as None."""
+    if all(type(d) is int for d in shape):
+        return shape
+    return tuple(d if type(d) is int else None for d in shape)
 
 
 def _batchless(shape):
@@ -411,25 +418,58 @@ def _build_on_unknown_batch(fn, specs):
         _ctx.stand_in_batch.pop()
 
 
+def _abstract_run(fn, arrays):
+    """``jax.eval_shape`` of ``fn([tensors])`` on ``arrays`` (ShapeDtypeStructs): nothing computed.
+    The inputs are named as a TensorFlow graph's placeholders (``print(x)`` in a layer's ``call``
+    shows ``Tensor("Placeholder:0", shape=(None, 3), dtype=float32)``, as in Keras 3)."""
+    def run(arrays):
+        # In a scope of its own, then dropped: state the call assigns (a flax module's
+        # batch_stats, a generator's advance) is traced here and must not leak out.
+        with pause_recording(), Scope():
+            tensors = [Tensor(a) for a in arrays]
+            for i, t in enumerate(tensors):
+                _name_input(t, "Placeholder" if i == 0 else f"Placeholder_{i}")
+            out = fn(tensors)
+        return jax.tree_util.tree_map(to_array, out, is_leaf=_is_tensor_leaf)
+
+    return jax.eval_shape(run, arrays)
+
+
+def _symbolic_arrays(specs):
+    """ShapeDtypeStructs for ``specs``, each unknown dimension a symbol of its own."""
+    n = sum(d is None for sp in specs for d in sp.shape)
+    symbols = iter(jax.export.symbolic_shape(", ".join(f"_d{i}" for i in range(n)))) if n else iter(())
+    return [jax.ShapeDtypeStruct(tuple(next(symbols) if d is None else d for d in sp.shape),
+                                 _dtypes.np_dtype(sp.dtype)) for sp in specs]
+
+
 def _infer_output(fn, specs):
-    """Output specs of ``fn([tensors])`` for input ``specs`` by ``jax.eval_shape`` (nothing computed)."""
+    """Output specs of ``fn([tensors])`` for input ``specs`` by ``jax.eval_shape`` (nothing computed).
+
+    ``fn`` runs once, as Keras 3 calls a layer once on symbolic inputs: an unknown dimension is
+    a symbolic size (``jax.export`` shape polymorphism; the tensors' shapes show it as None), and
+    an output dimension that depends on one is unknown. Only a call that cannot be traced so
+    (shape arithmetic needing numbers) is traced again with two different sizes standing in for
+    the unknown ones: a dimension that comes out different depends on them."""
+    if not any(d is None for sp in specs for d in sp.shape):
+        out = _abstract_run(fn, _symbolic_arrays(specs))
+        return jax.tree_util.tree_map(lambda x: _Spec(x.shape, x.dtype), out)
+    try:
+        out = _abstract_run(fn, _symbolic_arrays(specs))
+    except Exception:  # noqa: BLE001 -- an op that needs the sizes: stand-ins below
+        pass
+    else:
+        return jax.tree_util.tree_map(
+            lambda x: _Spec(tuple(None if jax.export.is_symbolic_dim(d) else int(d) for d in x.shape), x.dtype), out)
     results = []
     unknown_batch = any(sp.shape and sp.shape[0] is None for sp in specs)
     for batch, other in _STAND_INS:
         arrays = [jax.ShapeDtypeStruct(
             tuple((batch if i == 0 else other) if d is None else d for i, d in enumerate(sp.shape)),
             _dtypes.np_dtype(sp.dtype)) for sp in specs]
-
-        def run(arrays):
-            # In a scope of its own, then dropped: state the call assigns (a flax module's
-            # batch_stats, a generator's advance) is traced here and must not leak out.
-            with pause_recording(), Scope():
-                out = fn([Tensor(a) for a in arrays])
-            return jax.tree_util.tree_map(to_array, out, is_leaf=_is_tensor_leaf)
-
         _ctx.stand_in_batch.append(batch if unknown_batch else None)
         try:
-            results.append(jax.eval_shape(run, arrays))
+            results.append(_abstract_run(fn, arrays))
         finally:
             _ctx.stand_in_batch.pop()
     return jax.tree_util.tree_map(
@@ -880,6 +920,7 @@ class Layer(Module):
         inputs = _to_tensors(args[0])
         args = (inputs,) + args[1:]
         if not self.built:
+            self._k_build_by_running(args, kwargs)
             self._k_maybe_build(_shape_of(inputs))
         training = self._k_resolve_training(kwargs)
         mask = _keras_mask(inputs)
@@ -901,8 +942,44 @@ class Layer(Module):
         # Raw shapes are kept (cheap); summary() and output_shape hide the batch size. A model
         # built from a declared input shape keeps its shapes (None dimensions), as Keras 3.
         if not self._k_declared_shape:
-            self._k_output_shape = out._value.shape if type(out) is Tensor else _shape_of(out)
+            self._k_output_shape = _known_dims(out._value.shape) if type(out) is Tensor else _shape_of(out)
         return out
+
+    def _k_has_default_build(self):
+        return type(self).build is Layer.build
+
+    def _k_build_by_running(self, args, kwargs):
+        """Keras 3's ``_maybe_build``: a layer without a ``build`` of its own that holds unbuilt
+        layers runs ``call`` once on its arguments' specs (``compute_output_spec``; nothing is
+        computed) so they build, before the call itself: a ``print`` in ``call`` shows twice at
+        the first call. ``training`` is passed only if given; a call that cannot run so (it needs
+        values) builds its layers in the call itself."""
+        if not self._k_has_default_build() or not any(
+                isinstance(sub, Layer) and not sub.built for sub in self._k_sublayers()):
+            return
+        flat, tree = jax.tree_util.tree_flatten(list(args), is_leaf=_is_tensor_leaf)
+        pos = [i for i, leaf in enumerate(flat) if isinstance(leaf, (Tensor, KerasTensor, _Spec))]
+        kw = dict(kwargs)
+        training = kw.pop("training", None)
+        if training is not None and _accepts(self.call, "training"):
+            kw["training"] = training
+
+        def fn(tensors):
+            concrete = list(flat)
+            for i, t in zip(pos, tensors):
+                concrete[i] = t
+            call_args = jax.tree_util.tree_unflatten(tree, concrete)
+            _ctx.training.append(training)
+            try:
+                with self._k_scope(), _autocast(self, tuple(call_args), kw) as (a, k):
+                    return self.call(*a, **k)
+            finally:
+                _ctx.training.pop()
+
+        try:
+            _abstract_run(fn, _symbolic_arrays([_Spec(flat[i].shape, flat[i].dtype) for i in pos]))
+        except Exception:  # noqa: BLE001 -- values needed (Python branching, .numpy()): built by the call
+            pass
 
     def _k_resolve_training(self, kwargs):
         """Keras's rule: an explicit ``training``, else the enclosing call's, else call's default."""
@@ -920,12 +997,17 @@ class Layer(Module):
         """A call on ``tf.keras.Input`` tensors: build, infer output shapes, record the graph node."""
         inputs = args[0]
         if not self.built:
+            self._k_build_by_running(args, kwargs)
             self._k_maybe_build(_shape_of(inputs))
+        # Keras 3 passes ``training`` to a symbolic call only when it was given (or an enclosing
+        # call has one): ``call`` sees its own default (None) in Sequential / functional models.
+        training = kwargs.get("training")
+        if training is None and _ctx.training:
+            training = _ctx.training[-1]
         call_kwargs = dict(kwargs)
-        if _accepts(self.call, "training"):
-            call_kwargs.setdefault("training", False)
-        else:
-            call_kwargs.pop("training", None)
+        call_kwargs.pop("training", None)
+        if training is not None and _accepts(self.call, "training"):
+            call_kwargs["training"] = training
         flat, tree = jax.tree_util.tree_flatten(list(args), is_leaf=_is_tensor_leaf)
         sym_pos = [i for i, leaf in enumerate(flat) if isinstance(leaf, KerasTensor)]
 
@@ -936,7 +1018,7 @@ class Layer(Module):
             call_args = jax.tree_util.tree_unflatten(tree, concrete)
             # As the eager call: a mixed policy's layer outputs its compute dtype (float16).
             with self._k_scope(), _autocast(self, tuple(call_args), call_kwargs) as (call_args, kw):
-                _ctx.training.append(False)
+                _ctx.training.append(training)
                 try:
                     return self.call(*call_args, **kw)
                 finally:
@@ -963,14 +1045,21 @@ class Layer(Module):
             TensorShape([None, 4])
         """
         input_shape = TensorShape(input_shape)
+        if not self.built:
+            self._k_build_by_running((_Spec(input_shape, self._k_dtype),), {})
         self._k_maybe_build(input_shape)
         out = _infer_output(lambda xs: self._k_plain_call(xs[0]), [_Spec(input_shape, self._k_dtype)])
         return jax.tree_util.tree_map(lambda sp: sp.shape, out)
 
-    def _k_plain_call(self, x):
-        kw = {"training": False} if _accepts(self.call, "training") else {}
-        with self._k_scope(), _autocast(self, (x,), kw) as (args, kw):
-            return self.call(*args, **kw)
+    def _k_plain_call(self, x, training=None):
+        """``call`` on ``x`` as Keras 3's symbolic call: ``training`` passed only when given."""
+        kw = {"training": training} if training is not None and _accepts(self.call, "training") else {}
+        _ctx.training.append(training)
+        try:
+            with self._k_scope(), _autocast(self, (x,), kw) as (args, kw):
+                return self.call(*args, **kw)
+        finally:
+            _ctx.training.pop()
 
     def get_config(self):
         """The constructor arguments (Keras's basic config: name, trainable, dtype).
