@@ -124,3 +124,34 @@ def test_layer_without_build_holding_unbuilt_layers_runs_call_to_build_them():
     model(np.ones((4, 3), "float32"), training=True)
     assert log == [("model", True, (4, 3)), ("call", True, (4, 3))]
 
+
+
+class RandomDense(tf.keras.layers.Layer):
+    """The intro_to_modules guide's FlexibleDense: tf.Variables made in build."""
+
+    def __init__(self, units, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+
+    def build(self, input_shape):
+        self.w = tf.Variable(tf.random.normal([input_shape[-1], self.units]), name="w")
+
+    def call(self, x):
+        return tf.matmul(x, self.w)
+
+
+class TwoRandomDense(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.d1, self.d2 = RandomDense(3), RandomDense(2)
+
+    def call(self, x):
+        return self.d2(self.d1(x))
+
+
+def test_build_run_leaves_variables_made_from_values_to_the_call():
+    # TF 2.21: the build run cannot make these tf.Variables (a scratch graph); the eager call
+    # does, with the random values of an eager build.
+    tf.keras.utils.set_random_seed(42)
+    out = TwoRandomDense()(tf.constant([[2.0, 2.0, 2.0]]))
+    np.testing.assert_allclose(out.numpy(), [[-3.279767, 4.0577188]], rtol=1e-6)

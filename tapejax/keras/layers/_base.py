@@ -418,14 +418,14 @@ def _build_on_unknown_batch(fn, specs):
         _ctx.stand_in_batch.pop()
 
 
-def _abstract_run(fn, arrays):
+def _abstract_run(fn, arrays, tracing=False):
     """``jax.eval_shape`` of ``fn([tensors])`` on ``arrays`` (ShapeDtypeStructs): nothing computed.
     The inputs are named as a TensorFlow graph's placeholders (``print(x)`` in a layer's ``call``
     shows ``Tensor("Placeholder:0", shape=(None, 3), dtype=float32)``, as in Keras 3)."""
     def run(arrays):
         # In a scope of its own, then dropped: state the call assigns (a flax module's
         # batch_stats, a generator's advance) is traced here and must not leak out.
-        with pause_recording(), Scope():
+        with pause_recording(), Scope(tracing=tracing):
             tensors = [Tensor(a) for a in arrays]
             for i, t in enumerate(tensors):
                 _name_input(t, "Placeholder" if i == 0 else f"Placeholder_{i}")
@@ -977,7 +977,9 @@ class Layer(Module):
                 _ctx.training.pop()
 
         try:
-            _abstract_run(fn, _symbolic_arrays([_Spec(flat[i].shape, flat[i].dtype) for i in pos]))
+            # As a traced function (Keras's scratch graph): a tf.Variable made in a nested build
+            # from a computed value (tf.random.normal) raises here, and the call builds it.
+            _abstract_run(fn, _symbolic_arrays([_Spec(flat[i].shape, flat[i].dtype) for i in pos]), tracing=True)
         except Exception:  # noqa: BLE001 -- values needed (Python branching, .numpy()): built by the call
             pass
 
