@@ -684,6 +684,35 @@ def _value_decides_shape(e):
     return "int() of a tensor" in text or "shape depends on the" in text
 
 
+def _is_unbuilt_layer(obj):
+    return getattr(obj, "built", True) is False and any(c.__name__ == "Layer" for c in type(obj).__mro__)
+
+
+def _calls_unbuilt_layer(fn):
+    """Whether ``fn`` (or a variable its code reads) is a Keras layer not built yet: built while
+    the spec is traced, it would keep that trace's values (its first call builds it, eagerly)."""
+    if _is_unbuilt_layer(fn):
+        return True
+    if not isinstance(fn, types.FunctionType):
+        return False
+    names, codes = set(), [fn.__code__]
+    while codes:
+        code = codes.pop()
+        names.update(code.co_names)
+        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    cells = [c.cell_contents for c in fn.__closure__ or () if c.cell_contents is not None] \
+        if all(_cell_full(c) for c in fn.__closure__ or ()) else []
+    return any(_is_unbuilt_layer(v) for v in cells + [fn.__globals__.get(n) for n in names])
+
+
+def _cell_full(cell):
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
 def _spec_dataset(element_spec):
     """A dataset known by its spec only (a window while a function taking one is traced): its
     transformations compute their specs; reading an element raises."""
@@ -705,6 +734,8 @@ def _traced_spec(fn, in_spec, call=_call, method=None, check=None):
     ``(spec, printed)``: what the function printed while traced; ``spec`` None when the
     function cannot be traced so (string components, values that decide shapes, Variables,
     ``py_function``): the spec then comes from an element."""
+    if _calls_unbuilt_layer(fn):
+        return None, ""
     leaves, tree = _flatten(in_spec)
     n = sum(1 for s in leaves if isinstance(s, TensorSpec) and s.shape is not None for d in s.shape if d is None)
     dims = iter(jax.export.symbolic_shape(", ".join(f"d{i}" for i in range(n)))) if n else iter(())

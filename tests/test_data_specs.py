@@ -272,3 +272,13 @@ def test_numpy_iterator():
     assert isinstance(it, tf.data.NumpyIterator)
     assert repr(it).startswith("NumpyIterator(iterator=<tensorflow.python.data.ops.iterator_ops.OwnedIterator object at 0x")
     assert int(next(it)) == 0 and [int(x) for x in it] == [1, 2]
+
+
+def test_a_layer_first_built_in_a_map_is_built_eagerly():
+    # a Keras layer built while the spec is traced kept the trace's values ("A tensor is out of scope")
+    import numpy as np
+    norm = tf.keras.layers.Normalization(mean=0., variance=1.)
+    ds = tf.data.Dataset.from_tensor_slices(np.ones((4, 3), "float32")).batch(2).map(lambda x: norm(x))
+    assert [b.numpy().tolist() for b in ds] == [[[1.0] * 3] * 2] * 2
+    ds = tf.data.Dataset.from_tensor_slices(np.ones((4, 3), "float32")).batch(2).map(lambda x: norm(x))
+    assert _r(ds.element_spec) == "TensorSpec(shape=(None, 3), dtype=tf.float32, name=None)"   # built: traced
