@@ -1,6 +1,7 @@
 """When Keras calls a layer's ``call`` (a ``print`` there shows each call), as Keras 3 under
 TensorFlow 2.21 does: the expected lines were recorded with real TensorFlow."""
 import numpy as np
+import pytest
 
 import tapejax as tf
 
@@ -155,3 +156,14 @@ def test_build_run_leaves_variables_made_from_values_to_the_call():
     tf.keras.utils.set_random_seed(42)
     out = TwoRandomDense()(tf.constant([[2.0, 2.0, 2.0]]))
     np.testing.assert_allclose(out.numpy(), [[-3.279767, 4.0577188]], rtol=1e-6)
+
+
+def test_subclassed_model_build_calls_nothing_and_warns():
+    # TF 2.21: Keras 3's default build marks the model built (a warning), no call runs, no weights.
+    LOG.clear()
+    model = NestingModel()
+    with pytest.warns(UserWarning, match="does not have a `build\\(\\)` method implemented"):
+        model.build((None, 3))
+    assert LOG == [] and model.built and model.count_params() == 0
+    model(np.ones((2, 3), "float32"))
+    assert LOG == [("model", None, (2, 3)), ("build", (2, 3)), ("call", None, (2, 3))]

@@ -277,10 +277,12 @@ class Model(Layer):
         super()._k_maybe_build(input_shape)
 
     def build(self, input_shape):
-        """Builds a subclassed model by tracing ``call`` abstractly on ``input_shape`` (weights are created).
+        """Marks the model built for inputs of ``input_shape``, as Keras 3's default ``build``:
+        a subclassed model's layers are not built by it (they build at the first call, or in
+        fit's first step), and it warns when some are unbuilt, as TF 2.21 does.
 
         Example:
-            >>> import tapejax as tf
+            >>> import warnings, tapejax as tf
             >>> class M(tf.keras.Model):
             ...     def __init__(self):
             ...         super().__init__()
@@ -288,12 +290,30 @@ class Model(Layer):
             ...     def call(self, x):
             ...         return self.d(x)
             >>> m = M()
-            >>> m.build((None, 5))
-            >>> m.count_params()
-            18
+            >>> with warnings.catch_warnings(record=True) as caught:
+            ...     warnings.simplefilter("always")
+            ...     m.build((None, 5))
+            >>> m.built, m.count_params(), str(caught[0].message)[:40]
+            (True, 0, "`build()` was called on layer 'm', howev")
+            >>> m(tf.ones([2, 5])).shape, m.count_params()
+            (TensorShape([2, 3]), 18)
         """
-        if self._k_graph is not None:
-            self.built = True
+        if self._k_graph is None and input_shape is not None:
+            self._k_build_shape = TensorShape(input_shape)
+        if self._k_graph is None and type(self).build is Model.build and any(
+                isinstance(sub, Layer) and not sub.built for sub in self._k_sublayers()):
+            # Keras 3 warns from one line of its own (no stacklevel).
+            warnings.warn(f"`build()` was called on layer '{self.name}', however the layer does not have a "
+                          "`build()` method implemented and it looks like it has unbuilt state. This will "
+                          "cause the layer to be marked as built, despite not being actually built, which "
+                          "may cause failures down the line. Make sure to implement a proper `build()` method.")
+        self.built = True
+
+    def _k_build_from_config(self, input_shape):
+        """Keras 3's ``build_from_config`` (load_model): a model without a ``build`` of its own
+        is built by running ``call`` abstractly on ``input_shape`` (its weights are created)."""
+        if type(self).build is not Model.build or self._k_graph is not None:
+            self.build(input_shape)
             return
         shape = TensorShape(input_shape)
         with self._k_scope():

@@ -393,7 +393,7 @@ def _load_registered(cls, meta, filepath, damaged):
     try:
         model = cls.from_config(dict(model_config))
         if build_shape is not None:
-            model.build(tuple(build_shape))
+            model._k_build_from_config(tuple(build_shape))
     except Exception as e:  # noqa: BLE001 -- whatever the class's constructor or call rejects
         raise damaged(f"{cls.__name__} cannot be made from its configuration ({type(e).__name__}: "
                       f"{str(e)[:200]})") from None
