@@ -1328,7 +1328,9 @@ class Dataset:
     # -- iteration -----------------------------------------------------------
 
     def __iter__(self):
-        return _Iterator(self._elements(), self._card, restart=self._elements)
+        it = _Iterator(self._elements(), self._card, restart=self._elements)
+        it._spec_of_dataset = lambda: self.element_spec
+        return it
 
     def _autograph_elements(self):
         """``for x in dataset`` in a tf.function (AutoGraph): the elements of a finite dataset,
@@ -2863,6 +2865,15 @@ class _Iterator:
         """The next element (TensorFlow's iterators have ``next()`` besides ``__next__``)."""
         return self.__next__()
 
+    _spec_of_dataset = None
+
+    @property
+    def element_spec(self):
+        """The dataset's ``element_spec``."""
+        if self._spec_of_dataset is None:
+            raise AttributeError("element_spec: this iterator was not made by iter(dataset).")
+        return self._spec_of_dataset()
+
     def _trackable_children(self):
         """A checkpoint saves the position (TensorFlow's key ``.ATTRIBUTES/ITERATOR_STATE``)."""
         if self._saved is None:
@@ -2950,6 +2961,28 @@ class _Iterator:
             return Optional.from_value(next(self))
         except StopIteration:
             return Optional.empty(None)
+
+
+class IteratorSpec:
+    """The spec of a dataset iterator (``tf.data.IteratorSpec``): its ``element_spec``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.data.IteratorSpec(tf.TensorSpec([], tf.int64))
+        IteratorSpec(TensorSpec(shape=(), dtype=tf.int64, name=None),)
+    """
+
+    def __init__(self, element_spec):
+        self.element_spec = element_spec
+
+    def __repr__(self):
+        return f"IteratorSpec({self.element_spec!r},)"
+
+    def __eq__(self, other):
+        return isinstance(other, IteratorSpec) and self.element_spec == other.element_spec
+
+    def __hash__(self):
+        return hash(("IteratorSpec", repr(self.element_spec)))
 
 
 class NumpyIterator:
@@ -3932,7 +3965,7 @@ Iterator = _Iterator   # ``isinstance(iter(dataset), tf.data.Iterator)``
 
 __all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental", "Options",
            "ThreadingOptions", "TensorSpec", "TextLineDataset", "TFRecordDataset", "FixedLengthRecordDataset",
-           "DatasetSpec", "Iterator", "NumpyIterator"]
+           "DatasetSpec", "Iterator", "IteratorSpec", "NumpyIterator"]
 
 from ._missing import module_getattr as _module_getattr  # noqa: E402
 from . import random as _random

@@ -282,3 +282,10 @@ def test_a_layer_first_built_in_a_map_is_built_eagerly():
     assert [b.numpy().tolist() for b in ds] == [[[1.0] * 3] * 2] * 2
     ds = tf.data.Dataset.from_tensor_slices(np.ones((4, 3), "float32")).batch(2).map(lambda x: norm(x))
     assert _r(ds.element_spec) == "TensorSpec(shape=(None, 3), dtype=tf.float32, name=None)"   # built: traced
+
+
+def test_iterator_element_spec_and_iterator_spec():
+    it = iter(tf.data.Dataset.range(3).batch(2))
+    none = "TensorSpec(shape=(None,), dtype=tf.int64, name=None)"
+    assert _r(it.element_spec) == none and _r(tf.data.experimental.get_structure(it)) == none
+    assert repr(tf.data.IteratorSpec(it.element_spec)) == f"IteratorSpec({none},)"
