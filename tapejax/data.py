@@ -3896,6 +3896,39 @@ for _name, _module, _instructions, _apply in [
 ]:
     setattr(experimental, _name, _experimental_transformation(_name, _module, _instructions, _apply))
 
+class _TFRecordWriter:
+    """``tf.data.experimental.TFRecordWriter(filename, compression_type)``: ``write(dataset)``
+    writes a dataset of scalar strings as one TFRecord file (``tf.io.TFRecordWriter``'s records).
+
+    Example:
+        >>> import os, tempfile, tapejax as tf
+        >>> path = os.path.join(tempfile.mkdtemp(), "x.tfrecord")
+        >>> tf.data.experimental.TFRecordWriter(path).write(tf.data.Dataset.from_tensor_slices([b"a", b"bc"]))
+        >>> list(tf.data.TFRecordDataset(path).as_numpy_iterator())
+        [b'a', b'bc']
+    """
+
+    def __init__(self, filename, compression_type=None):
+        self._filename, self._compression = filename, compression_type
+
+    def write(self, dataset):
+        spec = dataset.element_spec
+        if not isinstance(spec, TensorSpec) or spec.dtype != _dtypes.string or spec.shape is None or len(spec.shape):
+            shape = "None" if not isinstance(spec, TensorSpec) or spec.shape is None else str(tuple(spec.shape))
+            dtype = f"<dtype: '{spec.dtype.name}'>" if isinstance(spec, TensorSpec) else type(spec).__name__
+            raise TypeError("Invalid `dataset`. Expected a`dataset` that produces scalar `tf.string` elements, but "
+                            f"got a dataset which produces elements with shapes {shape} and types {dtype}.")
+        with _tfio.TFRecordWriter(self._filename, self._compression) as w:
+            for e in dataset._elements():
+                w.write(bytes(np.asarray(e, dtype=object)[()]))
+
+    def __repr__(self):
+        return f"<tensorflow.python.data.experimental.ops.writers.TFRecordWriter object at {hex(id(self))}>"
+
+
+_TFRecordWriter.__name__ = _TFRecordWriter.__qualname__ = "TFRecordWriter"
+
+
 def _device_copy(name):
     def transformation(*args, **kwargs):
         def apply(dataset):
@@ -3906,6 +3939,7 @@ def _device_copy(name):
     return staticmethod(transformation)
 
 
+experimental.TFRecordWriter = _TFRecordWriter
 experimental.SHARD_HINT = -1
 experimental.ExternalStatePolicy = _ExternalStatePolicy
 experimental.AutotuneAlgorithm = _AutotuneAlgorithm

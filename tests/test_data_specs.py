@@ -289,3 +289,14 @@ def test_iterator_element_spec_and_iterator_spec():
     none = "TensorSpec(shape=(None,), dtype=tf.int64, name=None)"
     assert _r(it.element_spec) == none and _r(tf.data.experimental.get_structure(it)) == none
     assert repr(tf.data.IteratorSpec(it.element_spec)) == f"IteratorSpec({none},)"
+
+
+def test_experimental_tfrecord_writer(tmp_path):
+    path = str(tmp_path / "x.tfrec")
+    w = tf.data.experimental.TFRecordWriter(path, compression_type="GZIP")
+    assert w.write(tf.data.Dataset.from_tensor_slices([b"a", b"bc"])) is None
+    assert list(tf.data.TFRecordDataset(path, "GZIP").as_numpy_iterator()) == [b"a", b"bc"]
+    with pytest.raises(TypeError, match=r"^Invalid `dataset`. Expected a`dataset` that produces scalar `tf.string` "
+                       r"elements, but got a dataset which produces elements with shapes \(1,\) and types "
+                       r"<dtype: 'string'>.$"):
+        w.write(tf.data.Dataset.from_tensor_slices([[b"a"]]))
