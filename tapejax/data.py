@@ -1848,9 +1848,10 @@ class Dataset:
         """The spec function of a transformation applying ``fn`` to this dataset's elements (or
         to ``arg()``): ``fn`` traced on ``element_spec`` (see ``_traced_spec``), now where the
         input spec is known without reading an element (TensorFlow traces when the
-        transformation is made: what the function prints, it prints now), else when the spec is
-        first asked for. Its vectorized trace (``vec``) then prints nothing: TensorFlow runs the
-        Python function once."""
+        transformation is made), else when the spec is first asked for. A vectorized map's
+        function (``vec``) prints now what it prints, and its later vectorized trace prints
+        nothing: TensorFlow runs the Python function once. A function run per element (flat_map,
+        interleave, scan, an eager map) prints when it runs, not here."""
         done = []
 
         def spec():
@@ -1860,10 +1861,9 @@ class Dataset:
                 if traced and pick is not None:
                     spec = pick(spec)
                 done.append(spec)
-                if traced:
+                if traced and vec is not None:   # (a function run per element prints then instead)
                     sys.stdout.write(printed)
-                    if vec is not None:
-                        vec.quiet = True
+                    vec.quiet = True
             return done[0]
         before, _NO_PEEK.on = getattr(_NO_PEEK, "on", False), True
         try:
