@@ -82,7 +82,6 @@ MISSING = {
         for name in ("trace_on", "trace_export", "trace_off")
     },
     "tapejax.data": {
-        "Iterator": "tf.data.Iterator " + _NOT_PROVIDED + " as a class: iter(dataset) gives an iterator.",
         "service": "tf.data.service " + _NOT_PROVIDED + ".",
     },
 }

@@ -1,9 +1,33 @@
 """Shared helpers for the tape-core tests: the oracle is JAX itself."""
+import os
+import shutil
+import tempfile
+
 import jax
 import numpy as np
 import pytest
 
-import tapejax as tf
+
+def _compilation_cache():
+    """XLA compiles the same program in many tests (a Keras model's train step, an op at a common
+    shape): JAX's persistent compilation cache, in a directory made for this run, compiles each
+    once per process. Executables are looked up by their program and compile options, so results
+    are the same. Each xdist worker has a directory of its own: JAX writes entries without a lock
+    unless it also evicts them, which scans the whole directory at every write.
+    Returns the directory if this process made it (it removes it at the end)."""
+    made = None
+    if "TAPEJAX_TEST_XLA_CACHE" not in os.environ:
+        made = os.environ["TAPEJAX_TEST_XLA_CACHE"] = tempfile.mkdtemp(prefix="tapejax-xla-cache-")
+    path = os.path.join(os.environ["TAPEJAX_TEST_XLA_CACHE"], os.environ.get("PYTEST_XDIST_WORKER", "main"))
+    jax.config.update("jax_compilation_cache_dir", path)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
+    jax.config.update("jax_persistent_cache_min_entry_size_bytes", 0)
+    return made
+
+
+_CACHE_MADE_HERE = _compilation_cache()
+
+import tapejax as tf  # noqa: E402  (after the cache is configured: importing may compile)
 
 # As TensorFlow's own tests compare values (``test_util.run_without_tensor_float_32``): on a
 # GPU with TensorFloat-32 (Ampere and newer), float32 products would otherwise be rounded to
@@ -80,6 +104,11 @@ def pytest_configure(config):
         "markers", "eager_dispatch: checks the caches of op-by-op dispatch (compiled variants per op, "
         "backward traces per tape structure); runs with lazy execution off")
     config.addinivalue_line("markers", "lazy: the second run of a test of LAZY_TOO, with lazy execution on")
+
+
+def pytest_unconfigure(config):
+    if _CACHE_MADE_HERE:
+        shutil.rmtree(_CACHE_MADE_HERE, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config, items):
