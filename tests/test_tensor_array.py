@@ -229,3 +229,19 @@ def test_is_a_pytree():
     assert len(leaves) == 1 and leaves[0].shape == (2, 2)
     back = jax.tree_util.tree_unflatten(tree, leaves)
     np.testing.assert_array_equal(back.stack().numpy(), [[1, 2], [0, 0]])
+
+
+def test_a_zero_delta_range_raises_tensorflows_error():
+    # TF 2.21: tf.range(0, 4, 0) raises "Requires delta != 0" (InvalidArgumentError eagerly, also as
+    # the iterable of a loop in tf.function); tapejax raised OverflowError from the size computation.
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Requires delta != 0"):
+        tf.range(0, 4, 0)
+
+    @tf.function
+    def f():
+        total = tf.constant(0)
+        for i in tf.range(0, 4, 0):
+            total += i
+        return total
+    with pytest.raises(Exception, match="Requires delta != 0"):
+        f()

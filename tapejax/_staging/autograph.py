@@ -1171,6 +1171,8 @@ def _largest(r, maximum_iterations):
         if b is None or is_tracer(b) or np.ndim(b) or np.asarray(b).dtype.kind not in "iu":
             return None
         bounds.append(int(b))
+    if bounds[2] == 0:
+        return None       # tf.range raises its own error
     values = range(*bounds)[:maximum_iterations]
     return max(values) if values else None
 
@@ -1273,7 +1275,10 @@ def converted_call(f, args, kwargs, iterated=False):
     """Calls ``f(*args, **kwargs)``, converting ``f`` first when it is a user function."""
     kwargs = kwargs or {}
     if iterated and (f is tf_range or _is_range(f) and any(_is_traced(a) for a in list(args) + list(kwargs.values()))):
-        return _StagedRange(*_range_args(args, kwargs))   # a tf.range (or a range of tensors): a staged counter
+        r = _StagedRange(*_range_args(args, kwargs))   # a tf.range (or a range of tensors): a staged counter
+        if isinstance(r.delta, (int, float)) and r.delta == 0:
+            return tf_range(*args, **kwargs)            # raises TensorFlow's error for a zero delta
+        return r
     if f is builtins.range and any(_is_tensor(a) for a in args):
         return tf_range(*args)
     return convert(f)(*args, **kwargs)

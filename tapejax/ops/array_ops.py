@@ -628,6 +628,8 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
     # A bound known while tracing (tf.shape(x)[0]) is used as TensorFlow's shape inference would.
     vals = [normalize.static_dim(a) if isinstance(a, _TensorBase) and is_tracer(a._value) else np.asarray(v)
             for a, v in zip((start, limit, delta), vals)]
+    if not is_tracer(vals[2]) and np.ndim(vals[2]) == 0 and vals[2] == 0:
+        raise InvalidArgumentError(None, None, f"Requires delta != 0: {vals[2]}")
     return Tensor(jnp.arange(vals[0], vals[1], vals[2], dtype=_dtypes.np_dtype(dtype)))
 
 
