@@ -205,3 +205,34 @@ def test_keras_mish_and_its_gradient_are_tensorflows():
             y = tf.keras.activations.mish(t)
         g = tape.gradient(y, t, output_gradients=tf.constant(cotangent(x)))
         assert digest(np.concatenate([y.numpy(), g.numpy()])) == "17d7dfb278df"
+
+
+def test_traced_once_per_input_type_also_with_jit_disabled():
+    """Eigen's arithmetic is 20-50 primitives a call: a program calling ``tanh`` 100 times (a
+    lazy step traced with ``jax.disable_jit``, so the host can run it) holds one traced body
+    for all calls, not 100 traces of it (the first lazy step of bench_tape took 2x longer)."""
+    traced = []
+    f32 = eigen_math.ptanh_float
+
+    def counting(x):
+        traced.append(1)
+        return f32(x)
+
+    x = np.linspace(-3, 3, 29, dtype=np.float32)
+    eigen_math.ptanh_float = counting
+    try:
+        def chain(v):
+            for _ in range(5):
+                v = eigen_math.tanh(v) * 1.5
+            return v
+        with jax.disable_jit():
+            closed = jax.make_jaxpr(chain)(x + np.float32(0.25))
+    finally:
+        eigen_math.ptanh_float = f32
+    assert len(traced) <= 1       # 0 where an earlier test traced this input type
+    calls = [e for e in closed.jaxpr.eqns if e.primitive.name in ("jit", "pjit")]
+    assert len(calls) == 5 and len({id(e.params["jaxpr"]) for e in calls}) == 1
+    want = x + np.float32(0.25)
+    for _ in range(5):
+        want = np.asarray(eigen_math.tanh(want)) * np.float32(1.5)
+    np.testing.assert_array_equal(host_eval.evaluate(closed, [x + np.float32(0.25)])[0], want)

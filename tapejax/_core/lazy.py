@@ -224,7 +224,9 @@ def _alone(op, alone):
     become one FMA instruction on a CPU; ``optimization_barrier`` does not stop that). The op is
     the branch taken of a ``cond`` on ``alone``, a run-time True."""
     def fn(*args, **static):
-        f = functools.partial(op.fn, **static)
+        # Jitted: the branch and its output shapes (the other branch's zeros) are one trace of
+        # the op, cached per input types (eager execution traced most already). XLA inlines it.
+        f = functools.partial(op._jfn, **static)
         return jax.lax.cond(alone, f, lambda *a: jax.tree_util.tree_map(_zeros, jax.eval_shape(f, *a)), *args)
     return fn
 
@@ -258,7 +260,7 @@ _FENCE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
 # tests/test_lazy.py). Sixteen-bit floats are left out (XLA may keep them in float32 between
 # fused ops), and so is anything not named here.
 _FUSE_EXACT = frozenset("""
-    abs add and ceil clamp convert_element_type copy div eq floor ge gt integer_pow is_finite le lt
+    abs add and bitcast_convert_type ceil clamp convert_element_type copy div eq floor ge gt integer_pow is_finite le lt
     max min mul ne neg nextafter not or rem round select_n shift_left shift_right_arithmetic
     shift_right_logical sign sqrt square sub xor
     broadcast_in_dim concatenate dynamic_slice dynamic_update_slice iota pad reshape rev slice

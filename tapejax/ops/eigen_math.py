@@ -20,6 +20,8 @@ Every function takes and returns a ``jax.Array``; float32 follows Eigen, float16
 bfloat16 are computed in float32 and rounded (as TF's Eigen does), other dtypes use XLA's
 function.
 """
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -854,9 +856,21 @@ def _f64_path(name, x):
 # ------------------------------------------------------------------- traced once per input type
 # Eigen's arithmetic is 20-50 primitives a call, which JAX traced again at every call: a lazy chain of
 # 100 tanh and its gradient took ~1 s to trace. Jitted, a call inside a trace reuses the body traced
-# for its input type (XLA inlines it: the same program, the same values; the host evaluator runs it).
+# for its input type (XLA inlines it: the same program, the same values; the host evaluator runs it),
+# also where a caller disables jit to inline everything else (a lazy program run on the host,
+# new_shapes' traces).
+def _traced_once(f, **jit_kwargs):
+    jitted = jax.jit(f, **jit_kwargs)
+
+    @functools.wraps(f)
+    def call(*args, **kwargs):
+        with jax.disable_jit(False):
+            return jitted(*args, **kwargs)
+    return call
+
+
 exp, tanh, logistic, log, log1p, expm1, softplus, elu, selu = (
-    jax.jit(f) for f in (exp, tanh, logistic, log, log1p, expm1, softplus, elu, selu))
-exp_grad, softplus_grad = jax.jit(exp_grad), jax.jit(softplus_grad)
-tanh_grad, elu_grad, selu_grad = (jax.jit(f, static_argnames=("_linear",)) for f in (tanh_grad, elu_grad, selu_grad))
-sigmoid_grad = jax.jit(sigmoid_grad, static_argnames=("_transposed", "_linear"))
+    _traced_once(f) for f in (exp, tanh, logistic, log, log1p, expm1, softplus, elu, selu))
+exp_grad, softplus_grad = _traced_once(exp_grad), _traced_once(softplus_grad)
+tanh_grad, elu_grad, selu_grad = (_traced_once(f, static_argnames=("_linear",)) for f in (tanh_grad, elu_grad, selu_grad))
+sigmoid_grad = _traced_once(sigmoid_grad, static_argnames=("_transposed", "_linear"))
