@@ -83,11 +83,28 @@ def test_gradient_equals_eager_and_jax(lazy_on):
         y = tf.reduce_sum(chain(x))
     assert y._lazy is not None
     g = tape.gradient(y, x)
-    # forward and backward ran as one program, at the end of the step
+    assert g._lazy is not None       # the step ended: its program runs at the next op or observation
+    assert_close(g, jax.grad(lambda a: jnp.sum(chain_jnp(a)))(X), rtol=1e-5)
+    # forward and backward ran as one program
     assert "gradient" in cfg.describe_lazy_execution().split("last run:")[1]
     assert "sin x10" in cfg.describe_lazy_execution().split("last run:")[1]
-    assert_close(g, jax.grad(lambda a: jnp.sum(chain_jnp(a)))(X), rtol=1e-5)
+    assert y._lazy is None
     assert_close(y, jnp.sum(chain_jnp(X)), rtol=1e-5)
+
+
+def test_the_op_after_a_gradient_starts_the_next_program(lazy_on):
+    """The end of a step: the first op recorded after ``tape.gradient`` runs the step's program
+    (forward and backward), and starts a program of its own."""
+    x = tf.constant(X)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(chain(x, 3))
+    g = tape.gradient(y, x)
+    z = g * 2.0
+    assert g._lazy is None and y._lazy is None and z._lazy is not None
+    assert "gradient" in cfg.describe_lazy_execution().split("last run:")[1]
+    assert "pending: 1 ops (multiply)" in cfg.describe_lazy_execution()
+    assert_close(z, 2 * jax.grad(lambda a: jnp.sum(chain_jnp(a, 3)))(X), rtol=1e-5)
 
 
 def test_training_loop_equals_eager():
@@ -127,6 +144,57 @@ def test_keras_fit_equals_eager():
 
     eager, lazy_ = both(run)
     assert_close(lazy_, eager, rtol=1e-5)
+
+
+@pytest.mark.parametrize("make_opt", [
+    lambda: tf.keras.optimizers.Adam(0.01),
+    lambda: tf.keras.optimizers.SGD(0.1, momentum=0.9, nesterov=True),
+    lambda: tf.keras.optimizers.RMSprop(tf.keras.optimizers.schedules.ExponentialDecay(0.01, 2, 0.5)),
+    lambda: tf.keras.optimizers.Adam(0.01, clipnorm=0.05, weight_decay=0.01),
+], ids=["adam", "sgd_nesterov", "rmsprop_schedule", "adam_clip_decay"])
+def test_optimizer_update_joins_the_step_program(make_opt):
+    """A training step lazily is one program: forward, backward and the optimizer's update (the
+    gradients stay pending until the update reads them). Weights, slots, step count and the
+    loss equal eager's bit for bit; the gradients, kept by the caller, are computed too."""
+    def run():
+        tf.keras.utils.set_random_seed(1)
+        model = tf.keras.Sequential([tf.keras.layers.Dense(5, activation="relu", input_shape=(3,)),
+                                     tf.keras.layers.Dense(2)])
+        opt = make_opt()
+        loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+        x = tf.constant(np.linspace(-1, 1, 36, dtype=np.float32).reshape(12, 3))
+        y = tf.constant(np.arange(12) % 2)
+        out = []
+        for _ in range(4):
+            with tf.GradientTape() as tape:
+                loss = loss_fn(y, model(x, training=True))
+            grads = tape.gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables))
+            if cfg.describe_lazy_execution().startswith("lazy execution: on"):
+                assert "_update" in cfg.describe_lazy_execution().split("last run:")[1]
+                assert loss._lazy is None and all(g._lazy is None for g in grads)
+            out += [loss, *grads]
+        return [t.numpy() for t in out + model.weights + opt.variables]
+
+    eager, lazy_ = both(lambda: (run(), run())[1])    # the second: compiled (first sightings run on the host)
+    assert len(eager) == len(lazy_)
+    for e, l in zip(eager, lazy_):
+        np.testing.assert_array_equal(l, e)
+
+
+def test_optimizer_update_of_computed_gradients_is_eager(lazy_on):
+    """Gradients already computed (observed first) are applied by the eager update: nothing is
+    pending, so no program runs for it."""
+    v = tf.Variable([1.0, -2.0])
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(v * v)
+    g = tape.gradient(loss, v)
+    assert_close(g, np.array([2.0, -4.0], np.float32))     # runs the program
+    opt = tf.keras.optimizers.SGD(0.25)
+    opt.apply_gradients([(g, v)])
+    assert "_update" not in cfg.describe_lazy_execution()
+    assert_close(v, np.array([0.5, -1.0], np.float32))
+    assert int(opt.iterations) == 1
 
 
 @pytest.mark.parametrize("observe", [

@@ -62,7 +62,7 @@ class _Program:
     """The ops recorded since the last run, in order, wired by value slots."""
 
     __slots__ = ("ops", "inputs", "input_slots", "_input_of", "scalars", "scalar_slots", "tensors",
-                 "lock", "done", "__weakref__")
+                 "lock", "done", "ended", "__weakref__")
 
     def __init__(self):
         self.ops = []          # (op, static items, input slots, output slots or one slot, run apart): the fingerprint
@@ -79,6 +79,7 @@ class _Program:
         self.tensors = []
         self.lock = threading.RLock()
         self.done = False
+        self.ended = False     # a step's gradient was taken: the next op recorded runs it first
 
     def _input(self, v):
         # An array or number object read twice (``x * 1.01`` in a loop, the backward pass
@@ -387,6 +388,8 @@ def _forget(program):
 
 def _current():
     p = _local.program
+    if p is not None and p.ended and not p.done:
+        p.run()
     if p is None or p.done:
         p = _local.program = _Program()
     return p
@@ -456,7 +459,7 @@ def defer(op, args, static):
     if _state._local.tracing or _DEFAULT_DEVICE.value is not None:
         return NotImplemented      # traced: values are tracers; inside tf.device: placed now
     program = _local.program
-    if program is None or program.done:
+    if program is None or program.done or program.ended:
         program = _current()
     n = len(args)
     a = args[0] if n else None
@@ -696,6 +699,26 @@ def run_pending():
     p = _local.program
     if p is not None:
         p.run()
+
+
+def end_step():
+    """The end of a training step (``tape.gradient`` returned): this thread's pending program
+    runs before the next op is recorded, or when a value is observed, so a step is one program
+    of the same structure every time. An optimizer's update may join it first (``join_step``)."""
+    p = _local.program
+    if p is not None:
+        p.ended = True
+
+
+def join_step(values):
+    """Whether one of ``values`` is a Tensor of this thread's pending program: then the next op
+    recorded joins it (an optimizer's update of pending gradients: forward, backward and update
+    one program), which the caller runs after it (``run_pending``)."""
+    p = _local.program
+    if p is None or p.done or not any(type(v) is Tensor and v._lazy is p for v in values):
+        return False
+    p.ended = False
+    return True
 
 
 def set_enabled(enabled, max_pending_ops=None, fuse_ops=None):
