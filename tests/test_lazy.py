@@ -182,6 +182,72 @@ def test_optimizer_update_joins_the_step_program(make_opt):
         np.testing.assert_array_equal(l, e)
 
 
+def test_optimizer_update_in_the_program_updates_buffers_in_place(lazy_on):
+    """The step's program is given the buffers the update replaces (weights, slots, the step
+    count) where nothing else holds them, as the eager update is: updated in place. A buffer
+    the caller holds is copied first: the holder keeps its value."""
+    tf.keras.utils.set_random_seed(3)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(5, activation="relu", input_shape=(3,)),
+                                 tf.keras.layers.Dense(2)])
+    opt = tf.keras.optimizers.Adam(0.01)
+    x = tf.constant(np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3))
+
+    def step():
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(model(x) ** 2)
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        return lazy.describe().split("last run:")[1]
+
+    for _ in range(3):   # on the host, compiled, cached
+        last = step()
+    assert "Adam_update" in last and "(14 updated in place)" in last     # 4 weights, 9 slots, the count
+    held = model.trainable_variables[0]._value     # its buffer
+    before = np.array(held)
+    last = step()
+    assert "(13 updated in place)" in last and "cached" in last     # the same program, given a copy
+    assert not held.is_deleted()
+    np.testing.assert_array_equal(np.asarray(held), before)
+    assert not np.array_equal(model.trainable_variables[0].numpy(), before)
+
+
+def test_optimizer_update_with_indexed_slices_gradients():
+    """An embedding's gradient is a tf.IndexedSlices: the update takes the eager path (the
+    program runs when the gradients are read), with eager's values."""
+    def run():
+        tf.keras.utils.set_random_seed(2)
+        model = tf.keras.Sequential([tf.keras.layers.Embedding(10, 4), tf.keras.layers.Dense(1)])
+        opt = tf.keras.optimizers.Adam(0.05)
+        ids = tf.constant([[1, 2, 2], [7, 1, 0]])
+        for _ in range(3):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_mean(tf.square(model(ids)))
+            grads = tape.gradient(loss, model.trainable_variables)
+            assert isinstance(grads[0], tf.IndexedSlices)
+            opt.apply_gradients(zip(grads, model.trainable_variables))
+        return [loss] + list(model.weights)
+
+    eager, lazy_ = both(run)
+    assert_close(lazy_, eager, rtol=1e-6)
+
+
+def test_optimizer_update_inside_tf_device():
+    """Inside ``tf.device`` ops run at once: the update runs eagerly after the step's program."""
+    def run():
+        v = tf.Variable([1.0, 2.0])
+        opt = tf.keras.optimizers.Adam(0.1)
+        for _ in range(3):
+            with tf.GradientTape() as tape:
+                loss = tf.reduce_sum(v * v)
+            grads = tape.gradient(loss, [v])
+            with tf.device("/CPU:0"):
+                opt.apply_gradients(zip(grads, [v]))
+        return [loss, v, opt.iterations]
+
+    eager, lazy_ = both(run)
+    assert_close(lazy_, eager, rtol=1e-6)
+
+
 def test_optimizer_update_of_computed_gradients_is_eager(lazy_on):
     """Gradients already computed (observed first) are applied by the eager update: nothing is
     pending, so no program runs for it."""

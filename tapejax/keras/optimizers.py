@@ -397,6 +397,12 @@ def _keras_lion(beta_1, beta_2):
 # The optimizer
 # ---------------------------------------------------------------------------
 
+def _check_shapes(grads, params, var_list):
+    for g, p, v in zip(grads, params, var_list):
+        if tuple(g.shape) != p.shape:
+            raise ValueError(_GRADIENT_SHAPE.format(name=v.name, g=tuple(g.shape), p=tuple(p.shape)))
+
+
 _GRADIENT_SHAPE = ("The gradient for variable '{name}' has shape {g} but the variable has shape {p}. Pass "
                    "gradients in the same order as the variables: zip(tape.gradient(loss, variables), variables).")
 _NO_GRADIENTS = ("No gradients provided for any variable: {names}. Check that the loss depends on "
@@ -718,7 +724,8 @@ class Optimizer(_KerasObjectRepr):
 
     def _apply(self, grads, var_list):
         treedef, slots = self.build(var_list)
-        if _lazy.join_step(grads):
+        if (all(type(g) is Tensor for g in grads) and all(v._sharding is None for v in var_list)
+                and _lazy.join_step(grads)):
             return self._apply_lazily(grads, var_list, treedef, slots)
         values = read_for_update(list(var_list) + list(slots))
         if values is None:   # traced (tf.function): the function's values, donated by the function
@@ -728,9 +735,7 @@ class Optimizer(_KerasObjectRepr):
         # A tf.IndexedSlices (embedding gradients) becomes its dense sum here: the update equals the
         # dense one, also for repeated indices (where Keras 3's sparse path squares slices one by one).
         grads = [to_array(g) for g in grads]
-        for g, p, v in zip(grads, params, var_list):
-            if g.shape != p.shape:
-                raise ValueError(_GRADIENT_SHAPE.format(name=v.name, g=tuple(g.shape), p=tuple(p.shape)))
+        _check_shapes(grads, params, var_list)
         state = jax.tree.unflatten(treedef, slot_values)
         del slot_values
         step = read_raw(self._iterations)
@@ -758,12 +763,10 @@ class Optimizer(_KerasObjectRepr):
         """The update of lazy execution (issue 17): the gradients are pending, so the update is
         recorded as one op of their program, which runs now: forward, backward and update are
         one compiled program per step (one dispatch, where the update was a second). The
-        update's values are the eager one's (the program compiles it apart, ``lazy._alone``);
-        its buffers are new ones (the eager update donates the old: updates them in place)."""
+        update's values are the eager one's (the program compiles it apart, ``lazy._alone``),
+        and the program updates the buffers in place as the eager update does (``lazy.replaces``)."""
         params = [read_raw(v) for v in var_list]
-        for g, p, v in zip(grads, params, var_list):
-            if tuple(g.shape) != p.shape:
-                raise ValueError(_GRADIENT_SHAPE.format(name=v.name, g=tuple(g.shape), p=tuple(p.shape)))
+        _check_shapes(grads, params, var_list)
         slot_values = [read_raw(s) for s in slots]
         step = read_raw(self._iterations)
         lr = read_raw(self._lr_var) if self._lr_var is not None else self._argument_lr(step)
@@ -773,9 +776,11 @@ class Optimizer(_KerasObjectRepr):
         with pause_recording():
             out = self._update_op(*params, *grads, *slot_values, step, *([] if lr is None else [lr]),
                                   n=len(params), treedef=treedef, has_lr=lr is not None)
+        _lazy.replaces([*params, *slot_values, step])
+        del params, slot_values, step
         _lazy.run_pending()
         out = [t._value for t in out]
-        n, k = len(params), len(slot_values)
+        n, k = len(var_list), len(slots)
         self._store(var_list, out[:n], slots, out[n:n + k], out[n + k])
 
     def _update_flat(self, *args, n, treedef, has_lr):
