@@ -204,8 +204,10 @@ def test_optimizer_slots_on_a_second_trace_are_not_singletons():
 
 
 def test_a_missing_attribute_names_the_tensor_class():
-    # Recorded from TF 2.21: eager tensors are EagerTensor, traced ones SymbolicTensor.
-    assert _error(lambda: tf.constant(1.0).nope) == "AttributeError: 'EagerTensor' object has no attribute 'nope'"
+    # Recorded from TF 2.21: an eager tensor is the C type tensorflow.python.framework.ops.EagerTensor,
+    # a traced one a SymbolicTensor.
+    assert _error(lambda: tf.constant(1.0).nope) == (
+        "AttributeError: 'tensorflow.python.framework.ops.EagerTensor' object has no attribute 'nope'")
 
 
 def test_a_leaked_tensor_used_in_another_trace_is_out_of_scope():

@@ -418,6 +418,10 @@ def _contains_tensor(x):
     return False
 
 
+# The NumPy methods TensorFlow's Tensor.__getattr__ points to experimental_enable_numpy_behavior for.
+_NUMPY_METHODS = frozenset({"T", "astype", "ravel", "transpose", "reshape", "clip", "size", "tolist", "data"})
+
+
 class _TensorBase:
     """Read-only surface shared by Tensor and Variable (both hold ``_value``)."""
 
@@ -589,12 +593,34 @@ class Tensor(_TensorBase):
         # TensorFlow SymbolicTensor, and TensorFlow's message names that class.
         if name == "name":   # the property's own error (Python retries a failed property here)
             raise AttributeError("Tensor.name is undefined when eager execution is enabled.")
+        kind = self._tf_type_name()
+        if name in _NUMPY_METHODS:   # TF's hint: NumPy's methods come with NumPy behavior
+            raise AttributeError(
+                f"{kind.rsplit('.', 1)[-1]} object has no attribute '{name}'. " + """
+        If you are looking for numpy-related methods, please run the following:
+        tf.experimental.numpy.experimental_enable_numpy_behavior()
+      """)
+        raise AttributeError(f"'{kind}' object has no attribute '{name}'")
+
+    def _tf_type_name(self):
+        """The class TensorFlow's messages name: its eager tensor is a C type whose name is
+        ``tensorflow.python.framework.ops.EagerTensor``; a tensor of a traced function is a
+        ``SymbolicTensor``."""
         try:
             symbolic = is_tracer(object.__getattribute__(self, "_v"))
         except AttributeError:
             symbolic = False
-        kind = "SymbolicTensor" if symbolic else type(self).__name__
-        raise AttributeError(f"'{kind}' object has no attribute '{name}'")
+        if symbolic:
+            return "SymbolicTensor"
+        return "tensorflow.python.framework.ops.EagerTensor" if type(self) is Tensor else type(self).__name__
+
+    # Tensors are immutable. TensorFlow's tensors have no ``__setitem__``: Python's TypeError
+    # names their class (``tf.tensor_scatter_nd_update`` or a Variable's ``assign`` instead).
+    def __setitem__(self, key, value):
+        raise TypeError(f"'{self._tf_type_name()}' object does not support item assignment")
+
+    def __delitem__(self, key):
+        raise TypeError(f"'{self._tf_type_name()}' object doesn't support item deletion")
 
     def set_shape(self, shape):
         """Checks that ``shape`` (``None`` for unknown sizes) fits this tensor's shape, which is
