@@ -260,3 +260,74 @@ def test_loaded_object_is_not_the_saved_class():
     printed = run_cells({**CELLS, 99: "print(isinstance(new_model, MySequentialModule))"},
                         [11, 31, 33, 40, 44, 99], 99)
     assert printed == "False\n"   # TensorFlow 2.21 prints the same
+
+
+# The guide's first Keras layer ("Keras layers" section), unchanged: it is called on a nested
+# list, which Keras 3 refuses (TF 2.21's ValueError, recorded).
+KERAS_LAYER_CELLS = {
+    1: r'''class MyDense(tf.keras.layers.Layer):
+  # Adding **kwargs to support base Keras layer arguments
+  def __init__(self, in_features, out_features, **kwargs):
+    super().__init__(**kwargs)
+
+    # This will soon move to the build step; see below
+    self.w = tf.Variable(
+      tf.random.normal([in_features, out_features]), name='w')
+    self.b = tf.Variable(tf.zeros([out_features]), name='b')
+  def call(self, x):
+    y = tf.matmul(x, self.w) + self.b
+    return tf.nn.relu(y)
+
+simple_layer = MyDense(name="simple", in_features=3, out_features=3)''',
+    2: r'''simple_layer([[2.0, 2.0, 2.0]])''',
+}
+
+_POSITIONAL = ("Only input tensors may be passed as positional arguments. The following argument value should "
+               "be passed as a keyword argument: {} (of type <class '{}'>)")
+
+
+def test_keras_layer_called_on_a_list_raises_as_keras_3():
+    with pytest.raises(ValueError) as e:
+        run_cells(KERAS_LAYER_CELLS, [1, 2], 2)
+    assert str(e.value) == _POSITIONAL.format(2.0, "float")
+
+
+def test_keras_takes_only_tensors_positionally():
+    # Recorded from TF 2.21 (Keras 3): arrays are converted, tensors, Variables and None pass; a
+    # Python number, list, string or a positional `training` flag raises; keyword arguments are free.
+    import numpy as np
+
+    class M(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.d = tf.keras.layers.Dense(2, kernel_initializer="ones")
+
+        def call(self, x, training=None):
+            return self.d(x)
+
+    class Pass(tf.keras.layers.Layer):
+        def call(self, x, y=None):
+            return x
+
+    dense = tf.keras.layers.Dense(2, kernel_initializer="ones")
+    seq = tf.keras.Sequential([tf.keras.layers.Dense(2, kernel_initializer="ones")])
+    refused = {
+        "dense_list": (lambda: dense([[1.0, 2.0, 3.0]]), (1.0, "float")),
+        "dense_float": (lambda: dense(1.0), (1.0, "float")),
+        "dense_tuple": (lambda: dense(((1.0, 2.0, 3.0),)), (1.0, "float")),
+        "subclass_list": (lambda: M()([[1.0, 2.0, 3.0]]), (1.0, "float")),
+        "training_positional": (lambda: M()(tf.ones((1, 3)), True), (True, "bool")),
+        "sequential_list": (lambda: seq([[1.0, 2.0, 3.0]]), (1.0, "float")),
+        "string": (lambda: Pass()(tf.ones((1,)), "a"), ("a", "str")),
+        "list_mixed": (lambda: Pass()([tf.ones(1), 2.0]), (2.0, "float")),
+        "dict_mixed": (lambda: Pass()({"a": tf.ones(1), "b": 3}), (3, "int")),
+    }
+    for case, (fn, (value, typ)) in refused.items():
+        with pytest.raises(ValueError) as e:
+            fn()
+        assert str(e.value) == _POSITIONAL.format(value, typ), case
+    assert dense(np.ones((1, 3))).numpy().tolist() == [[3.0, 3.0]]
+    assert M()(tf.ones((1, 3)), None).shape == (1, 2)
+    assert Pass()(tf.ones((1,)), y=2).shape == (1,)
+    assert dense(tf.Variable(tf.ones((1, 3)))).shape == (1, 2)
+    assert len(Pass()([tf.ones(1), tf.ones(1)])) == 2

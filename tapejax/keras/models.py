@@ -112,6 +112,11 @@ class Model(Layer):
     _TF_MODULE_IGNORED_PROPERTIES = Layer._TF_MODULE_IGNORED_PROPERTIES | frozenset(
         {"_k_metric_objs", "_k_metric_specs", "_k_weighted_specs", "_k_trackers"})
 
+    @property
+    def _allow_non_tensor_positional_args(self):
+        # Keras 3's Functional takes non-tensor inputs; a subclassed model or a Sequential does not.
+        return self.__dict__.get("_k_graph") is not None and not isinstance(self, Sequential)
+
     def __init__(self, *args, **kwargs):
         _check_model_init_arguments(type(self).__name__, args, kwargs)
         inputs = kwargs.pop("inputs", None)

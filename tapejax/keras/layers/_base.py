@@ -209,19 +209,37 @@ def _batchless(shape):
     return TensorShape((None,) + shape[1:]) if shape else TensorShape(shape)
 
 
-def _to_tensors(x):
-    """Keras converts array inputs of a call to tensors (numpy float64 becomes float32)."""
+def _to_tensors(x, numbers=True):
+    """Keras converts array inputs of a call to tensors (numpy float64 becomes float32).
+    ``numbers``: a flat list of Python numbers becomes a tensor too (the layers that take
+    non-tensor arguments); Keras 3 leaves it, and the other layers refuse it."""
     if isinstance(x, (_TensorBase, KerasTensor)):
         return x
     if isinstance(x, (np.ndarray, jax.Array, np.generic)):
         return Tensor(to_array(x, np.float32 if np.dtype(x.dtype) == np.float64 else None))
     if isinstance(x, (list, tuple)):
-        if x and all(isinstance(e, (int, float)) and not isinstance(e, bool) for e in x):
+        if numbers and x and all(isinstance(e, (int, float)) and not isinstance(e, bool) for e in x):
             return Tensor(to_array(x))
-        return type(x)(_to_tensors(e) for e in x)
+        items = (_to_tensors(e, numbers) for e in x)
+        return type(x)(*items) if hasattr(type(x), "_fields") else type(x)(items)
     if isinstance(x, dict):
-        return {k: _to_tensors(v) for k, v in x.items()}
+        return {k: _to_tensors(v, numbers) for k, v in x.items()}
     return x
+
+
+def _is_call_tensor(x):
+    return isinstance(x, (_TensorBase, KerasTensor)) or getattr(type(x), "_tf_composite", False)
+
+
+def _check_positional_tensors(args):
+    """Keras 3's ``Layer.__call__``: after array arguments are converted, every positional
+    argument (each leaf of a list, tuple or dict of them) must be a tensor or None; anything else
+    (a Python number or list, a string, ``training`` given positionally) raises its ValueError."""
+    leaves = jax.tree_util.tree_leaves(list(args), is_leaf=lambda x: x is None or _is_call_tensor(x))
+    for leaf in leaves:
+        if leaf is not None and not _is_call_tensor(leaf):
+            raise ValueError("Only input tensors may be passed as positional arguments. The following argument "
+                             f"value should be passed as a keyword argument: {leaf} (of type {type(leaf)})")
 
 
 # ---------------------------------------------------------------------------
@@ -540,6 +558,10 @@ class Layer(Module):
         >>> [w.path for w in layer.weights]
         ['linear/w', 'linear/b']
     """
+
+    # Keras 3: only tensors (or None) may be passed positionally to a layer, but to the
+    # preprocessing layers and functional models, which take other values.
+    _allow_non_tensor_positional_args = False
 
     def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
         unknown = set(kwargs) - _LAYER_KWARGS
@@ -915,10 +937,14 @@ class Layer(Module):
             if "inputs" not in kwargs:
                 raise TypeError(f"Layer '{self.name}' was called without inputs: write layer(x).")
             args = (kwargs.pop("inputs"),)
+        if self._allow_non_tensor_positional_args:
+            args = (_to_tensors(args[0]),) + args[1:]
+        else:
+            args = tuple(_to_tensors(a, numbers=False) for a in args)
+            _check_positional_tensors(args)
         if _is_symbolic(args, kwargs):
             return self._k_symbolic_call(args, kwargs)
-        inputs = _to_tensors(args[0])
-        args = (inputs,) + args[1:]
+        inputs = args[0]
         if not self.built:
             self._k_build_by_running(args, kwargs)
             self._k_maybe_build(_shape_of(inputs))
@@ -1108,6 +1134,8 @@ class Layer(Module):
 class _Operation(Layer):
     """A Keras operation of the functional graph (``x + 1`` on a KerasTensor): a weightless layer
     that ``model.layers`` leaves out and ``model.summary()`` lists, as Keras 3's operations."""
+
+    _allow_non_tensor_positional_args = True
 
     _k_is_operation = True
 

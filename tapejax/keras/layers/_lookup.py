@@ -68,6 +68,8 @@ class _IndexLookup(Layer):
 
     _TEXT = True
 
+    _allow_non_tensor_positional_args = True   # Keras 3's preprocessing layers take any inputs
+
     def __init__(self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token=None, vocabulary=None,
                  idf_weights=None, invert=False, output_mode="int", pad_to_max_tokens=False, sparse=False,
                  name=None, **kwargs):

@@ -63,6 +63,8 @@ class Normalization(Layer):
         [[-1.4142135381698608], [0.0]]
     """
 
+    _allow_non_tensor_positional_args = True   # Keras 3's preprocessing layers take any inputs
+
     def __init__(self, axis=-1, mean=None, variance=None, invert=False, **kwargs):
         super().__init__(**kwargs)
         if axis is None:
