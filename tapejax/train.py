@@ -8,7 +8,7 @@ lists, tuples and dicts (sorted keys), and nested Checkpoints, breadth first, so
 a Variable reachable by several paths is stored once under its shortest one.
 An object may define ``_trackable_children()`` returning ``{name: child}`` to
 replace the default walk. ``tf.train.list_variables`` shows TensorFlow's keys
-(``model/dense_1/kernel/.ATTRIBUTES/VARIABLE_VALUE``).
+(``model/dense_1/_kernel/.ATTRIBUTES/VARIABLE_VALUE``).
 
 The implementation is the ``tapejax.checkpoint`` package (storage, checksums,
 deferred restores); this module is the ``tf.train`` namespace.

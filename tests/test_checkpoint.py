@@ -255,7 +255,7 @@ def test_keras_paths_name_attributes():
     m = _Subclassed()
     m(_XK)
     assert sorted(tracking.Graph(train.Checkpoint(model=m)).variables) == [
-        "model/dense_1/bias", "model/dense_1/kernel", "model/dense_2/bias", "model/dense_2/kernel"]
+        "model/dense_1/_kernel", "model/dense_1/bias", "model/dense_2/_kernel", "model/dense_2/bias"]
 
 
 @pytest.mark.parametrize("make", [_sequential, _Subclassed])
@@ -309,7 +309,7 @@ def test_save_weights_and_load_weights(tmp_path):
     np.testing.assert_array_equal(other(_XK).numpy(), expected)
     # The checkpoint has the model itself as its root: no 'model/' prefix.
     assert sorted(_reader.read_index(path)["variables"]) == [
-        "dense_1/bias", "dense_1/kernel", "dense_2/bias", "dense_2/kernel"]
+        "dense_1/_kernel", "dense_1/bias", "dense_2/_kernel", "dense_2/bias"]
 
 
 def test_list_and_load_variables(tmp_path):

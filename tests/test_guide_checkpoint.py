@@ -177,12 +177,10 @@ MASK = {9: True, 10: True, 13: True}
 XFAIL = {
     4: "Keras 3's save_weights takes only a '.weights.h5' (HDF5) file name; tapejax writes its checkpoint "
        "directory at any path (tapejax.keras.saving.save_weights)",
-    15: "TF 2.21's Keras 3 Dense tracks its kernel as '_kernel', so the guide's fake 'kernel' is not restored "
-        "there; tapejax's Dense tracks 'kernel' and restores it",
-    16: "checkpoint keys of Keras internals: TF 2.21 has net/l1/_kernel and optimizer/_variables/N, "
-        "_learning_rate, _trainable_variables; tapejax net/l1/kernel and optimizer/_slot_vars/N, _lr_var",
-    17: "same as cell 16: TF 2.21 has no 'net/l1/kernel' key (Keras 3 names it '_kernel')",
-    18: "same as cell 16: TF 2.21 has no 'net/l1/kernel' key (Keras 3 names it '_kernel')",
+    16: "checkpoint keys of the optimizer's internals: TF 2.21 has optimizer/_variables/N, _learning_rate, "
+        "_trainable_variables; tapejax optimizer/_slot_vars/N, _lr_var (net/l1/_kernel is TF's)",
+    18: "TF 2.21's NotFoundError ends at 'not found in checkpoint'; tapejax's adds the checkpoint's path and "
+        "that tf.train.list_variables lists its keys",
 }
 
 
@@ -230,3 +228,36 @@ def test_cell(printed, cell):
 def test_ls_tf_ckpts(printed):
     # TensorFlow: checkpoint, ckpt-10.data-00000-of-00001, ckpt-10.index, ckpt-8..., ckpt-9...
     assert printed["ls"] == ["checkpoint", "ckpt-10", "ckpt-8", "ckpt-9"]
+
+
+def test_keras_layers_weights_are_checkpointed_under_keras_3_attribute_names(tmp_path):
+    # Why cells 15 and 17 print what they print, for each layer that keeps its weight behind a
+    # property in Keras 3 (recorded from TF 2.21): the checkpoint key is the attribute `_kernel`
+    # (`_embeddings`), the weight's path stays `.../kernel`, and the property raises before build.
+    import tapejax as tf
+    cases = [
+        (lambda: tf.keras.layers.Dense(2, name="dense"), "kernel", (None, 3), ["_kernel", "bias"], ["dense/kernel", "dense/bias"]),
+        (lambda: tf.keras.layers.Conv2D(2, 3, name="conv2d"), "kernel", (None, 8, 8, 3), ["_kernel", "bias"], ["conv2d/kernel", "conv2d/bias"]),
+        (lambda: tf.keras.layers.Conv1D(2, 3, name="conv1d"), "kernel", (None, 8, 3), ["_kernel", "bias"], ["conv1d/kernel", "conv1d/bias"]),
+        (lambda: tf.keras.layers.Embedding(5, 2, name="embedding"), "embeddings", (None, 3), ["_embeddings"], ["embedding/embeddings"]),
+    ]
+    for make, attr, shape, keys, paths in cases:
+        layer = make()
+        with pytest.raises(AttributeError, match=f"^You must build the layer before accessing `{attr}`.$"):
+            getattr(layer, attr)
+        layer.build(shape)
+        other = make()
+        with pytest.raises(AttributeError, match=f"^property '{attr}' of '{type(layer).__name__}' object has no setter$"):
+            setattr(other, attr, tf.Variable(1.0))
+        path = tf.train.Checkpoint(l=layer).write(str(tmp_path / type(layer).__name__))
+        assert [k for k, _ in tf.train.list_variables(path)] == (
+            ["_CHECKPOINTABLE_OBJECT_GRAPH"] + [f"l/{k}/.ATTRIBUTES/VARIABLE_VALUE" for k in sorted(keys)])
+        assert [w.path for w in layer.weights] == paths
+    # Conv2DTranspose keeps a plain `kernel` attribute in Keras 3.
+    t = tf.keras.layers.Conv2DTranspose(2, 3)
+    with pytest.raises(AttributeError, match="^'Conv2DTranspose' object has no attribute 'kernel'$"):
+        t.kernel
+    t.build((None, 8, 8, 3))
+    path = tf.train.Checkpoint(l=t).write(str(tmp_path / "t"))
+    assert [k for k, _ in tf.train.list_variables(path)][1:] == [
+        "l/bias/.ATTRIBUTES/VARIABLE_VALUE", "l/kernel/.ATTRIBUTES/VARIABLE_VALUE"]

@@ -3,10 +3,10 @@
 A checkpoint holds the values of the Variables reachable from the objects given to
 :class:`Checkpoint`, keyed by their *object path*, as TensorFlow's object graph does
 (``tracking``). ``tf.train.list_variables`` shows TensorFlow's keys
-(``model/dense_1/kernel/.ATTRIBUTES/VARIABLE_VALUE``).
+(``model/dense_1/_kernel/.ATTRIBUTES/VARIABLE_VALUE``).
 
 Storage is orbax: one directory per checkpoint holding the values as a PyTree of jax Arrays
-nested by object path (``{'model': {'dense_1': {'kernel': ...}}}``, so
+nested by object path (``{'model': {'dense_1': {'_kernel': ...}}}``, so
 ``orbax.checkpoint.StandardCheckpointer().restore(path + '/state')`` reads it by name;
 sharded values are written shard by shard, never gathered), a JSON index of paths, shapes
 and dtypes, and a checksum per value (``checksums.json``, computed while orbax writes, added

@@ -112,6 +112,22 @@ class InitializationOnlyStatus(CheckpointLoadStatus):
         self._nothing()
 
 
+def _renamed_attribute(owner, name):
+    """The attribute that now holds what files written by earlier versions saved as ``name``: a
+    class attribute naming its storage in ``checkpoint_attribute`` (Keras 3's Dense keeps its
+    ``kernel`` property's weight in ``_kernel``, the key TF 2.21 writes)."""
+    return getattr(getattr(type(owner), name, None), "checkpoint_attribute", None) or name
+
+
+def _renamed(graph, path):
+    head, _, name = path.rpartition("/")
+    owner = graph.objects.get(head)
+    if owner is None:
+        return path
+    new = _renamed_attribute(owner, name)
+    return path if new == name else (f"{head}/{new}" if head else new)
+
+
 def _restore(root, path, skip=()):
     """Restores ``path`` into ``root``'s Variables; saved paths starting with one of the
     prefixes in ``skip`` are left out (``load_weights`` skips an optimizer whose state does not
@@ -133,6 +149,11 @@ def _restore(root, path, skip=()):
             q = alt if alt in missing else mine.get(alt)   # a missing Variable's path
             if q is not None and p not in found:
                 found[p] = graph.variables[q]
+    for p in values:
+        if p not in found:   # a weight saved before its layer renamed it (Dense's kernel is now `_kernel`)
+            q = _renamed(graph, p)
+            if q in graph.variables and q not in values:
+                found[p] = graph.variables[q]
     matched, unmatched, deferred = [], [], []
     assignments, problems = [], []
     for p, value in values.items():
@@ -148,6 +169,7 @@ def _restore(root, path, skip=()):
         if owner is None:
             unmatched.append(p)
         else:   # assigned when the Variable appears (a build, an attribute set later)
+            rest = _renamed_attribute(owner, rest)
             deferred.append((owner, rest, p))
     # Everything is checked before anything is assigned: a failed restore changes nothing.
     if problems:

@@ -101,8 +101,8 @@ def save_weights(model, filepath, overwrite=True, max_shard_size=None, **kwargs)
         >>> model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
         >>> path = tempfile.mkdtemp() + '/weights'
         >>> tf.keras.saving.save_weights(model, path)
-        >>> [shape for _, shape in tf.train.list_variables(path)]   # the object graph, bias, kernel
-        [[], [2], [3, 2]]
+        >>> [shape for _, shape in tf.train.list_variables(path)]   # the object graph, _kernel, bias
+        [[], [3, 2], [2]]
     """
     if not overwrite and os.path.exists(os.fspath(filepath)):
         raise FileExistsError(f"{os.fspath(filepath)!r} exists; pass overwrite=True to replace it.")

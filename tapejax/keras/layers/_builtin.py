@@ -334,6 +334,47 @@ def _channels_last(data_format):
                          "tf.transpose(x, [0, 2, 3, 1]).")
 
 
+class _BuiltWeight:
+    """Keras 3's ``kernel`` (``embeddings``) property of Dense, Conv1D/Conv2D and Embedding: the
+    weight is the attribute ``_kernel``, so a checkpoint names it ``_kernel`` as TF 2.21's does
+    (``dense/_kernel/.ATTRIBUTES/VARIABLE_VALUE``); reading it before the layer is built raises
+    Keras's AttributeError, and it cannot be set."""
+
+    def __init__(self, public):
+        self.public, self.private = public, "_" + public
+        self.checkpoint_attribute = self.private   # files of earlier versions saved ``kernel`` (tf.train)
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self
+        try:
+            return obj.__dict__[self.private]
+        except KeyError:
+            raise AttributeError(f"You must build the layer before accessing `{self.public}`.") from None
+
+    def __set__(self, obj, value):
+        raise AttributeError(f"property '{self.public}' of '{type(obj).__name__}' object has no setter")
+
+
+class _Attribute:
+    """A plain instance attribute below a class where the name is a ``_BuiltWeight``
+    (Conv2DTranspose keeps ``self.kernel``, its checkpoint key ``kernel``, as Keras 3's)."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self
+        try:
+            return obj.__dict__[self.name]
+        except KeyError:
+            raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{self.name}'") from None
+
+    def __set__(self, obj, value):
+        obj.__dict__[self.name] = value
+
+
 class _Activated:
     """Shared by layers with an ``activation=`` argument: fuse it when it is a known op."""
 
@@ -381,6 +422,8 @@ class Dense(_Activated, Layer):
 
     supports_masking = True   # Keras 3 passes an input mask on
 
+    kernel = _BuiltWeight("kernel")
+
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
                  activity_regularizer=None, kernel_constraint=None, bias_constraint=None, **kwargs):
@@ -397,7 +440,7 @@ class Dense(_Activated, Layer):
         if last is None:
             raise ValueError("The last dimension of the inputs to a Dense layer should be defined. Found None. "
                              "Give the model an input_shape with a known feature size.")
-        self.kernel = self.add_weight(name="kernel", shape=(last, self.units), initializer=self.kernel_initializer,
+        self._kernel = self.add_weight(name="kernel", shape=(last, self.units), initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer)
         self.bias = self.add_weight(name="bias", shape=(self.units,), initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer) if self.use_bias else None
@@ -438,6 +481,8 @@ class Conv2D(_Activated, Layer):
         TensorShape([3, 3, 1, 16])
     """
 
+    kernel = _BuiltWeight("kernel")
+
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
                  dilation_rate=(1, 1), groups=1, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros", kernel_regularizer=None,
@@ -463,7 +508,7 @@ class Conv2D(_Activated, Layer):
             raise ValueError(f"The number of input channels ({channels}) must be divisible by groups "
                              f"({self.groups}).")
         shape = self.kernel_size + (channels // self.groups, self.filters)
-        self.kernel = self.add_weight(name="kernel", shape=shape, initializer=self.kernel_initializer,
+        self._kernel = self.add_weight(name="kernel", shape=shape, initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer)
         self.bias = self.add_weight(name="bias", shape=(self.filters,), initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer) if self.use_bias else None
@@ -491,6 +536,8 @@ class Conv2DTranspose(Conv2D):
         >>> up.kernel.shape
         TensorShape([3, 3, 4, 2])
     """
+
+    kernel = _Attribute("kernel")
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", output_padding=None,
                  data_format=None, dilation_rate=(1, 1), **kwargs):
@@ -528,6 +575,8 @@ class Conv1D(_Activated, Layer):
         (TensorShape([2, 8, 4]), TensorShape([3, 3, 4]))
     """
 
+    kernel = _BuiltWeight("kernel")
+
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, dilation_rate=1,
                  groups=1, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
@@ -543,7 +592,7 @@ class Conv1D(_Activated, Layer):
 
     def build(self, input_shape):
         channels = TensorShape(input_shape)[-1]
-        self.kernel = self.add_weight(name="kernel", shape=self.kernel_size + (channels, self.filters),
+        self._kernel = self.add_weight(name="kernel", shape=self.kernel_size + (channels, self.filters),
                                       initializer=self.kernel_initializer, regularizer=self.kernel_regularizer)
         self.bias = self.add_weight(name="bias", shape=(self.filters,), initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer) if self.use_bias else None
@@ -1071,6 +1120,8 @@ class Embedding(Layer):
         TensorShape([1, 3, 4])
     """
 
+    embeddings = _BuiltWeight("embeddings")
+
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform", embeddings_regularizer=None,
                  activity_regularizer=None, embeddings_constraint=None, mask_zero=False, input_length=None,
                  **kwargs):
@@ -1089,7 +1140,7 @@ class Embedding(Layer):
         self.mask_zero = mask_zero
 
     def build(self, input_shape):
-        self.embeddings = self.add_weight(name="embeddings", shape=(self.input_dim, self.output_dim),
+        self._embeddings = self.add_weight(name="embeddings", shape=(self.input_dim, self.output_dim),
                                           initializer=self.embeddings_initializer)
         self.built = True
 
