@@ -923,16 +923,16 @@ class _IndexChecker:
                       "must be 64 hexadecimal digits")
 
 
-def _load_index(export_dir):
-    """The checked index of a SavedModel directory."""
+def _load_index(export_dir, given=None):
+    """The checked index of a SavedModel directory (``given``: the path as the caller wrote it)."""
     index_file = os.path.join(export_dir, _INDEX)
     if not os.path.isfile(index_file):
         if os.path.exists(os.path.join(export_dir, "saved_model.pb")):
             raise ValueError(f"{export_dir!r} is a TensorFlow SavedModel (saved_model.pb): tapejax loads "
                              "the SavedModels written by tapejax.saved_model.save only.")
-        raise _NotFoundError(
-            f"SavedModel file does not exist at: {export_dir!r} (no {_INDEX}). Pass the directory given "
-            "to tf.saved_model.save(obj, export_dir).")
+        # TensorFlow's loader raises a plain OSError naming the files it looked for.
+        raise OSError(f"SavedModel file does not exist at: {given if given is not None else export_dir}"
+                      f"{os.path.sep}{{saved_model.pbtxt|saved_model.pb}}")
     try:
         with open(index_file, "rb") as fh:
             index = json.loads(fh.read().decode("utf-8"))
@@ -1309,7 +1309,7 @@ def load(export_dir, tags=None, options=None):
         ``.signatures`` holds the serving signatures.
 
     Raises:
-        FileNotFoundError / tf.errors.NotFoundError: no SavedModel at ``export_dir``.
+        OSError: no SavedModel at ``export_dir`` (TensorFlow's "SavedModel file does not exist at").
         ValueError: a directory that is not a tapejax SavedModel.
         tf.errors.DataLossError (a ValueError): a damaged or hostile SavedModel; the
             message names the file and the problem.
@@ -1318,12 +1318,13 @@ def load(export_dir, tags=None, options=None):
         >>> import tempfile, tapejax as tf
         >>> try:
         ...     tf.saved_model.load(tempfile.mkdtemp() + '/missing')
-        ... except FileNotFoundError as e:
-        ...     print('not found')
-        not found
+        ... except OSError as e:
+        ...     print(str(e).split(': ')[0])
+        SavedModel file does not exist at
     """
-    export_dir = os.path.abspath(os.fspath(export_dir))
-    index = _load_index(export_dir)
+    given = os.fspath(export_dir)
+    export_dir = os.path.abspath(given)
+    index = _load_index(export_dir, given)
     index_file = os.path.join(export_dir, _INDEX)
     ckpt_dir = os.path.join(export_dir, "variables")
     try:
