@@ -2834,6 +2834,22 @@ for _method, _names in _TF_DATASET_CLASSES.items():
         setattr(Dataset, _method, _printed_as(_attr, _names))
 
 
+_GET_NEXT = " [Op:IteratorGetNext] name: "
+
+
+def _get_next(it):
+    """``next(it)`` of an iterator's elements. An error computing an element is raised by
+    TensorFlow's IteratorGetNext op: its message ends with the op's decoration, as an eager
+    op error's does (``missing.csv; No such file or directory [Op:IteratorGetNext] name: ``)."""
+    try:
+        return next(it)
+    except errors.OpError as e:
+        if not str(e).rstrip().endswith("[Op:IteratorGetNext] name:"):
+            e.message = str(e) + _GET_NEXT
+            e.args = (e.message,)
+        raise
+
+
 class _Iterator:
     """An iterator over a dataset: ``next(it)`` or ``it.get_next()``.
 
@@ -2904,7 +2920,7 @@ class _Iterator:
         if not _state.tracing():
             self._seek_restored()
         if self._staged is None and (self._local or not _state.tracing()):
-            element = next(self._it)
+            element = _get_next(self._it)
             self._count += 1
             return _to_tensors(element)
         if self._staged is None:
@@ -3003,7 +3019,7 @@ class NumpyIterator:
         return self
 
     def __next__(self):
-        return _map(_numpy_component, next(self._it))
+        return _map(_numpy_component, _get_next(self._it))
 
     next = __next__
 

@@ -315,3 +315,26 @@ def test_image_codecs_are_in_tf_image_too():
     assert tf.image.decode_jpeg(tf.image.encode_jpeg(tf.zeros([4, 4, 3], tf.uint8))).shape == (4, 4, 3)
     assert bool(tf.image.is_jpeg(b"\xff\xd8\xff\xe0"))
     assert tf.image.decode_image is tf.io.decode_image
+
+
+def test_an_error_computing_an_element_carries_iterator_get_next(tmp_path, monkeypatch):
+    # data.ipynb cells 53-54 (a CsvDataset of a file that is not there): TF 2.21 raises at the
+    # iteration, from its IteratorGetNext op, "{{function_node ...}} missing.csv; No such file or
+    # directory [Op:IteratorGetNext] name: " (recorded; TF's kernel location prefix aside).
+    monkeypatch.chdir(tmp_path)
+    get_next = " [Op:IteratorGetNext] name: "
+    record_defaults = [999, 999, 999, 999]
+    dataset = tf.data.experimental.CsvDataset("missing.csv", record_defaults)
+    dataset = dataset.map(lambda *items: tf.stack(items))
+    for make in (lambda: list(dataset), lambda: next(iter(dataset)), lambda: list(dataset.as_numpy_iterator()),
+                 lambda: list(tf.data.TextLineDataset("missing.csv"))):
+        with pytest.raises(tf.errors.NotFoundError) as e:
+            make()
+        assert str(e.value) == "missing.csv; No such file or directory" + get_next
+    with pytest.raises(tf.errors.NotFoundError) as e:
+        list(tf.data.TFRecordDataset("missing.tfr"))
+    assert str(e.value) == "missing.tfr; No such file or directory" + get_next
+    # A message that has the decoration already keeps one (a batch of unequal shapes).
+    with pytest.raises(tf.errors.InvalidArgumentError) as e:
+        list(tf.data.Dataset.from_generator(lambda: iter([[1], [1, 2]]), output_types=tf.int32).batch(2))
+    assert str(e.value).count("[Op:IteratorGetNext]") == 1 and str(e.value).endswith(get_next)
