@@ -331,3 +331,12 @@ def test_keras_takes_only_tensors_positionally():
     assert Pass()(tf.ones((1,)), y=2).shape == (1,)
     assert dense(tf.Variable(tf.ones((1, 3)))).shape == (1, 2)
     assert len(Pass()([tf.ones(1), tf.ones(1)])) == 2
+
+
+def test_load_model_of_a_missing_keras_file(tmp_path):
+    # Keras 3 / TF 2.21 (recorded): a `.keras` path where nothing was saved is a ValueError.
+    path = str(tmp_path / "exname_of_file.keras")
+    with pytest.raises(ValueError) as e:
+        tf.keras.models.load_model(path)
+    assert str(e.value) == (f"File not found: filepath={path}. Please ensure the file is an accessible `.keras` "
+                            "zip file.")

@@ -276,6 +276,7 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True, **kw
     ``tf.errors.DataLossError`` (a ValueError) naming the file.
 
     Raises:
+        ValueError: Keras 3's "File not found" for a ``.keras`` path where nothing is.
         tf.errors.NotFoundError: no model was saved at ``filepath``.
 
     Example:
@@ -286,8 +287,13 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True, **kw
         >>> tf.keras.models.load_model(path)(tf.ones([1, 3])).shape
         TensorShape([1, 2])
     """
-    filepath = os.path.abspath(os.fspath(filepath))
+    given = os.fspath(filepath)
+    filepath = os.path.abspath(given)
     meta_file = os.path.join(filepath, _KERAS_FILE)
+    if not os.path.exists(filepath) and str(given).endswith(".keras"):
+        # Keras 3's message for a `.keras` file that is not there.
+        raise ValueError(f"File not found: filepath={given}. Please ensure the file is an accessible `.keras` "
+                         "zip file.")
     if not os.path.isfile(meta_file):
         raise _NotFoundError(f"No model saved at {filepath!r} (no {_KERAS_FILE}). Save it with "
                             "model.save(path) first; for weights only use model.load_weights(path).")
