@@ -819,6 +819,58 @@ def test_sequentials_inside_a_subclassed_model_build_on_an_unknown_batch_in_fit_
         assert (shapes(m.encoder), shapes(m.decoder)) == (enc, dec), how
 
 
+def test_a_model_built_by_fit_or_evaluate_shows_the_batch_size_of_the_data_spec_as_keras3():
+    # Recorded from TF 2.21 (Keras 3.15): Keras's TF backend builds an unbuilt model in its traced
+    # step, on the data's element spec, whose batch dimension is the batch size where every batch
+    # is full (arrays whose length it divides, after validation_split; a dataset batched with
+    # drop_remainder=True), else None; train_on_batch / test_on_batch build on the batch given.
+    # generative/autoencoder.ipynb's decoder summary: (32, 14, 14, 8) after fit on 60000 images.
+    L = tf.keras.layers
+
+    def new():
+        m = tf.keras.Sequential([L.Dense(3)])
+        m.compile("adam", "mse")
+        return m
+
+    def arrays(n):
+        return np.zeros((n, 5), "float32"), np.zeros((n, 3), "float32")
+
+    cases = [("fit", 8, 4, {}, (4, 3)), ("fit", 10, 4, {}, (None, 3)), ("fit", 8, 4, {"shuffle": False}, (4, 3)),
+             ("fit", 8, None, {}, (None, 3)), ("fit", 64, None, {}, (32, 3)),
+             ("fit", 12, 4, {"validation_split": 0.25}, (None, 3)), ("fit", 8, 4, {"steps_per_epoch": 1}, (4, 3)),
+             ("evaluate", 8, 4, {}, (4, 3)), ("evaluate", 10, 4, {}, (None, 3)),
+             ("predict", 8, 4, {}, (4, 3)), ("predict", 10, 4, {}, (4, 3))]
+    for how, n, bs, kw, expected in cases:
+        m = new()
+        x, y = arrays(n)
+        if how == "predict":
+            m.predict(x, batch_size=bs, verbose=0)
+        else:
+            getattr(m, how)(x, y, batch_size=bs, verbose=0, **kw)
+        assert m.output_shape == expected, (how, n, bs, kw)
+    for drop, expected in [(False, (None, 3)), (True, (4, 3))]:
+        m = new()
+        m.fit(tf.data.Dataset.from_tensor_slices(arrays(8)).batch(4, drop_remainder=drop), verbose=0)
+        assert m.output_shape == expected, drop
+    for how in ("train_on_batch", "test_on_batch"):
+        m = new()
+        getattr(m, how)(*arrays(5))
+        assert m.output_shape == (5, 3), how
+
+    class Sub(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.seq = tf.keras.Sequential([L.Dense(3)])
+
+        def call(self, x):
+            return self.seq(x)
+    for n, expected in [(8, (4, 3)), (10, (None, 3))]:
+        m = Sub()
+        m.compile("adam", "mse")
+        m.fit(*arrays(n), batch_size=4, verbose=0)
+        assert m.seq.output_shape == expected, n
+
+
 def test_fit_and_evaluate_retrace_warnings_count_one_trace_per_compile_as_keras3():
     """Keras 3's fit/evaluate tf.function takes the data iterator (unknown batch size): it traces
     once per model, never for the last smaller batch, and fit and evaluate share one detector.

@@ -661,15 +661,16 @@ class Model(Layer):
         if not self.compiled:
             raise ValueError("You must call `compile()` before using the model.")
 
-    def _k_prepare(self, x, y):
+    def _k_prepare(self, x, y, batch_size=None):
         """Builds an unbuilt model on the first batch before any step is compiled. The model is
         not called here: Keras 3 calls it only in the traced step (a ``print`` in ``call`` shows
         once per trace), and the compiled metrics are resolved there, from the step's ``y`` and
-        ``y_pred`` (:meth:`_k_update_metrics`)."""
+        ``y_pred`` (:meth:`_k_update_metrics`).
+
+        ``batch_size``: the batch dimension of the data's element spec, which Keras 3's traced
+        step builds on (its summaries show it): ``None`` where batches differ in size."""
         if not self.built and isinstance(x, _TensorBase) and x.shape.rank:
-            # Keras 3's fit/evaluate first call the model in their tf.function on the
-            # dataset's element spec: the batch size is unknown where it builds.
-            spec = TensorShape((None,) + tuple(x.shape)[1:])
+            spec = TensorShape((batch_size,) + tuple(x.shape)[1:])
             if isinstance(self, Sequential):
                 self._k_maybe_build(spec)
             elif type(self).build is Model.build and self._k_graph is None:
@@ -686,9 +687,10 @@ class Model(Layer):
         return out
 
     def _k_build_subclassed(self, spec):
-        """A subclassed model's call, traced on ``spec`` (batch size unknown): the Sequential
-        models and layers it calls build there, as in Keras 3's traced train step (their
-        summaries show ``None``). A call that needs concrete values builds on the first batch."""
+        """A subclassed model's call, traced on ``spec`` (the batch size ``None`` where the data's
+        batches differ in size): the Sequential models and layers it calls build there, as in
+        Keras 3's traced train step (their summaries show that batch size). A call that needs
+        concrete values builds on the first batch."""
         try:
             with self._k_scope():
                 _build_on_unknown_batch(lambda xs: self._k_plain_call(xs[0]), [_Spec(spec, self._k_dtype)])
@@ -753,7 +755,7 @@ class Model(Layer):
             for step, batch in enumerate(data.epoch(steps_per_epoch)):
                 callbacks.call("on_train_batch_begin", step, {})
                 bx, by, _ = _unpack(batch)
-                self._k_prepare(bx, by)
+                self._k_prepare(bx, by, data.static_batch_size)
                 logs, total, count = self._k_running_logs("train_step", self._k_step("train_step")(batch), bx, total, count)
                 callbacks.call("on_train_batch_end", step, _sorted(logs))
                 if self.stop_training:
@@ -797,7 +799,7 @@ class Model(Layer):
         for step, batch in enumerate(data.epoch(steps)):
             callbacks.call("on_test_batch_begin", step, {})
             bx, by, _ = _unpack(batch)
-            self._k_prepare(bx, by)
+            self._k_prepare(bx, by, data.static_batch_size)
             out, total, count = self._k_running_logs("test_step", self._k_step("test_step")(batch), bx, total, count)
             callbacks.call("on_test_batch_end", step, _sorted(out))
         logs = _sorted(out)
@@ -885,7 +887,7 @@ class Model(Layer):
     def _k_on_batch(self, kind, x, y, sample_weight, return_dict):
         self._k_check_compiled(f"{kind}_on_batch")
         x, y = _to_tensors(x), _to_tensors(y)
-        self._k_prepare(x, y)
+        self._k_prepare(x, y, _first(x).shape[0] if isinstance(_first(x), _TensorBase) and _first(x).shape.rank else None)
         logs = self._k_step(f"{kind}_step")((x, y) if sample_weight is None else (x, y, sample_weight))
         logs = self._k_ordered(logs)
         return _sorted(logs) if return_dict else (logs["loss"] if len(logs) == 1 else list(logs.values()))
@@ -1252,6 +1254,20 @@ class _Batches:
             self._num_batches = cardinality if cardinality >= 0 else None
             self.n_batches = self._num_batches or 0
         self.shuffle = shuffle
+
+    @property
+    def static_batch_size(self):
+        """The batch dimension of the data's element spec, as Keras 3's TF backend traces its
+        step on it: the batch size where every batch is full (arrays whose length it divides, a
+        dataset batched with ``drop_remainder=True``), else ``None``."""
+        if self.dataset is None:
+            return self.batch_size if self.n % self.batch_size == 0 else None
+        spec = getattr(self.dataset, "element_spec", None)
+        leaves = jax.tree_util.tree_leaves(spec, is_leaf=lambda s: hasattr(s, "shape"))
+        shape = getattr(leaves[0], "shape", None) if leaves else None
+        if shape is None or not len(shape):
+            return None
+        return tuple(shape)[0]
 
     def epoch(self, steps=None):
         if self.dataset is not None:
