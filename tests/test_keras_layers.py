@@ -880,3 +880,30 @@ def test_dense_units_and_embedding_sizes_must_be_python_ints_as_keras3(make, mes
         make()
     assert str(e.value) == message
     assert tf.keras.layers.Dense(1).name == "dense" and tf.keras.layers.Dense(True).units is True
+
+
+def test_weights_of_an_unbuilt_layer_as_keras3():
+    # Recorded from TF 2.21 (Keras 3.15): Dense/Conv/Embedding read their weight through a property
+    # that raises before build (keras/regression.ipynb: `linear_model.layers[1].kernel`);
+    # BatchNormalization's weights are None until built; other attributes are plain missing ones.
+    L = tf.keras.layers
+    cases = [(L.Dense(3), "kernel", "You must build the layer before accessing `kernel`."),
+             (L.Dense(3), "bias", "'Dense' object has no attribute 'bias'"),
+             (L.Conv2D(2, 3), "kernel", "You must build the layer before accessing `kernel`."),
+             (L.Conv1D(2, 3), "kernel", "You must build the layer before accessing `kernel`."),
+             (L.Conv2DTranspose(2, 3), "kernel", "'Conv2DTranspose' object has no attribute 'kernel'"),
+             (L.Embedding(5, 2), "embeddings", "You must build the layer before accessing `embeddings`."),
+             (L.LayerNormalization(), "gamma", "'LayerNormalization' object has no attribute 'gamma'")]
+    for layer, attr, message in cases:
+        with pytest.raises(AttributeError) as e:
+            getattr(layer, attr)
+        assert str(e.value) == message
+        assert not hasattr(layer, attr)
+    bn = L.BatchNormalization()
+    assert (bn.gamma, bn.beta, bn.moving_mean, bn.moving_variance) == (None, None, None, None)
+    bn.build((None, 2))
+    assert bn.gamma.shape == (2,) and bn.moving_variance.shape == (2,)
+    d = L.Dense(3, use_bias=False)
+    d.build((None, 2))
+    assert d.kernel.shape == (2, 3) and d.bias is None
+    assert [v.path for v in d.weights] == [f"{d.name}/kernel"]

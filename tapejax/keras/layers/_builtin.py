@@ -1027,6 +1027,8 @@ class BatchNormalization(Layer):
                  beta_constraint=None, gamma_constraint=None, fused=None, renorm=False,
                  virtual_batch_size=None, adjustment=None, synchronized=False, **kwargs):
         super().__init__(**kwargs)
+        # Keras 3 names its weights before build: None until then.
+        self.gamma = self.beta = self.moving_mean = self.moving_variance = None
         self.axis = axis
         self.momentum = float(momentum)
         self.epsilon = float(epsilon)
