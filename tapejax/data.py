@@ -33,6 +33,7 @@ Example:
 """
 import collections
 import concurrent.futures
+import contextlib
 import copy
 import csv
 import enum
@@ -593,6 +594,43 @@ def _random_dataset_choices(seeds, logits_rows, chunk=128):
         yield from _multinomial_picks([stream() for _ in range(2 * n)], rows)
 
 
+class _ThreadCapture:
+    """``sys.stdout`` while one thread traces a dataset function: what that thread prints goes to
+    ``into`` (a StringIO, or nowhere with None); what other threads print (the program consuming
+    the dataset while a parallel map's worker traces) goes on to the stream it stands for."""
+
+    def __init__(self, stream, into):
+        self._stream, self._into, self._thread = stream, into, threading.get_ident()
+
+    def write(self, text):
+        if threading.get_ident() != self._thread:
+            return self._stream.write(text)
+        return len(text) if self._into is None else self._into.write(text)
+
+    def flush(self):
+        if threading.get_ident() != self._thread:
+            self._stream.flush()
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+# Swaps of sys.stdout (a trace capturing what its function prints) one at a time, so that each
+# puts back the stream it replaced.
+_STDOUT_SWAP = threading.RLock()
+
+
+@contextlib.contextmanager
+def _capturing_stdout(into):
+    with _STDOUT_SWAP:
+        stream = sys.stdout
+        sys.stdout = _ThreadCapture(stream, into)
+        try:
+            yield
+        finally:
+            sys.stdout = stream
+
+
 class _VectorizedMap:
     """``map_func`` traced once per chunk shape with ``jax.vmap`` and compiled.
 
@@ -636,13 +674,11 @@ class _VectorizedMap:
                     with self.lock:
                         if not self.ok:
                             return None
-                        stdout = sys.stdout
                         if self.quiet:
-                            sys.stdout = io.StringIO()
-                        try:
+                            with _capturing_stdout(None):
+                                out = self.jitted(chunk)
+                        else:
                             out = self.jitted(chunk)
-                        finally:
-                            sys.stdout = stdout
                         self.traced.add(key)
         except Exception:  # noqa: BLE001 - not traceable: run eagerly, as written
             self.ok = False
@@ -764,17 +800,15 @@ def _traced_spec(fn, in_spec, call=_call, method=None, check=None):
         return [l._value if isinstance(l, _TensorBase) else jax.numpy.asarray(_to_array(l)) for l in out_leaves]
 
     printed = io.StringIO()
-    stdout, sys.stdout = sys.stdout, printed
     before, _NO_PEEK.on = getattr(_NO_PEEK, "on", False), True
     try:
-        with _state.Scope(strict=True, tracing=True), _calls_run_eagerly():
+        with _capturing_stdout(printed), _state.Scope(strict=True, tracing=True), _calls_run_eagerly():
             out = jax.eval_shape(run, *structs)
     except _Refusal as e:
         raise e.args[0] from None
     except Exception as e:  # noqa: BLE001 - not traceable with unknown dimensions: an element tells
         return (_VALUE_SHAPED if _value_decides_shape(e) else None), ""
     finally:
-        sys.stdout = stdout
         _NO_PEEK.on = before
     if method is not None:
         return dataset_spec[-1], printed.getvalue()

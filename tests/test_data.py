@@ -570,3 +570,29 @@ def test_padded_batch_pads_to_padded_shapes():
     assert next(it).numpy().tolist() == [[1, 0, 0], [2, 2, 0]]
     with pytest.raises(tf.errors.DataLossError, match="Attempted to pad to a smaller size than the input element"):
         next(it)
+
+
+def test_printing_while_a_parallel_map_worker_traces_is_not_lost(capsys):
+    # A parallel map's worker traces its function a second time (vectorized) with prints muted:
+    # what another thread prints meanwhile is printed, and sys.stdout is the program's again after.
+    import sys
+    import threading
+    tracing, go = threading.Event(), threading.Event()
+
+    def fn(x):
+        if threading.current_thread() is not threading.main_thread():
+            tracing.set()
+            go.wait(10)
+        return x * 2
+    ds = tf.data.Dataset.range(8).map(fn, num_parallel_calls=2)
+    stdout = sys.stdout
+    out = []
+    consumer = threading.Thread(target=lambda: out.extend(int(v) for v in ds))
+    consumer.start()
+    assert tracing.wait(10)
+    print("printed while the worker traced")
+    go.set()
+    consumer.join(10)
+    assert out == [0, 2, 4, 6, 8, 10, 12, 14]
+    assert sys.stdout is stdout
+    assert "printed while the worker traced" in capsys.readouterr().out
