@@ -1,4 +1,5 @@
-"""tf.keras.utils: ``to_categorical``, ``Progbar``, ``set_random_seed``, ``get_file``.
+"""tf.keras.utils: ``to_categorical``, ``Progbar``, ``set_random_seed``, ``get_file``,
+``timeseries_dataset_from_array``.
 
 Example:
     >>> import tapejax as tf
@@ -23,8 +24,9 @@ import numpy as np
 
 from .. import random as _random
 from ._progbar import Progbar as Progbar  # noqa: F401
-from .. import ops as _ops
+from .. import data as _data, ops as _ops
 from ..math import reduce_max
+from ..ops import gather as _gather
 from .layers._base import KerasTensor as _KerasTensor, _leaves
 
 
@@ -277,6 +279,103 @@ def _extract(path, to, archive_format):
 # ---------------------------------------------------------------------------
 # plot_model: Keras 3's model diagram (pydot and graphviz, both optional)
 # ---------------------------------------------------------------------------
+
+def _check_timeseries_arguments(n, start_index, end_index, sampling_rate, sequence_stride):
+    # Keras 3's checks, in its order (a 0 start/end index is not checked, as there).
+    if start_index:
+        if start_index < 0:
+            raise ValueError(f"`start_index` must be 0 or greater. Received: start_index={start_index}")
+        if start_index >= n:
+            raise ValueError("`start_index` must be lower than the length of the data. Received: "
+                             f"start_index={start_index}, for data of length {n}")
+    if end_index:
+        if start_index and end_index <= start_index:
+            raise ValueError("`end_index` must be higher than `start_index`. Received: "
+                             f"start_index={start_index}, and end_index={end_index} ")
+        if end_index >= n:
+            raise ValueError("`end_index` must be lower than the length of the data. Received: "
+                             f"end_index={end_index}, for data of length {n}")
+        if end_index <= 0:
+            raise ValueError(f"`end_index` must be higher than 0. Received: end_index={end_index}")
+    for name, value in (("sampling_rate", sampling_rate), ("sequence_stride", sequence_stride)):
+        if value <= 0:
+            raise ValueError(f"`{name}` must be higher than 0. Received: {name}={value}")
+        if value >= n:
+            raise ValueError(f"`{name}` must be lower than the length of the data. Received: {name}={value}, "
+                             f"for data of length {n}")
+
+
+def timeseries_dataset_from_array(data, targets, sequence_length, sequence_stride=1, sampling_rate=1,
+                                  batch_size=128, shuffle=False, seed=None, start_index=None, end_index=None):
+    """A dataset of sliding windows over a timeseries (``keras.utils.timeseries_dataset_from_array``).
+
+    Window ``i`` holds ``data[start + p, start + p + sampling_rate, ...]`` (``sequence_length``
+    steps) for ``p = i * sequence_stride``, between ``start_index`` and ``end_index``; its target
+    is ``targets[start + p]``. Windows are batched (``batch_size=None``: single windows), shuffled
+    with ``shuffle=True`` (the start positions with NumPy's ``RandomState(seed)``, then within a
+    buffer of ``8 * batch_size``), as Keras 3 builds it with ``tf.data``: the same elements,
+    element_spec (the window length unknown), cardinality and printed class.
+
+    Args:
+        data: an array (or tensor) of timesteps, first axis time.
+        targets: an array of one target per timestep, or None (the dataset yields windows only).
+        sequence_length: the number of timesteps in a window.
+        sequence_stride: the step between two windows' starts.
+        sampling_rate: the step between two timesteps within a window.
+        batch_size: windows per batch, or None.
+        shuffle, seed: shuffle the windows (a seed for a reproducible order).
+        start_index, end_index: the part of ``data`` the windows are taken from.
+
+    Returns:
+        A ``tf.data.Dataset`` of windows, or of ``(windows, targets)``.
+
+    Raises:
+        ValueError: an index, stride or rate out of range (Keras's messages).
+
+    Example:
+        >>> import numpy as np, tapejax as tf
+        >>> ds = tf.keras.utils.timeseries_dataset_from_array(np.arange(6), np.arange(6) * 10,
+        ...                                                    sequence_length=3, batch_size=2)
+        >>> ds.element_spec
+        (TensorSpec(shape=(None, None), dtype=tf.int64, name=None), TensorSpec(shape=(None,), dtype=tf.int64, name=None))
+        >>> [(x.numpy().tolist(), y.numpy().tolist()) for x, y in ds]
+        [([[0, 1, 2], [1, 2, 3]], [0, 10]), ([[2, 3, 4], [3, 4, 5]], [20, 30])]
+    """
+    n = len(data)
+    _check_timeseries_arguments(n, start_index, end_index, sampling_rate, sequence_stride)
+    start = 0 if start_index is None else start_index
+    end = n if end_index is None else end_index
+    num_seqs = end - start - (sequence_length - 1) * sampling_rate
+    if targets is not None:
+        num_seqs = min(num_seqs, len(targets))
+    index_dtype = "int32" if num_seqs < 2147483647 else "int64"
+    positions = np.arange(0, num_seqs, sequence_stride, dtype=index_dtype)
+    if shuffle:
+        if seed is None:
+            seed = np.random.randint(1e6)
+        np.random.RandomState(seed).shuffle(positions)
+    steps = _ops.convert_to_tensor(data[start:end])
+    offsets = (np.arange(sequence_length) * sampling_rate).astype(index_dtype)
+
+    def sequences(array, take, item_shape):
+        ds = _data.Dataset.from_tensor_slices(positions).map(take, num_parallel_calls=_data.AUTOTUNE)
+        # Keras gathers tf.range(p, p + length * rate, rate): TensorFlow knows no window length.
+        spec = _data.TensorSpec(item_shape + tuple(array.shape[1:]), array.dtype)
+        out = ds._derive(ds._make, ds._card, lambda: spec, ds._index)
+        out._REPR = ds._REPR
+        return out
+
+    dataset = sequences(steps, lambda p: _gather(steps, p + offsets), (None,))
+    if targets is not None:
+        target_steps = _ops.convert_to_tensor(targets[start:end])
+        dataset = _data.Dataset.zip((dataset, sequences(target_steps, lambda p: _gather(target_steps, p), ())))
+    dataset = dataset.prefetch(_data.AUTOTUNE)
+    if batch_size is not None:
+        if shuffle:
+            dataset = dataset.shuffle(buffer_size=batch_size * 8, seed=seed)
+        return dataset.batch(batch_size)
+    return dataset.shuffle(buffer_size=1024, seed=seed) if shuffle else dataset
+
 
 def _pydot():
     """pydot (or Keras's fallbacks pydot_ng, pydotplus), or None."""
