@@ -907,3 +907,38 @@ def test_weights_of_an_unbuilt_layer_as_keras3():
     d.build((None, 2))
     assert d.kernel.shape == (2, 3) and d.bias is None
     assert [v.path for v in d.weights] == [f"{d.name}/kernel"]
+
+
+def test_input_spec_checks_calls_as_keras3():
+    # Recorded from TF 2.21 (Keras 3.15): a layer checks its first argument against its input_spec
+    # before the call's own frame (an error inside a Sequential is framed by Sequential.call, with
+    # its kwargs line); Dense needs rank >= 2, then the built size of the last axis.
+    # structured_data/time_series.ipynb cell 52 (a Dense built on 57 features fed 456).
+    L = tf.keras.layers
+
+    def error(f):
+        with pytest.raises(ValueError) as e:
+            f()
+        return str(e.value)
+    assert error(lambda: L.Dense(3, name="dense")(tf.ones([4]))) == (
+        "Input 0 with name 'None' of layer 'dense' is incompatible with the layer: expected min_ndim=2, found ndim=1. "
+        "Full shape received: (4,)")
+    d = L.Dense(3, name="dense_1")
+    d(tf.ones([2, 5]))
+    assert repr(d.input_spec) == "InputSpec(min_ndim=2, axes={-1: 5})"
+    assert error(lambda: d(tf.ones([2, 4]))) == (
+        "Input 0 with name 'None' of layer 'dense_1' is incompatible with the layer: expected axis -1 of input shape "
+        "to have value 5, but received input with shape (2, 4)")
+    assert d(tf.ones([2, 7, 5])).shape == (2, 7, 3)
+    m = tf.keras.Sequential([L.Flatten(), L.Dense(2, name="dense_2")])
+    m(tf.ones([1, 3, 4]))
+    assert error(lambda: m(tf.ones([1, 4, 4]))) == (
+        "Exception encountered when calling Sequential.call().\n\n\x1b[1mInput 0 with name 'None' of layer 'dense_2' is "
+        "incompatible with the layer: expected axis -1 of input shape to have value 12, but received input with shape "
+        "(1, 16)\x1b[0m\n\nArguments received by Sequential.call():\n  \u2022 inputs=tf.Tensor(shape=(1, 4, 4), "
+        "dtype=float32)\n  \u2022 training=None\n  \u2022 mask=None\n  \u2022 kwargs=<class 'inspect._empty'>")
+    c = L.Conv2D(2, 3)
+    assert repr(c.input_spec) == "InputSpec(min_ndim=4)"
+    c(tf.ones([1, 5, 5, 3]))
+    assert repr(c.input_spec) == "InputSpec(min_ndim=4, axes={-1: 3})"
+    assert repr(L.InputSpec(shape=(None, 28, 28, 1), dtype="float32")) == "InputSpec(dtype=float32, shape=(None, 28, 28, 1), ndim=4)"

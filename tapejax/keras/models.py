@@ -1042,7 +1042,8 @@ class Sequential(Model):
         self.built = True
         unique_name("functional")   # Keras 3 builds a functional model inside: it takes a name
 
-    def call(self, inputs, training=None, mask=None):
+    def call(self, inputs, training=None, mask=None, **kwargs):
+        # Keras 3's signature: its call errors list the arguments, ``kwargs=<class 'inspect._empty'>`` too.
         x = _adjust_input_rank(inputs, self._k_build_shape)
         for layer in self._k_layer_list:
             x = layer(x, training=training) if isinstance(layer, Layer) else layer(x)

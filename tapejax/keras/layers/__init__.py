@@ -7,6 +7,7 @@ Example:
     TensorShape([2, 3])
 """
 from ._base import Layer as Layer, InputLayer as InputLayer, Input as Input, KerasTensor as KerasTensor
+from ._input_spec import InputSpec as InputSpec
 from ._builtin import (
     Dense as Dense, Conv2D as Conv2D, Conv2DTranspose as Conv2DTranspose, MaxPooling2D as MaxPooling2D,
     AveragePooling2D as AveragePooling2D, MaxPool2D as MaxPool2D, AvgPool2D as AvgPool2D,

@@ -22,6 +22,7 @@ from ..._core.variable import Variable, _name_scope
 from .. import initializers as _initializers
 from .._variables import KerasVariable
 from .. import regularizers as regularizers
+from ._input_spec import InputSpec as InputSpec, assert_input_compatibility  # noqa: F401
 from ...ops import cast
 from ..mixed_precision import _layer_policy
 from ...checkpoint.tracking import apply_deferred as _apply_deferred
@@ -945,9 +946,13 @@ class Layer(Module):
         if _is_symbolic(args, kwargs):
             return self._k_symbolic_call(args, kwargs)
         inputs = args[0]
+        # Keras 3 checks the input spec before the call's own frame (an error is framed by the
+        # calling layer's), before building and again after (build may set it).
+        assert_input_compatibility(self.input_spec, inputs, self.name)
         if not self.built:
             self._k_build_by_running(args, kwargs)
             self._k_maybe_build(_shape_of(inputs))
+            assert_input_compatibility(self.input_spec, inputs, self.name)
         training = self._k_resolve_training(kwargs)
         mask = _keras_mask(inputs)
         if mask is not None and "mask" not in kwargs and _takes_mask(self.call):
@@ -1106,9 +1111,7 @@ class Layer(Module):
     def from_config(cls, config):
         return cls(**config)
 
-    @property
-    def input_spec(self):
-        return None
+    input_spec = None   # an InputSpec (or a list of them) its calls are checked against, as Keras 3
 
     @property
     def output_shape(self):

@@ -24,6 +24,7 @@ from ...extend import defop
 from .. import activations as _activations
 from .. import initializers as _initializers
 from ._base import Layer
+from ._input_spec import InputSpec
 from ... import random as random
 from ... import sparse as _sparse
 from ..._core.engine import read_raw
@@ -434,12 +435,14 @@ class Dense(_Activated, Layer):
         self.units = units
         self._set_kernel_options(activation, use_bias, kernel_initializer, bias_initializer,
                                  kernel_regularizer, bias_regularizer)
+        self.input_spec = InputSpec(min_ndim=2)
 
     def build(self, input_shape):
         last = TensorShape(input_shape)[-1]
         if last is None:
             raise ValueError("The last dimension of the inputs to a Dense layer should be defined. Found None. "
                              "Give the model an input_shape with a known feature size.")
+        self.input_spec = InputSpec(min_ndim=2, axes={-1: last})
         self._kernel = self.add_weight(name="kernel", shape=(last, self.units), initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer)
         self.bias = self.add_weight(name="bias", shape=(self.units,), initializer=self.bias_initializer,
@@ -498,6 +501,7 @@ class Conv2D(_Activated, Layer):
         self.groups = int(groups)
         self._set_kernel_options(activation, use_bias, kernel_initializer, bias_initializer,
                                  kernel_regularizer, bias_regularizer)
+        self.input_spec = InputSpec(min_ndim=4)
 
     def build(self, input_shape):
         channels = TensorShape(input_shape)[-1]
@@ -507,6 +511,7 @@ class Conv2D(_Activated, Layer):
         if channels % self.groups:
             raise ValueError(f"The number of input channels ({channels}) must be divisible by groups "
                              f"({self.groups}).")
+        self.input_spec = InputSpec(min_ndim=4, axes={-1: channels})
         shape = self.kernel_size + (channels // self.groups, self.filters)
         self._kernel = self.add_weight(name="kernel", shape=shape, initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer)
@@ -553,6 +558,7 @@ class Conv2DTranspose(Conv2D):
         channels = TensorShape(input_shape)[-1]
         if channels is None:
             raise ValueError("The channel dimension of the inputs to Conv2DTranspose should be defined.")
+        self.input_spec = InputSpec(min_ndim=4, axes={-1: channels})
         self.kernel = self.add_weight(name="kernel", shape=self.kernel_size + (self.filters, channels),
                                       initializer=self.kernel_initializer, regularizer=self.kernel_regularizer)
         self.bias = self.add_weight(name="bias", shape=(self.filters,), initializer=self.bias_initializer,
@@ -589,9 +595,11 @@ class Conv1D(_Activated, Layer):
         self.padding = _padding(padding)
         self._set_kernel_options(activation, use_bias, kernel_initializer, bias_initializer,
                                  kernel_regularizer, bias_regularizer)
+        self.input_spec = InputSpec(min_ndim=3)
 
     def build(self, input_shape):
         channels = TensorShape(input_shape)[-1]
+        self.input_spec = InputSpec(min_ndim=3, axes={-1: channels})
         self._kernel = self.add_weight(name="kernel", shape=self.kernel_size + (channels, self.filters),
                                       initializer=self.kernel_initializer, regularizer=self.kernel_regularizer)
         self.bias = self.add_weight(name="bias", shape=(self.filters,), initializer=self.bias_initializer,
