@@ -25,7 +25,7 @@ class InputSpec:
 
     Example:
         >>> import tapejax as tf
-        >>> layer = tf.keras.layers.Dense(3)
+        >>> layer = tf.keras.layers.Dense(3, name='dense')
         >>> _ = layer(tf.ones([2, 5]))
         >>> layer.input_spec
         InputSpec(min_ndim=2, axes={-1: 5})
