@@ -53,6 +53,7 @@ import time
 import jax
 import numpy as np
 
+from ._core.tensor import refined_shape as _refined_shape, refining_shapes as _refining_shapes
 from ._core.tensor import (Tensor, _TensorBase, _python_default_dtype, TensorShape, check_python_kinds, from_numpy,
                            string_array, to_array)
 from ._core import dtypes as _dtypes, philox as _philox, state as _state, logs as _logs
@@ -797,12 +798,15 @@ def _traced_spec(fn, in_spec, call=_call, method=None, check=None):
             return []
         out_leaves, t = _flatten(out)
         out_tree.append(t)
+        refined.append([_refined_shape(l) for l in out_leaves])
         return [l._value if isinstance(l, _TensorBase) else jax.numpy.asarray(_to_array(l)) for l in out_leaves]
 
     printed = io.StringIO()
+    refined = []   # per output, the static shape set_shape gave it (TF's shape inference keeps it)
     before, _NO_PEEK.on = getattr(_NO_PEEK, "on", False), True
     try:
-        with _capturing_stdout(printed), _state.Scope(strict=True, tracing=True), _calls_run_eagerly():
+        with _capturing_stdout(printed), _state.Scope(strict=True, tracing=True), _calls_run_eagerly(), \
+                _refining_shapes():
             out = jax.eval_shape(run, *structs)
     except _Refusal as e:
         raise e.args[0] from None
@@ -812,7 +816,11 @@ def _traced_spec(fn, in_spec, call=_call, method=None, check=None):
         _NO_PEEK.on = before
     if method is not None:
         return dataset_spec[-1], printed.getvalue()
-    return out_tree[-1].unflatten([_spec_of_abstract(o) for o in out]), printed.getvalue()
+    specs = [_spec_of_abstract(o) for o in out]
+    for i, shape in enumerate(refined[-1] if refined else ()):
+        if shape is not None and specs[i].shape is not None and len(shape) == len(specs[i].shape):
+            specs[i] = TensorSpec(tuple(a if a is not None else b for a, b in zip(specs[i].shape, shape)), specs[i].dtype)
+    return out_tree[-1].unflatten(specs), printed.getvalue()
 
 
 def _common_spec(datasets):

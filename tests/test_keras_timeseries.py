@@ -63,3 +63,25 @@ def test_errors_as_keras(kw, message):
     with pytest.raises(ValueError) as e:
         ts(np.arange(10), None, sequence_length=3, **kw)
     assert str(e.value) == message
+
+
+def test_set_shape_in_a_map_refines_the_element_spec_as_tf(capsys):
+    # time_series.ipynb's WindowGenerator.split_window (recorded from TF 2.21): the windows' length
+    # is unknown while the map function is traced; set_shape gives the spec its sizes.
+    ds = ts(np.zeros((50, 3), "float32"), None, sequence_length=7, batch_size=4)
+
+    def split(f):
+        a = f[:, slice(0, 6), :]
+        b = tf.stack([f[:, slice(6, None), i] for i in [1]], axis=-1)
+        print(a.shape, b.shape)
+        a.set_shape([None, 6, None])
+        b.set_shape([None, 1, None])
+        return a, b
+    mapped = ds.map(split)
+    assert repr(mapped.element_spec) == ("(TensorSpec(shape=(None, 6, 3), dtype=tf.float32, name=None), "
+                                         "TensorSpec(shape=(None, 1, 1), dtype=tf.float32, name=None))")
+    assert capsys.readouterr().out == "(None, None, 3) (None, None, 1)\n"
+    a, b = next(iter(mapped))
+    assert a.shape == (4, 6, 3) and b.shape == (4, 1, 1)
+    with pytest.raises(ValueError, match=r"^Tensor's shape \(2, 3\) is not compatible with supplied shape \(2, 4\)\.$"):
+        tf.zeros([2, 3]).set_shape([2, 4])

@@ -4,6 +4,7 @@ Operators are attached by ``_ops`` (they delegate to the op table), so this modu
 has no dependency on the ops and can be imported by the engine.
 """
 import itertools
+import threading
 
 import jax
 import jax.numpy as jnp
@@ -562,6 +563,29 @@ class _Ref:
         return isinstance(other, _Ref) and other._obj is self._obj
 
 
+# While a function is traced on unknown sizes (``refining_shapes``): the shapes its tensors were
+# given by ``set_shape``, by id, as TensorFlow's static shapes are refined.
+_shape_refinements = threading.local()
+
+
+def refined_shape(t):
+    """The static shape ``set_shape`` gave ``t`` in the current trace (``refining_shapes``), else None."""
+    table = getattr(_shape_refinements, "table", None)
+    hit = table.get(id(t)) if table is not None else None
+    return hit[1] if hit is not None and hit[0] is t else None
+
+
+class refining_shapes:
+    """A context in which ``Tensor.set_shape`` on tensors of unknown sizes is recorded (``refined_shape``)."""
+
+    def __enter__(self):
+        self._before = getattr(_shape_refinements, "table", None)
+        _shape_refinements.table = {}
+
+    def __exit__(self, *exc):
+        _shape_refinements.table = self._before
+
+
 class Tensor(_TensorBase):
     """An immutable value: a jax array with TensorFlow's API.
 
@@ -638,6 +662,11 @@ class Tensor(_TensorBase):
         if not self.shape.is_compatible_with(shape):
             raise ValueError(f"Tensor's shape {self.shape} is not compatible with supplied shape "
                              f"{TensorShape(shape)}.")
+        table = getattr(_shape_refinements, "table", None)
+        if table is not None and None in self.shape:
+            # Traced on unknown sizes (a dataset function's spec): the sizes given are TF's static shape.
+            known = table.get(id(self), (self, self.shape))[1]
+            table[id(self)] = (self, TensorShape([a if a is not None else b for a, b in zip(known, TensorShape(shape))]))
 
     def __format__(self, spec):
         """As TF's eager tensors: formatted as the NumPy value (``f"{tf.size(x)}"`` is ``12``)."""
