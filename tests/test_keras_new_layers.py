@@ -318,3 +318,38 @@ def test_metrics_in_function_and_fit():
                   metrics=[tf.keras.metrics.TruePositives(name="tp"), tf.keras.metrics.FalseNegatives(name="fn")])
     hist = model.fit(X[:, :3], np.array([1., 0., 1., 1.]), epochs=1, verbose=0)
     assert hist.history["tp"][0] + hist.history["fn"][0] == 3.0
+
+
+def test_category_encoding_and_functional_merges_as_keras3():
+    # Recorded from TF 2.21 (Keras 3.15); structured_data/preprocessing_layers.ipynb encodes its
+    # looked-up categories with CategoryEncoding and joins its inputs with layers.concatenate.
+    import numpy as np
+    L = tf.keras.layers
+    assert L.CategoryEncoding(num_tokens=4, output_mode="one_hot")([3, 2, 0, 1]).numpy().tolist() == [
+        [0, 0, 0, 1], [0, 0, 1, 0], [1, 0, 0, 0], [0, 1, 0, 0]]
+    out = L.CategoryEncoding(num_tokens=4, output_mode="multi_hot")([[0, 1], [0, 0], [1, 2], [3, 1]])
+    assert out.dtype == tf.float32 and out.numpy().tolist() == [[1, 1, 0, 0], [1, 0, 0, 0], [0, 1, 1, 0], [0, 1, 0, 1]]
+    counts = L.CategoryEncoding(num_tokens=4, output_mode="count")(
+        [[0, 1], [0, 0], [1, 2], [3, 1]], count_weights=np.array([[.1, .2], [.1, .1], [.2, .3], [.4, .2]]))
+    np.testing.assert_allclose(counts.numpy(), [[0.1, 0.2, 0, 0], [0.2, 0, 0, 0], [0, 0.2, 0.3, 0], [0, 0.2, 0, 0.4]],
+                               rtol=1e-6)
+    assert L.CategoryEncoding(num_tokens=4)([1, 2]).numpy().tolist() == [0, 1, 1, 0]
+    assert L.CategoryEncoding(num_tokens=3, output_mode="one_hot")(tf.constant([[1], [2]])).shape == (2, 3)
+    assert L.CategoryEncoding(num_tokens=3)(tf.constant(2)).numpy().tolist() == [0, 0, 1]
+    for kw, message in [({"num_tokens": None}, "num_tokens must be set to use this layer. If the number of tokens "
+                                                "is not known beforehand, use the IntegerLookup layer instead."),
+                        ({"num_tokens": 0}, "`num_tokens` must be >= 1. Received: num_tokens=0."),
+                        ({"num_tokens": 3, "output_mode": "x"}, "Unknown arg for output_mode: x")]:
+        with pytest.raises(ValueError) as e:
+            L.CategoryEncoding(**kw)
+        assert str(e.value) == message
+    y = L.CategoryEncoding(num_tokens=5)(tf.keras.Input(shape=(1,), dtype="int64"))
+    assert (tuple(y.shape), y.dtype) == ((None, 5), "float32")
+    y = L.CategoryEncoding(num_tokens=5, output_mode="one_hot")(tf.keras.Input(shape=(1,)))
+    assert tuple(y.shape) == (None, 5)
+    assert tuple(L.concatenate([tf.keras.Input((2,)), tf.keras.Input((3,))]).shape) == (None, 5)
+    assert L.concatenate([tf.ones([1, 2]), tf.zeros([1, 1])]).numpy().tolist() == [[1, 1, 0]]
+    assert L.add([tf.ones([1, 2]), tf.ones([1, 2])]).numpy().tolist() == [[2, 2]]
+    assert L.subtract([tf.ones([1, 2]), tf.ones([1, 2])]).numpy().tolist() == [[0, 0]]
+    assert L.multiply([tf.ones([1, 2]) * 2, tf.ones([1, 2]) * 3]).numpy().tolist() == [[6, 6]]
+    assert L.average([tf.ones([1, 2]), tf.zeros([1, 2])]).numpy().tolist() == [[0.5, 0.5]]

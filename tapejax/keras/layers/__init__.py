@@ -21,10 +21,11 @@ from ._builtin import (
     Conv1D as Conv1D, MaxPooling1D as MaxPooling1D, AveragePooling1D as AveragePooling1D,
     MaxPool1D as MaxPool1D, AvgPool1D as AvgPool1D, UpSampling2D as UpSampling2D,
     ZeroPadding2D as ZeroPadding2D, SimpleRNN as SimpleRNN, LSTM as LSTM, GRU as GRU,
+    concatenate as concatenate, add as add, subtract as subtract, multiply as multiply, average as average,
 )
 from ._wrappers import Bidirectional as Bidirectional, TimeDistributed as TimeDistributed
 from ._flax import FlaxLayer as FlaxLayer
-from ._preprocessing import Normalization as Normalization
+from ._preprocessing import Normalization as Normalization, CategoryEncoding as CategoryEncoding
 from ._lookup import IntegerLookup as IntegerLookup, StringLookup as StringLookup
 from ._rnn import (
     RNN as RNN, SimpleRNNCell as SimpleRNNCell, LSTMCell as LSTMCell, GRUCell as GRUCell,

@@ -1256,6 +1256,61 @@ class Average(_Merge):
         return _ops.multiply(_ops.add_n(xs), 1.0 / len(xs))
 
 
+def concatenate(inputs, axis=-1, **kwargs):
+    """Keras's functional form of :class:`Concatenate`: ``Concatenate(axis, **kwargs)(inputs)``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.concatenate([tf.ones([1, 2]), tf.zeros([1, 1])])
+        <tf.Tensor: shape=(1, 3), dtype=float32, numpy=array([[1., 1., 0.]], dtype=float32)>
+    """
+    return Concatenate(axis=axis, **kwargs)(inputs)
+
+
+def add(inputs, **kwargs):
+    """Keras's functional form of :class:`Add` (``Add(**kwargs)(inputs)``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.add([tf.ones([1, 2]), tf.ones([1, 2])]).numpy()
+        array([[2., 2.]], dtype=float32)
+    """
+    return Add(**kwargs)(inputs)
+
+
+def subtract(inputs, **kwargs):
+    """Keras's functional form of :class:`Subtract` (``Subtract(**kwargs)(inputs)``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.subtract([tf.ones([1, 2]), tf.ones([1, 2])]).numpy()
+        array([[0., 0.]], dtype=float32)
+    """
+    return Subtract(**kwargs)(inputs)
+
+
+def multiply(inputs, **kwargs):
+    """Keras's functional form of :class:`Multiply` (``Multiply(**kwargs)(inputs)``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.multiply([tf.ones([1, 2]) * 2, tf.ones([1, 2]) * 3]).numpy()
+        array([[6., 6.]], dtype=float32)
+    """
+    return Multiply(**kwargs)(inputs)
+
+
+def average(inputs, **kwargs):
+    """Keras's functional form of :class:`Average` (``Average(**kwargs)(inputs)``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.average([tf.ones([1, 2]), tf.zeros([1, 2])]).numpy()
+        array([[0.5, 0.5]], dtype=float32)
+    """
+    return Average(**kwargs)(inputs)
+
+
 class Lambda(Layer):
     """Wraps a function of tensors as a layer (so it can take part in functional models).
 

@@ -227,3 +227,75 @@ class Normalization(Layer):
     def get_config(self):
         return {**super().get_config(), "axis": self.axis, "invert": self.invert,
                 "mean": np.array(self.input_mean).tolist(), "variance": np.array(self.input_variance).tolist()}
+
+
+class CategoryEncoding(Layer):
+    """Encodes integer category indices as one-hot, multi-hot or count vectors (Keras 3's layer).
+
+    ``"one_hot"``: each index becomes a vector of ``num_tokens`` (a last axis of size 1 is replaced);
+    ``"multi_hot"`` / ``"count"``: each sample (a row of a 2-D input, or a whole 1-D input) becomes
+    one vector marking / counting its indices (``count_weights`` weighs the counts). Indices
+    outside ``[0, num_tokens)`` count nowhere. The output has the layer's dtype (float32).
+
+    Args:
+        num_tokens: the number of categories.
+        output_mode: ``"multi_hot"`` (default; ``"binary"`` is its old name), ``"one_hot"`` or ``"count"``.
+        sparse: accepted as Keras's argument; the output is dense.
+
+    Raises:
+        ValueError: ``num_tokens`` missing or < 1, an unknown ``output_mode`` (Keras's messages).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.CategoryEncoding(num_tokens=4, output_mode="multi_hot")([[0, 1], [3, 1]]).numpy()
+        array([[1., 1., 0., 0.],
+               [0., 1., 0., 1.]], dtype=float32)
+    """
+
+    def __init__(self, num_tokens=None, output_mode="multi_hot", sparse=False, **kwargs):
+        super().__init__(**kwargs)
+        if output_mode == "binary":
+            output_mode = "multi_hot"
+        if output_mode not in ("count", "one_hot", "multi_hot"):
+            raise ValueError(f"Unknown arg for output_mode: {output_mode}")
+        if num_tokens is None:
+            raise ValueError("num_tokens must be set to use this layer. If the number of tokens is not known "
+                             "beforehand, use the IntegerLookup layer instead.")
+        if num_tokens < 1:
+            raise ValueError(f"`num_tokens` must be >= 1. Received: num_tokens={num_tokens}.")
+        self.num_tokens = num_tokens
+        self.output_mode = output_mode
+        self.sparse = sparse
+
+    def call(self, inputs, count_weights=None):
+        if count_weights is not None and self.output_mode != "count":
+            raise ValueError("`count_weights` is not used when `output_mode` is not `'count'`. Received "
+                             f"`count_weights={count_weights}`.")
+        x = _ops.convert_to_tensor(inputs)
+        if x.shape.rank == 0:
+            x = _ops.expand_dims(x, -1)
+        dtype = self.compute_dtype
+        if self.output_mode == "one_hot":
+            if x.shape.rank > 1 and x.shape[-1] == 1:
+                x = _ops.squeeze(x, -1)
+            return _ops.one_hot(_ops.cast(x, "int64"), self.num_tokens, dtype=dtype)
+        if x.shape.rank > 2:
+            raise ValueError("When output_mode is not `'int'`, maximum supported output rank is 2. Received "
+                             f"output_mode {self.output_mode} and input shape {tuple(x.shape)}, which would "
+                             f"result in output rank {x.shape.rank}.")
+        hits = _ops.one_hot(_ops.cast(x, "int64"), self.num_tokens, dtype=dtype)
+        if count_weights is not None:
+            hits = hits * _ops.expand_dims(_ops.cast(count_weights, dtype), -1)
+        counts = _ops.reduce_sum(hits, axis=-2)
+        return _ops.minimum(counts, _ops.ones_like(counts)) if self.output_mode == "multi_hot" else counts
+
+    def compute_output_shape(self, input_shape):
+        input_shape = tuple(input_shape)
+        if len(input_shape) == 0:
+            return (self.num_tokens,)
+        if self.output_mode == "one_hot" and (input_shape[-1] != 1 or len(input_shape) == 1):
+            return input_shape + (self.num_tokens,)
+        return input_shape[:-1] + (self.num_tokens,)
+
+    def get_config(self):
+        return {**super().get_config(), "num_tokens": self.num_tokens, "output_mode": self.output_mode}
