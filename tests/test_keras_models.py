@@ -928,3 +928,27 @@ def test_lists_of_python_numbers_are_no_data_type_as_keras3():
     for call in (lambda: m.evaluate([1, 2], [0.0, 1.0], verbose=0), lambda: m.predict([1, 2], verbose=0)):
         with pytest.raises(ValueError, match=r"^Unrecognized data type: x=\[1, 2\]"):
             call()
+
+
+def test_a_functional_model_picks_dict_inputs_by_name_as_keras3():
+    # Recorded from TF 2.21 (Keras 3.15): extra keys are left out (preprocessing_layers.ipynb feeds
+    # its 'target' column with the features); a model of dict inputs warns, one of a list does not.
+    import warnings
+    L = tf.keras.layers
+    a, b = tf.keras.Input((1,), name="a"), tf.keras.Input((1,), name="b")
+    out = L.Dense(1, kernel_initializer="ones")(L.concatenate([a, b]))
+    feed = {"a": tf.ones([2, 1]), "b": tf.ones([2, 1]) * 2, "c": tf.zeros([2, 1])}
+    for model, expected in [(tf.keras.Model({"a": a, "b": b}, out),
+                             ["The structure of `inputs` doesn't match the expected structure.\n"
+                              "Expected: {'a': 'a', 'b': 'b'}\nReceived: inputs={'a': 'Tensor(shape=(2, 1))', "
+                              "'b': 'Tensor(shape=(2, 1))', 'c': 'Tensor(shape=(2, 1))'}"]),
+                            (tf.keras.Model([a, b], out), [])]:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            assert model(feed).numpy().tolist() == [[3.0], [3.0]]
+        assert [str(x.message) for x in w] == expected
+    model = tf.keras.Model([a, b], out)
+    model.compile("sgd", "mse")
+    ds = tf.data.Dataset.from_tensor_slices(({"a": np.ones((4, 1)), "b": np.ones((4, 1)), "c": np.ones((4, 1))},
+                                             np.ones((4, 1)))).batch(2)
+    assert round(model.fit(ds, verbose=0).history["loss"][0], 4) == 0.9418

@@ -82,6 +82,26 @@ class _OneTracePerStepFunction:
         self._detector.called_without_tracing()
 
 
+def _inputs_by_name(sym_in, syms, inputs):
+    """A dict given to a functional model, as Keras 3 reads it: its inputs picked by name (a
+    model of dict inputs by its keys, of a list of inputs by their names); keys it does not use
+    are left out, and a model of dict inputs warns that the structures differ. Anything else is
+    returned as it is."""
+    if isinstance(sym_in, dict):
+        if not set(sym_in) <= set(inputs):
+            return inputs
+        if set(inputs) != set(sym_in):
+            shown = {k: f"Tensor(shape={tuple(TensorShape(getattr(v, 'shape', ())))})" for k, v in inputs.items()}
+            warnings.warn("The structure of `inputs` doesn't match the expected structure.\n"
+                          f"Expected: { {k: getattr(t, 'name', k) for k, t in sym_in.items()} }\n"
+                          f"Received: inputs={shown}", stacklevel=3)
+        return {k: inputs[k] for k in sym_in}
+    names = [getattr(t, "name", None) for t in syms]
+    if all(names) and set(names) <= set(inputs):
+        return [inputs[n] for n in names]
+    return inputs
+
+
 class Model(Layer):
     """A layer with training features: ``layers``, ``summary``, ``compile``/``fit``/``evaluate``/``predict``.
 
@@ -189,8 +209,10 @@ class Model(Layer):
     def _k_run_graph(self, inputs, training):
         sym_in, sym_out, order = self._k_graph
         values = {}
-        vals = _tree_leaves(inputs) if isinstance(inputs, (list, tuple, dict)) else [inputs]
         syms = _tree_leaves(sym_in)
+        if isinstance(inputs, dict):
+            inputs = _inputs_by_name(sym_in, syms, inputs)
+        vals = _tree_leaves(inputs) if isinstance(inputs, (list, tuple, dict)) else [inputs]
         if len(vals) != len(syms):
             raise ValueError(f"Model '{self.name}' expects {len(syms)} input(s) but received {len(vals)}.")
         for s, v in zip(syms, vals):
