@@ -47,9 +47,9 @@ MISSING = {
     },
     "tapejax.keras.datasets": {
         name: f"tf.keras.datasets.{name} " + _NOT_PROVIDED + ": download the file with "
-              "tf.keras.utils.get_file(origin=...) and load the arrays with NumPy (mnist and "
-              "fashion_mnist are provided)."
-        for name in ("cifar10", "cifar100", "imdb", "reuters", "boston_housing", "california_housing")
+              "tf.keras.utils.get_file(origin=...) and load the arrays with NumPy (mnist, "
+              "fashion_mnist, cifar10 and cifar100 are provided)."
+        for name in ("imdb", "reuters", "boston_housing", "california_housing")
     },
     "tapejax.strings": {
         "to_hash_bucket_strong": "tf.strings.to_hash_bucket_strong (keyed SipHash) " + _NOT_PROVIDED + ": map "

@@ -19,7 +19,7 @@ COMMON = [
     ("tapejax.summary", "trace_on", "jax.profiler"),  # intro_to_modules.ipynb cell 16
     ("tapejax", "get_variable", "tf.Variable"), ("tapejax", "global_variables_initializer", "initialized"),
     ("tapejax.keras", "applications", "flax"),
-    ("tapejax.keras.datasets", "cifar10", "get_file"),
+    ("tapejax.keras.datasets", "imdb", "get_file"),
     ("tapejax.strings", "unicode_script", "unicodedata"),
 ]
 

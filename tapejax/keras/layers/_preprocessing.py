@@ -252,6 +252,8 @@ class CategoryEncoding(Layer):
                [0., 1., 0., 1.]], dtype=float32)
     """
 
+    _allow_non_tensor_positional_args = True   # a Keras 3 TFDataLayer: takes lists and arrays
+
     def __init__(self, num_tokens=None, output_mode="multi_hot", sparse=False, **kwargs):
         super().__init__(**kwargs)
         if output_mode == "binary":
