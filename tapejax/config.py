@@ -456,9 +456,7 @@ def set_lazy_execution(enabled, max_pending_ops=None, fuse_ops=None):
     runs on the host (NumPy) and is compiled when it comes back -- when a value is observed
     (``.numpy()``, ``print``, ``bool``/``float``, NumPy conversion, a Variable assignment, a
     Python ``if`` on a tensor), after ``max_pending_ops`` ops, or when it is turned off.
-    ``tape.gradient`` ends a step: forward and backward run as one program when the next op
-    is recorded or a value is read, and a Keras optimizer's ``apply_gradients`` of those
-    gradients joins them (one program per training step). Shapes and
+    ``tape.gradient`` of pending values runs forward and backward as one program. Shapes and
     dtypes are inferred when an op is called, so an op given incompatible arguments raises
     its error at that line, as in eager mode. Turning it off runs what is pending.
 

@@ -174,7 +174,6 @@ def test_any_optax_transformation_follows_raw_optax(tx):
     np.testing.assert_allclose(got, np.array(ref), rtol=2e-5, atol=2e-6)
 
 
-@pytest.mark.eager_dispatch   # lazily the update is an op of the step's program (test_lazy.py)
 def test_one_compiled_update_for_all_variables():
     vs = [tf.Variable(np.ones((3, 2), np.float32)), tf.Variable(np.zeros(2, np.float32)), tf.Variable(1.0)]
     opt = optimizers.Adam(0.1)
@@ -408,7 +407,6 @@ def test_a_value_read_before_an_update_keeps_its_value(keep):
     np.testing.assert_allclose(v.numpy(), [0.125, 0.25])
 
 
-@pytest.mark.eager_dispatch   # lazily the update is an op of the step's program (test_lazy.py)
 def test_buffers_nothing_else_holds_are_updated_in_place(monkeypatch):
     """The common case copies nothing: a training step's reads of the variables are gone
     when the optimizer runs, so their buffers (and the slots') are donated."""

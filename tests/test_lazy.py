@@ -83,28 +83,11 @@ def test_gradient_equals_eager_and_jax(lazy_on):
         y = tf.reduce_sum(chain(x))
     assert y._lazy is not None
     g = tape.gradient(y, x)
-    assert g._lazy is not None       # the step ended: its program runs at the next op or observation
-    assert_close(g, jax.grad(lambda a: jnp.sum(chain_jnp(a)))(X), rtol=1e-5)
-    # forward and backward ran as one program
+    # forward and backward ran as one program, at the end of the step
     assert "gradient" in cfg.describe_lazy_execution().split("last run:")[1]
     assert "sin x10" in cfg.describe_lazy_execution().split("last run:")[1]
-    assert y._lazy is None
+    assert_close(g, jax.grad(lambda a: jnp.sum(chain_jnp(a)))(X), rtol=1e-5)
     assert_close(y, jnp.sum(chain_jnp(X)), rtol=1e-5)
-
-
-def test_the_op_after_a_gradient_starts_the_next_program(lazy_on):
-    """The end of a step: the first op recorded after ``tape.gradient`` runs the step's program
-    (forward and backward), and starts a program of its own."""
-    x = tf.constant(X)
-    with tf.GradientTape() as tape:
-        tape.watch(x)
-        y = tf.reduce_sum(chain(x, 3))
-    g = tape.gradient(y, x)
-    z = g * 2.0
-    assert g._lazy is None and y._lazy is None and z._lazy is not None
-    assert "gradient" in cfg.describe_lazy_execution().split("last run:")[1]
-    assert "pending: 1 ops (multiply)" in cfg.describe_lazy_execution()
-    assert_close(z, 2 * jax.grad(lambda a: jnp.sum(chain_jnp(a, 3)))(X), rtol=1e-5)
 
 
 def test_training_loop_equals_eager():
@@ -146,121 +129,36 @@ def test_keras_fit_equals_eager():
     assert_close(lazy_, eager, rtol=1e-5)
 
 
-@pytest.mark.parametrize("make_opt", [
-    lambda: tf.keras.optimizers.Adam(0.01),
-    lambda: tf.keras.optimizers.SGD(0.1, momentum=0.9, nesterov=True),
-    lambda: tf.keras.optimizers.RMSprop(tf.keras.optimizers.schedules.ExponentialDecay(0.01, 2, 0.5)),
-    lambda: tf.keras.optimizers.Adam(0.01, clipnorm=0.05, weight_decay=0.01),
-], ids=["adam", "sgd_nesterov", "rmsprop_schedule", "adam_clip_decay"])
-def test_optimizer_update_joins_the_step_program(make_opt):
-    """A training step lazily is one program: forward, backward and the optimizer's update (the
-    gradients stay pending until the update reads them). Weights, slots, step count and the
-    loss equal eager's bit for bit; the gradients, kept by the caller, are computed too."""
+def test_two_tapes_two_optimizers_equal_eager_bit_for_bit():
+    """A GAN's step: two tapes, two gradients, two optimizers. Lazily, values equal eager's to
+    the last bit (compiled programs: each step run twice). A program's values may depend on which
+    of its values are still referenced when it runs (XLA simplifies a conditional's unused
+    outputs), so a step's program runs when ``tape.gradient`` returns, with a fixed set of live
+    values (running it at the next op instead changed the last bits here)."""
     def run():
-        tf.keras.utils.set_random_seed(1)
-        model = tf.keras.Sequential([tf.keras.layers.Dense(5, activation="relu", input_shape=(3,)),
-                                     tf.keras.layers.Dense(2)])
-        opt = make_opt()
-        loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-        x = tf.constant(np.linspace(-1, 1, 36, dtype=np.float32).reshape(12, 3))
-        y = tf.constant(np.arange(12) % 2)
-        out = []
-        for _ in range(4):
-            with tf.GradientTape() as tape:
-                loss = loss_fn(y, model(x, training=True))
-            grads = tape.gradient(loss, model.trainable_variables)
-            opt.apply_gradients(zip(grads, model.trainable_variables))
-            if cfg.describe_lazy_execution().startswith("lazy execution: on"):
-                assert "_update" in cfg.describe_lazy_execution().split("last run:")[1]
-                assert loss._lazy is None and all(g._lazy is None for g in grads)
-            out += [loss, *grads]
-        return [t.numpy() for t in out + model.weights + opt.variables]
+        tf.keras.utils.set_random_seed(5)
+        g = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(4, activation="tanh"),
+                                 tf.keras.layers.Dense(2)])
+        d = tf.keras.Sequential([tf.keras.Input((2,)), tf.keras.layers.Dense(3, activation="relu"),
+                                 tf.keras.layers.Dense(1)])
+        og, od = tf.keras.optimizers.Adam(0.01), tf.keras.optimizers.RMSprop(0.01)
+        z = tf.constant(np.linspace(-1, 1, 16, dtype=np.float32).reshape(8, 2))
+        real = tf.constant(np.cos(np.linspace(0, 3, 16, dtype=np.float32)).reshape(8, 2))
+        for _ in range(2):
+            with tf.GradientTape() as tg, tf.GradientTape() as td:
+                fake = g(z, training=True)
+                lf, lr_ = d(fake), d(real)
+                dl = tf.reduce_mean(tf.nn.softplus(lf)) + tf.reduce_mean(tf.nn.softplus(-lr_))
+                gl = tf.reduce_mean(tf.nn.softplus(-lf))
+            gg = tg.gradient(gl, g.trainable_variables)
+            dg = td.gradient(dl, d.trainable_variables)
+            og.apply_gradients(zip(gg, g.trainable_variables))
+            od.apply_gradients(zip(dg, d.trainable_variables))
+        return [t.numpy() for t in [gl, dl, *gg, *dg, *g.weights, *d.weights]]
 
-    eager, lazy_ = both(lambda: (run(), run())[1])    # the second: compiled (first sightings run on the host)
-    assert len(eager) == len(lazy_)
+    eager, lazy_ = both(lambda: (run(), run())[1])
     for e, l in zip(eager, lazy_):
         np.testing.assert_array_equal(l, e)
-
-
-def test_optimizer_update_in_the_program_updates_buffers_in_place(lazy_on):
-    """The step's program is given the buffers the update replaces (weights, slots, the step
-    count) where nothing else holds them, as the eager update is: updated in place. A buffer
-    the caller holds is copied first: the holder keeps its value."""
-    tf.keras.utils.set_random_seed(3)
-    model = tf.keras.Sequential([tf.keras.layers.Dense(5, activation="relu", input_shape=(3,)),
-                                 tf.keras.layers.Dense(2)])
-    opt = tf.keras.optimizers.Adam(0.01)
-    x = tf.constant(np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3))
-
-    def step():
-        with tf.GradientTape() as tape:
-            loss = tf.reduce_sum(model(x) ** 2)
-        grads = tape.gradient(loss, model.trainable_variables)
-        opt.apply_gradients(zip(grads, model.trainable_variables))
-        return lazy.describe().split("last run:")[1]
-
-    for _ in range(3):   # on the host, compiled, cached
-        last = step()
-    assert "Adam_update" in last and "(14 updated in place)" in last     # 4 weights, 9 slots, the count
-    held = model.trainable_variables[0]._value     # its buffer
-    before = np.array(held)
-    last = step()
-    assert "(13 updated in place)" in last and "cached" in last     # the same program, given a copy
-    assert not held.is_deleted()
-    np.testing.assert_array_equal(np.asarray(held), before)
-    assert not np.array_equal(model.trainable_variables[0].numpy(), before)
-
-
-def test_optimizer_update_with_indexed_slices_gradients():
-    """An embedding's gradient is a tf.IndexedSlices: the update takes the eager path (the
-    program runs when the gradients are read), with eager's values."""
-    def run():
-        tf.keras.utils.set_random_seed(2)
-        model = tf.keras.Sequential([tf.keras.layers.Embedding(10, 4), tf.keras.layers.Dense(1)])
-        opt = tf.keras.optimizers.Adam(0.05)
-        ids = tf.constant([[1, 2, 2], [7, 1, 0]])
-        for _ in range(3):
-            with tf.GradientTape() as tape:
-                loss = tf.reduce_mean(tf.square(model(ids)))
-            grads = tape.gradient(loss, model.trainable_variables)
-            assert isinstance(grads[0], tf.IndexedSlices)
-            opt.apply_gradients(zip(grads, model.trainable_variables))
-        return [loss] + list(model.weights)
-
-    eager, lazy_ = both(run)
-    assert_close(lazy_, eager, rtol=1e-6)
-
-
-def test_optimizer_update_inside_tf_device():
-    """Inside ``tf.device`` ops run at once: the update runs eagerly after the step's program."""
-    def run():
-        v = tf.Variable([1.0, 2.0])
-        opt = tf.keras.optimizers.Adam(0.1)
-        for _ in range(3):
-            with tf.GradientTape() as tape:
-                loss = tf.reduce_sum(v * v)
-            grads = tape.gradient(loss, [v])
-            with tf.device("/CPU:0"):
-                opt.apply_gradients(zip(grads, [v]))
-        return [loss, v, opt.iterations]
-
-    eager, lazy_ = both(run)
-    assert_close(lazy_, eager, rtol=1e-6)
-
-
-def test_optimizer_update_of_computed_gradients_is_eager(lazy_on):
-    """Gradients already computed (observed first) are applied by the eager update: nothing is
-    pending, so no program runs for it."""
-    v = tf.Variable([1.0, -2.0])
-    with tf.GradientTape() as tape:
-        loss = tf.reduce_sum(v * v)
-    g = tape.gradient(loss, v)
-    assert_close(g, np.array([2.0, -4.0], np.float32))     # runs the program
-    opt = tf.keras.optimizers.SGD(0.25)
-    opt.apply_gradients([(g, v)])
-    assert "_update" not in cfg.describe_lazy_execution()
-    assert_close(v, np.array([0.5, -1.0], np.float32))
-    assert int(opt.iterations) == 1
 
 
 @pytest.mark.parametrize("observe", [

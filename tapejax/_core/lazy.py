@@ -7,9 +7,7 @@ at once -- ``jax.eval_shape`` of the op, cached per (op, static arguments, abstr
 so an op given arguments it cannot compute with raises its error at the line that called it,
 exactly as eagerly (the op is then run eagerly, which raises it). Tapes record pending values
 like any others; ``tape.gradient`` applies its backward op to them, which is recorded too, so
-forward and backward become one program, and ends the step (``end_step``): the program runs
-before the next op is recorded, unless that op is an optimizer's update of the step's
-gradients (``join_step``), which is given the buffers it replaces (``replaces``).
+forward and backward become one program.
 
 The program runs when a value is observed: ``Tensor._value`` (``.numpy()``, ``repr``,
 ``bool``/``int``/``float``, NumPy conversion, a Variable assignment, a host op, a
@@ -64,7 +62,7 @@ class _Program:
     """The ops recorded since the last run, in order, wired by value slots."""
 
     __slots__ = ("ops", "inputs", "input_slots", "_input_of", "scalars", "scalar_slots", "tensors",
-                 "lock", "done", "ended", "replaced", "__weakref__")
+                 "lock", "done", "__weakref__")
 
     def __init__(self):
         self.ops = []          # (op, static items, input slots, output slots or one slot, run apart): the fingerprint
@@ -81,8 +79,6 @@ class _Program:
         self.tensors = []
         self.lock = threading.RLock()
         self.done = False
-        self.ended = False     # a step's gradient was taken: the next op recorded runs it first
-        self.replaced = ()     # indices of inputs that Variables replace with its results (``replaces``)
 
     def _input(self, v):
         # An array or number object read twice (``x * 1.01`` in a loop, the backward pass
@@ -120,9 +116,8 @@ class _Program:
                 return
             fs, ints = self.scalar_slots[float], self.scalar_slots[int]
             exact = _exact()
-            donate = self.replaced
             key = (tuple(self.ops), tuple([abstract_key(v) for v in self.inputs]),
-                   tuple(self.input_slots), tuple(fs), tuple(ints), tuple(out_slots), exact, donate)
+                   tuple(self.input_slots), tuple(fs), tuple(ints), tuple(out_slots), exact)
             packed = (np.array(self.scalars[float], jax.dtypes.canonicalize_dtype(np.float64)),
                       np.array(self.scalars[int], jax.dtypes.canonicalize_dtype(np.int64)))
             fn = _PROGRAMS.get(key)
@@ -133,19 +128,13 @@ class _Program:
                 values = _on_host(functools.partial(program, None), [*packed, *self.inputs])
                 how = "on host"
             if values is None and fn is None:
-                fn = _compile(_program(self.ops, self.input_slots, fs, ints, len(self.tensors), out_slots), exact,
-                              donate)
+                fn = _compile(_program(self.ops, self.input_slots, fs, ints, len(self.tensors), out_slots), exact)
                 _PROGRAMS.put(key, fn)
                 before = resident_bytes()
                 how = "compiled"
             try:
                 # Values are concrete, also when observed while a function is traced.
                 if values is None:
-                    in_place = len(donate)
-                    for k in donate:   # a buffer something else holds is copied: the holder keeps it
-                        if not _only_here(self.inputs[k]):
-                            self.inputs[k] = _state.copy_buffer(self.inputs[k])
-                            in_place -= 1
                     with jax.ensure_compile_time_eval():
                         values = fn(*packed, *self.inputs)
             except Exception:
@@ -160,7 +149,7 @@ class _Program:
             for t, v in zip(outs, values):
                 t._v = v
                 t._lazy = None
-            _last[0] = (self.ops, self.n_inputs(), len(outs), how, 0 if how == "on host" else in_place)
+            _last[0] = (self.ops, self.n_inputs(), len(outs), how)
             self.ops = self.inputs = self.tensors = None
             self._input_of = {}         # (``defer`` reads it without the lock)
             self.scalars = None
@@ -214,23 +203,11 @@ def _program(ops, input_slots, float_slots, int_slots, n_slots, out_slots):
     return program
 
 
-def _compile(program, exact, donate=()):
-    """The compiled program: a function of (floats, ints, *arrays), given the arrays at the
-    positions ``donate`` (updates them in place)."""
+def _compile(program, exact):
+    """The compiled program: a function of (floats, ints, *arrays)."""
     if not exact:
-        return jax.jit(functools.partial(program, None), donate_argnums=tuple(2 + k for k in donate))
-    return functools.partial(jax.jit(program, donate_argnums=tuple(3 + k for k in donate)), (True, np.float32(-0.0)))
-
-
-def _only_here(x):
-    """Whether nothing but a program's inputs and the Variable replacing it holds buffer ``x``
-    (no Tensor read from it is alive, no NumPy view was taken): then the program may update it
-    in place, else it is given a copy, as ``state.read_for_update`` does for the eager update
-    (one program either way: its result does not depend on who holds what)."""
-    return type(x) is _ARRAY and x._npy_value is None and sys.getrefcount(x) <= _ONLY_HERE
-
-
-_ONLY_HERE = 4   # the Variable's reference, the program's inputs list, the caller's and getrefcount's argument
+        return jax.jit(functools.partial(program, None))
+    return functools.partial(jax.jit(program), (True, np.float32(-0.0)))
 
 
 def _apart(alone, zero, op, how):
@@ -410,8 +387,6 @@ def _forget(program):
 
 def _current():
     p = _local.program
-    if p is not None and p.ended and not p.done:
-        p.run()
     if p is None or p.done:
         p = _local.program = _Program()
     return p
@@ -481,7 +456,7 @@ def defer(op, args, static):
     if _state._local.tracing or _DEFAULT_DEVICE.value is not None:
         return NotImplemented      # traced: values are tracers; inside tf.device: placed now
     program = _local.program
-    if program is None or program.done or program.ended:
+    if program is None or program.done:
         program = _current()
     n = len(args)
     a = args[0] if n else None
@@ -723,38 +698,6 @@ def run_pending():
         p.run()
 
 
-def end_step():
-    """The end of a training step (``tape.gradient`` returned): this thread's pending program
-    runs before the next op is recorded, or when a value is observed, so a step is one program
-    of the same structure every time. An optimizer's update may join it first (``join_step``)."""
-    p = _local.program
-    if p is not None:
-        p.ended = True
-
-
-def replaces(values):
-    """Marks arrays among this thread's pending program's inputs -- Variables' buffers, which
-    the op recorded last computes new values of (an optimizer's update) -- as given to the
-    compiled program (donated: updated in place, as the eager optimizer's update does; a
-    buffer something else holds is copied first, ``_only_here``)."""
-    p = _local.program
-    if p is None or p.done:   # the op ran at once (inside tf.device), and ran the program first
-        return
-    ids = {id(v) for v in values}
-    p.replaced = tuple(k for k, v in enumerate(p.inputs) if id(v) in ids)
-
-
-def join_step(values):
-    """Whether one of ``values`` is a Tensor of this thread's pending program: then the next op
-    recorded joins it (an optimizer's update of pending gradients: forward, backward and update
-    one program), which the caller runs after it (``run_pending``)."""
-    p = _local.program
-    if p is None or p.done or not any(type(v) is Tensor and v._lazy is p for v in values):
-        return False
-    p.ended = False
-    return True
-
-
 def set_enabled(enabled, max_pending_ops=None, fuse_ops=None):
     if fuse_ops is not None:
         run_pending()
@@ -770,11 +713,10 @@ def set_enabled(enabled, max_pending_ops=None, fuse_ops=None):
     _engine.defer = defer if enabled else None
 
 
-def _describe(ops, n_inputs, n_outputs, how, in_place=0):
+def _describe(ops, n_inputs, n_outputs, how):
     counts = collections.Counter(op.name for op, *_ in ops)
     names = ", ".join(f"{n} x{c}" if c > 1 else n for n, c in counts.most_common())
-    updated = f" ({in_place} updated in place)" if in_place else ""
-    return f"{len(ops)} ops ({names}); {n_inputs} inputs{updated}, {n_outputs} outputs; {how}"
+    return f"{len(ops)} ops ({names}); {n_inputs} inputs, {n_outputs} outputs; {how}"
 
 
 def describe():

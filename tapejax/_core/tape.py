@@ -329,10 +329,9 @@ class GradientTape(_Recorder):
         seeds = self._seeds(targets, output_gradients)
         grads = gradient_with_indexed_slices(self, targets, srcs, seeds)
         self._release()
-        # Lazy execution: the end of a step. Forward and backward run as one program of the same
-        # structure every step, when the next op is recorded or a value observed; an optimizer's
-        # update of these gradients joins it first (one program per training step).
-        _lazy.end_step()
+        # Lazy execution: the end of a step. Forward and backward run now, as one program of
+        # the same structure every step (what follows, e.g. the optimizer, starts the next).
+        _lazy.run_pending()
         grads = _fill_unconnected(grads, srcs, unconnected)
         return jax.tree_util.tree_unflatten(src_tree, grads)
 

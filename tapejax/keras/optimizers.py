@@ -30,10 +30,9 @@ import jax.numpy as jnp
 import numpy as np
 import optax
 
-from .._core import lazy as _lazy
-from .._core.engine import Op, read_raw
+from .._core.engine import read_raw
 from ._repr import KerasObjectRepr as _KerasObjectRepr
-from .._core.state import init_scope, pause_recording, read_for_update
+from .._core.state import init_scope, read_for_update
 from .._core.tensor import Tensor, _TensorBase, to_array
 from ._variables import owned_variable
 from ._naming import _to_snake_case, unique_name as _unique_name
@@ -397,14 +396,6 @@ def _keras_lion(beta_1, beta_2):
 # The optimizer
 # ---------------------------------------------------------------------------
 
-def _check_shapes(grads, params, var_list):
-    for g, p, v in zip(grads, params, var_list):
-        if tuple(g.shape) != p.shape:
-            raise ValueError(_GRADIENT_SHAPE.format(name=v.name, g=tuple(g.shape), p=tuple(p.shape)))
-
-
-_GRADIENT_SHAPE = ("The gradient for variable '{name}' has shape {g} but the variable has shape {p}. Pass "
-                   "gradients in the same order as the variables: zip(tape.gradient(loss, variables), variables).")
 _NO_GRADIENTS = ("No gradients provided for any variable: {names}. Check that the loss depends on "
                  "the variables: compute it inside `with tf.GradientTape() as tape:` and pass "
                  "`tape.gradient(loss, variables)`.")
@@ -540,7 +531,6 @@ class Optimizer(_KerasObjectRepr):
         # The compiled update captures the schedule (not a float rate, which is an argument).
         # Updates the variables' and slots' buffers in place (read_for_update), as Keras does.
         self._jit_update = jax.jit(self._update, donate_argnums=(0, 2))
-        self._update_op = None    # the update as a lazy op (``_apply_lazily``), made when first needed
 
     @property
     def learning_rate(self):
@@ -724,9 +714,6 @@ class Optimizer(_KerasObjectRepr):
 
     def _apply(self, grads, var_list):
         treedef, slots = self.build(var_list)
-        if (all(type(g) is Tensor for g in grads) and all(v._sharding is None for v in var_list)
-                and _lazy.join_step(grads)):
-            return self._apply_lazily(grads, var_list, treedef, slots)
         values = read_for_update(list(var_list) + list(slots))
         if values is None:   # traced (tf.function): the function's values, donated by the function
             values = [read_raw(v) for v in list(var_list) + list(slots)]
@@ -735,61 +722,28 @@ class Optimizer(_KerasObjectRepr):
         # A tf.IndexedSlices (embedding gradients) becomes its dense sum here: the update equals the
         # dense one, also for repeated indices (where Keras 3's sparse path squares slices one by one).
         grads = [to_array(g) for g in grads]
-        _check_shapes(grads, params, var_list)
+        for g, p, v in zip(grads, params, var_list):
+            if g.shape != p.shape:
+                raise ValueError(f"The gradient for variable '{v.name}' has shape {tuple(g.shape)} but the "
+                                 f"variable has shape {tuple(p.shape)}. Pass gradients in the same order "
+                                 "as the variables: zip(tape.gradient(loss, variables), variables).")
         state = jax.tree.unflatten(treedef, slot_values)
         del slot_values
         step = read_raw(self._iterations)
-        lr = read_raw(self._lr_var) if self._lr_var is not None else self._argument_lr(step)
+        if self._lr_var is not None:
+            lr = read_raw(self._lr_var)
+        elif self._lr_schedule is not None and _takes_no_args(self._lr_schedule):
+            lr = self._current_lr(step)
+        else:
+            lr = None
         new_params, new_state, new_step = self._jit_update(params, grads, state, step, lr)
-        self._store(var_list, new_params, slots, jax.tree.leaves(new_state), new_step)
-
-    def _store(self, var_list, params, slots, slot_values, step):
-        for v, p in zip(var_list, params):
+        for v, p in zip(var_list, new_params):
             v._set(p)
             if getattr(v, "constraint", None) is not None:  # Keras projects after the update
                 v._set(to_array(v.constraint(v), p.dtype))
-        for s, leaf in zip(slots, slot_values):
+        for s, leaf in zip(slots, jax.tree.leaves(new_state)):
             s._set(leaf)
-        self._iterations._set(step)
-
-    def _argument_lr(self, step):
-        """The rate a schedule gives at ``step`` where it is computed outside the update (one taking
-        no step), else None (the update computes it)."""
-        if self._lr_schedule is not None and _takes_no_args(self._lr_schedule):
-            return self._current_lr(step)
-        return None
-
-    def _apply_lazily(self, grads, var_list, treedef, slots):
-        """The update of lazy execution (issue 17): the gradients are pending, so the update is
-        recorded as one op of their program, which runs now: forward, backward and update are
-        one compiled program per step (one dispatch, where the update was a second). The
-        update's values are the eager one's (the program compiles it apart, ``lazy._alone``),
-        and the program updates the buffers in place as the eager update does (``lazy.replaces``)."""
-        params = [read_raw(v) for v in var_list]
-        _check_shapes(grads, params, var_list)
-        slot_values = [read_raw(s) for s in slots]
-        step = read_raw(self._iterations)
-        lr = read_raw(self._lr_var) if self._lr_var is not None else self._argument_lr(step)
-        if self._update_op is None:
-            self._update_op = Op(self._update_flat, name=f"{type(self).__name__}_update",
-                                 static=("n", "treedef", "has_lr"), first_on_host=False)
-        with pause_recording():
-            out = self._update_op(*params, *grads, *slot_values, step, *([] if lr is None else [lr]),
-                                  n=len(params), treedef=treedef, has_lr=lr is not None)
-        _lazy.replaces([*params, *slot_values, step])
-        del params, slot_values, step
-        _lazy.run_pending()
-        out = [t._value for t in out]
-        n, k = len(var_list), len(slots)
-        self._store(var_list, out[:n], slots, out[n:n + k], out[n + k])
-
-    def _update_flat(self, *args, n, treedef, has_lr):
-        """``_update`` on flat arguments (params, grads, slots, step[, lr]), flat outputs."""
-        params, grads, rest = list(args[:n]), list(args[n:2 * n]), args[2 * n:]
-        k = treedef.num_leaves
-        state = jax.tree.unflatten(treedef, rest[:k])
-        new_params, new_state, new_step = self._update(params, grads, state, rest[k], rest[k + 1] if has_lr else None)
-        return (*new_params, *jax.tree.leaves(new_state), new_step)
+        self._iterations._set(new_step)
 
     def minimize(self, loss, var_list, tape=None):
         """Computes the gradients of ``loss`` and applies them.
