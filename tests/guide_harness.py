@@ -48,6 +48,16 @@ def _run(src, fname, ns):
             print(repr(value))
 
 
+def error_text(fn):
+    """``"ExceptionClass: message"`` of what ``fn()`` raises ("no error" if nothing), as a
+    notebook shows it (tests compare class and message)."""
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the test compares class and message
+        return f"{type(e).__name__}: {e}"
+    return "no error"
+
+
 def normalize(text):
     text = re.sub(r"0x[0-9a-fA-F]+", "0x?", text)
     # TensorFlow's runtime decorates op errors with where the kernel ran.

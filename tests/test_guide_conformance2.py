@@ -4,6 +4,7 @@ TensorFlow 2.21 (CPU); TensorFlow is not a dependency of these tests."""
 import pytest
 
 import tapejax as tf
+from guide_harness import error_text
 
 
 def _printed(capsys, fn):
@@ -57,14 +58,6 @@ def test_print_inside_function_and_strings_format(capsys):
 
 # -- input_signature: TensorFlow's binding errors ------------------------------
 
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the test compares class and message
-        return f"{type(e).__name__}: {e}"
-    return "no error"
-
-
 def test_input_signature_binding_errors_as_tensorflow():
     # guide function.ipynb cell 10 and variations; every message recorded from TF 2.21.
     @tf.function(input_signature=(tf.TensorSpec(shape=[None], dtype=tf.int32),))
@@ -72,23 +65,23 @@ def test_input_signature_binding_errors_as_tensorflow():
         return x
 
     sig = "for signature: (x: TensorSpec(shape=(None,), dtype=tf.int32, name=None))."
-    assert _error(lambda: g(tf.constant([[1, 2], [3, 4]]))) == (
+    assert error_text(lambda: g(tf.constant([[1, 2], [3, 4]]))) == (
         "TypeError: Binding inputs to tf.function failed due to `Can not cast TensorSpec(shape=(2, 2), "
         "dtype=tf.int32, name=None) to TensorSpec(shape=(None,), dtype=tf.int32, name=None)`. Received args: "
         "(<tf.Tensor: shape=(2, 2), dtype=int32, numpy=\narray([[1, 2],\n       [3, 4]], dtype=int32)>,) "
         "and kwargs: {} " + sig)
-    assert _error(lambda: g(tf.constant([1.0, 2.0]))) == (
+    assert error_text(lambda: g(tf.constant([1.0, 2.0]))) == (
         "TypeError: Binding inputs to tf.function failed due to `Can not cast TensorSpec(shape=(2,), "
         "dtype=tf.float32, name=None) to TensorSpec(shape=(None,), dtype=tf.int32, name=None)`. Received args: "
         "(<tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>,) and kwargs: {} " + sig)
-    assert _error(lambda: g([1.5, 2])) == (
+    assert error_text(lambda: g([1.5, 2])) == (
         "TypeError: Binding inputs to tf.function failed due to `Cannot convert [1.5, 2] to EagerTensor of "
         "dtype int32`. Received args: ([1.5, 2],) and kwargs: {} " + sig)
-    assert _error(lambda: g(tf.constant([1]), tf.constant([1]))) == (
+    assert error_text(lambda: g(tf.constant([1]), tf.constant([1]))) == (
         "TypeError: Binding inputs to tf.function failed due to `too many positional arguments`. Received "
         "args: (<tf.Tensor: shape=(1,), dtype=int32, numpy=array([1], dtype=int32)>, <tf.Tensor: shape=(1,), "
         "dtype=int32, numpy=array([1], dtype=int32)>) and kwargs: {} " + sig)
-    assert _error(lambda: g(y=tf.constant([1]))) == (
+    assert error_text(lambda: g(y=tf.constant([1]))) == (
         "TypeError: Binding inputs to tf.function failed due to `missing a required argument: 'x'`. Received "
         "args: () and kwargs: {'y': <tf.Tensor: shape=(1,), dtype=int32, numpy=array([1], dtype=int32)>} " + sig)
     assert repr(g(x=tf.constant([1]))) == "<tf.Tensor: shape=(1,), dtype=int32, numpy=array([1], dtype=int32)>"
@@ -101,25 +94,25 @@ def test_input_signature_binding_errors_as_tensorflow():
     sig = ("for signature: (a: TensorSpec(shape=(2,), dtype=tf.float32, name=None), b: Tuple[TensorSpec("
            "shape=(), dtype=tf.float32, name=None), TensorSpec(shape=(), dtype=tf.float32, name=None)]).")
     a = "<tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>"
-    assert _error(lambda: h(tf.constant([1., 2.]), [1., 2.])) == (
+    assert error_text(lambda: h(tf.constant([1., 2.]), [1., 2.])) == (
         "TypeError: Binding inputs to tf.function failed due to `Can not cast [1.0, 2.0] to tuple type.`. "
         f"Received args: ({a}, [1.0, 2.0]) and kwargs: {{}} " + sig)
-    assert _error(lambda: h(tf.constant([1., 2.]), ("a", 2.))) == (
+    assert error_text(lambda: h(tf.constant([1., 2.]), ("a", 2.))) == (
         "TypeError: Binding inputs to tf.function failed due to `Cannot convert 'a' to EagerTensor of dtype "
         f"float`. Received args: ({a}, ('a', 2.0)) and kwargs: {{}} " + sig)
     v = tf.Variable([1, 2])
-    assert _error(lambda: h(v, (1., 2.))).startswith(
+    assert error_text(lambda: h(v, (1., 2.))).startswith(
         "TypeError: Binding inputs to tf.function failed due to `Incompatible type conversion requested to "
         "type float32 for `tf.Variable of type int32. (Variable: <tf.Variable '")
 
 
 def test_python_values_keep_their_kind_on_conversion():
     # Recorded from TF 2.21: a float is not silently truncated to an integer dtype.
-    assert _error(lambda: tf.constant(1.5, dtype=tf.int32)) == "TypeError: Cannot convert 1.5 to EagerTensor of dtype int32"
-    assert _error(lambda: tf.convert_to_tensor([1, 2.0], tf.int32)) == (
+    assert error_text(lambda: tf.constant(1.5, dtype=tf.int32)) == "TypeError: Cannot convert 1.5 to EagerTensor of dtype int32"
+    assert error_text(lambda: tf.convert_to_tensor([1, 2.0], tf.int32)) == (
         "TypeError: Cannot convert [1, 2.0] to EagerTensor of dtype int32")
-    assert _error(lambda: tf.constant(1, tf.bool)) == "TypeError: Cannot convert 1 to EagerTensor of dtype bool"
-    assert _error(lambda: tf.convert_to_tensor(1j, tf.float32)) == "TypeError: Cannot convert 1j to EagerTensor of dtype float"
+    assert error_text(lambda: tf.constant(1, tf.bool)) == "TypeError: Cannot convert 1 to EagerTensor of dtype bool"
+    assert error_text(lambda: tf.convert_to_tensor(1j, tf.float32)) == "TypeError: Cannot convert 1j to EagerTensor of dtype float"
     assert repr(tf.constant(True, tf.int32)) == "<tf.Tensor: shape=(), dtype=int32, numpy=1>"
     assert repr(tf.constant(1.5, tf.complex64)) == "<tf.Tensor: shape=(), dtype=complex64, numpy=(1.5+0j)>"
 
@@ -163,7 +156,7 @@ def test_errors_while_tracing_say_in_user_code_as_tensorflow():
     linecache.cache["<cell>"] = (len(_USER_CODE), None, _USER_CODE.splitlines(True), "<cell>")
     ns = {"tf": tf}
     exec(compile(_USER_CODE, "<cell>", "exec"), ns)  # noqa: S102
-    got = [_error(lambda c=c: eval(c, ns)) for c in  # noqa: S307
+    got = [error_text(lambda c=c: eval(c, ns)) for c in  # noqa: S307
            ["g(tf.constant(1.0))", "h(tf.constant(1.0))", "f(1.0)", "m(tf.constant(1.0))"]]
     assert got == [
         'AttributeError: in user code:\n\n    File "<cell>", line 8, in g  *\n        return helper(y)\n    File '
@@ -195,7 +188,7 @@ def test_optimizer_slots_on_a_second_trace_are_not_singletons():
 
     w = tf.Variable(2.)
     train_step(w, tf.constant([-1.]), tf.constant([2.]), opt1)
-    msg = _error(lambda: train_step(w, tf.constant([-1.]), tf.constant([2.]), opt2))
+    msg = error_text(lambda: train_step(w, tf.constant([-1.]), tf.constant([2.]), opt2))
     assert msg.startswith("ValueError: in user code:\n\n    File ")
     assert "in train_step  *\n        optimizer.apply_gradients(zip(gradients, [w]))\n" in msg
     assert msg.endswith("\n    ValueError: tf.function only supports singleton tf.Variables created on the first "
@@ -206,7 +199,7 @@ def test_optimizer_slots_on_a_second_trace_are_not_singletons():
 def test_a_missing_attribute_names_the_tensor_class():
     # Recorded from TF 2.21: an eager tensor is the C type tensorflow.python.framework.ops.EagerTensor,
     # a traced one a SymbolicTensor.
-    assert _error(lambda: tf.constant(1.0).nope) == (
+    assert error_text(lambda: tf.constant(1.0).nope) == (
         "AttributeError: 'tensorflow.python.framework.ops.EagerTensor' object has no attribute 'nope'")
 
 
@@ -220,14 +213,14 @@ def test_a_leaked_tensor_used_in_another_trace_is_out_of_scope():
         return _leaked
 
     assert leaky_function(tf.constant(1)).numpy() == 2
-    assert _error(lambda: _leaked.numpy()) == "AttributeError: 'SymbolicTensor' object has no attribute 'numpy'"
+    assert error_text(lambda: _leaked.numpy()) == "AttributeError: 'SymbolicTensor' object has no attribute 'numpy'"
 
     @tf.function
     def captures_leaked_tensor(b):
         b += _leaked
         return b
 
-    msg = _error(lambda: captures_leaked_tensor(tf.constant(2)))
+    msg = error_text(lambda: captures_leaked_tensor(tf.constant(2)))
     assert msg.split("\n\n")[0] == (
         "TypeError: <tf.Tensor 'add:0' shape=() dtype=int32> is out of scope and cannot be used here. Use return "
         "values, explicit Python locals or TensorFlow collections to access it.\nPlease see "
@@ -278,18 +271,18 @@ def test_inference_fn_calls_the_trace_with_flat_tensors():
     assert atomic_fn.name.startswith(b"__inference_double_")
     v = tf.Variable(2.0)
     g = tf.function(lambda x: x * v).get_concrete_function(tf.TensorSpec([], tf.float32))
-    assert _error(lambda: g.inference_fn(tf.constant(1.0))) == (
+    assert error_text(lambda: g.inference_fn(tf.constant(1.0))) == (
         "ValueError: The FunctionType defines captured inputs. Use call_with_captures instead.")
 
 
-def test_eager_gather_out_of_range_reads_as_tensorflows_kernel_error():
+def test_eager_gather_out_of_range_reads_as_tensorflows_kernelerror_text():
     # intro_to_graphs.ipynb cell 21 and variations; recorded from TF 2.21.
     kernel = "{{function_node __wrapped__GatherV2_device_/job:localhost/replica:0/task:0/device:CPU:0}} "
-    assert _error(lambda: tf.gather(tf.constant([0.0]), [1])) == (
+    assert error_text(lambda: tf.gather(tf.constant([0.0]), [1])) == (
         "InvalidArgumentError: " + kernel + "indices[0] = 1 is not in [0, 1) [Op:GatherV2]")
-    assert _error(lambda: tf.gather(tf.constant([[1, 2]]), [3], axis=1)) == (
+    assert error_text(lambda: tf.gather(tf.constant([[1, 2]]), [3], axis=1)) == (
         "InvalidArgumentError: " + kernel + "indices[0] = 3 is not in [0, 2) [Op:GatherV2]")
-    assert _error(lambda: tf.gather(tf.constant([0.0]), [[0], [-1]])) == (
+    assert error_text(lambda: tf.gather(tf.constant([0.0]), [[0], [-1]])) == (
         "InvalidArgumentError: " + kernel + "indices[1,0] = -1 is not in [0, 1) [Op:GatherV2]")
 
 
@@ -319,7 +312,7 @@ def test_register_keras_serializable_names_as_keras(tmp_path):
     class NoConfig:
         pass
 
-    assert _error(lambda: tf.keras.saving.register_keras_serializable()(NoConfig)) == (
+    assert error_text(lambda: tf.keras.saving.register_keras_serializable()(NoConfig)) == (
         "ValueError: Cannot register a class that does not have a get_config() method.")
 
     # A registered subclassed model comes back as itself, with its weights.
@@ -342,7 +335,7 @@ def test_unbounded_recursion_while_tracing_is_a_staging_error_per_call():
         else:
             return 1
 
-    msg = _error(lambda: recursive_fn(tf.constant(5)))
+    msg = error_text(lambda: recursive_fn(tf.constant(5)))
     assert msg.startswith("StagingError: in user code:\n\n")
     assert msg.count("in recursive_fn  *") > 10
     assert "\n\n    RecursionError: maximum recursion depth exceeded" in msg
@@ -355,12 +348,12 @@ def test_concrete_function_binding_errors_name_the_flat_signature_too():
         return a ** b
 
     square = pow.get_concrete_function(a=tf.TensorSpec(None, tf.float32), b=2)
-    msg = _error(lambda: square(tf.constant(10.0), b=3))
+    msg = error_text(lambda: square(tf.constant(10.0), b=3))
     assert msg.startswith("TypeError: Binding inputs to tf.function failed due to `Can not cast 3 to Literal[2]`. "
                           "Received args: (<tf.Tensor: shape=(), dtype=float32, numpy=10.0>,) and kwargs: {'b': 3} "
                           "for signature: (a: TensorSpec(shape=<unknown>, dtype=tf.float32, name=None), b: Literal[2]) "
                           "-> TensorSpec(shape=")
-    tails = [_error(c).split("\n")[-1] for c in [
+    tails = [error_text(c).split("\n")[-1] for c in [
         lambda: square(tf.constant(10.0), b=3), lambda: square(tf.constant(10.0), 2, 5), lambda: square(),
         lambda: square(a=1.0, c=2), lambda: square(1.0, 3)]]
     assert tails == [
@@ -390,7 +383,7 @@ def test_layer_call_errors_carry_the_call_arguments_as_keras_3():
 
     fd = FlexibleDense(3)
     fd(tf.ones([1, 3]))
-    assert _error(lambda: fd(tf.constant([[2.0, 2.0, 2.0, 2.0]]), scale=2.0)) == (
+    assert error_text(lambda: fd(tf.constant([[2.0, 2.0, 2.0, 2.0]]), scale=2.0)) == (
         "InvalidArgumentError: Exception encountered when calling FlexibleDense.call().\n\n\x1b[1m"
         "{{function_node __wrapped__MatMul_device_/job:localhost/replica:0/task:0/device:CPU:0}} Matrix "
         "size-incompatible: In[0]: [1,4], In[1]: [3,3] [Op:MatMul] name: \x1b[0m\n\nArguments received by "
@@ -411,13 +404,13 @@ def test_layer_call_errors_carry_the_call_arguments_as_keras_3():
 
     bad = ("ValueError: Exception encountered when calling Bad.call().\n\n\x1b[1mboom\x1b[0m\n\nArguments "
            "received by Bad.call():\n  \u2022 x=tf.Tensor(shape=(2,), dtype=float32)")
-    assert _error(lambda: Bad()(tf.ones([2]))) == bad
-    assert _error(lambda: Outer()(tf.ones([2]))) == bad   # only the innermost call's
+    assert error_text(lambda: Bad()(tf.ones([2]))) == bad
+    assert error_text(lambda: Outer()(tf.ones([2]))) == bad   # only the innermost call's
 
     class KeyE(tf.keras.layers.Layer):
         def call(self, x):
             return {}["k"]
 
-    assert _error(lambda: KeyE()(tf.ones([2]))) == (
+    assert error_text(lambda: KeyE()(tf.ones([2]))) == (
         "KeyError: 'Exception encountered when calling KeyE.call().\\n\\n\\x1b[1mk\\x1b[0m\\n\\nArguments "
         "received by KeyE.call():\\n  \u2022 x=tf.Tensor(shape=(2,), dtype=float32)'")

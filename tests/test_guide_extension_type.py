@@ -7,7 +7,7 @@ The cells run unchanged with ``tf`` bound to tapejax (see guide_harness).
 import pytest
 
 import tapejax as tf
-from guide_harness import assert_same_output, run_cells
+from guide_harness import assert_same_output, error_text, run_cells
 
 # The notebook's code cells 10 and 13-15, unchanged.
 CELLS = {
@@ -41,14 +41,6 @@ def test_cell(cell):
     assert_same_output(run_cells(CELLS, [10, 13, cell], cell), TF_OUTPUT[cell])
 
 
-def _error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - the test compares class and message
-        return f"{type(e).__name__}: {e}"
-    return "no error"
-
-
 _NUMPY_HINT = ("object has no attribute 'T'. \n        If you are looking for numpy-related methods, please "
                "run the following:\n        tf.experimental.numpy.experimental_enable_numpy_behavior()\n      ")
 
@@ -64,13 +56,13 @@ def test_tensor_misuse_messages_name_tensorflows_classes():
     def delete():
         del t[0]
 
-    assert _error(assign) == (
+    assert error_text(assign) == (
         "TypeError: 'tensorflow.python.framework.ops.EagerTensor' object does not support item assignment")
-    assert _error(delete) == (
+    assert error_text(delete) == (
         "TypeError: 'tensorflow.python.framework.ops.EagerTensor' object doesn't support item deletion")
-    assert _error(lambda: t.assign(3)) == (
+    assert error_text(lambda: t.assign(3)) == (
         "AttributeError: 'tensorflow.python.framework.ops.EagerTensor' object has no attribute 'assign'")
-    assert _error(lambda: t.T) == "AttributeError: EagerTensor " + _NUMPY_HINT
+    assert error_text(lambda: t.T) == "AttributeError: EagerTensor " + _NUMPY_HINT
     assert t.numpy().tolist() == [1, 2]
     seen = []
 
@@ -78,9 +70,9 @@ def test_tensor_misuse_messages_name_tensorflows_classes():
     def f(x):
         def assign_traced():
             x[0] = 1
-        seen.append(_error(assign_traced))
-        seen.append(_error(lambda: x.nope))
-        seen.append(_error(lambda: x.T))
+        seen.append(error_text(assign_traced))
+        seen.append(error_text(lambda: x.nope))
+        seen.append(error_text(lambda: x.T))
         return x
 
     f(tf.constant([1.0]))
@@ -92,4 +84,4 @@ def test_tensor_misuse_messages_name_tensorflows_classes():
     def assign_variable():
         v[0] = 1
 
-    assert _error(assign_variable) == "TypeError: 'ResourceVariable' object does not support item assignment"
+    assert error_text(assign_variable) == "TypeError: 'ResourceVariable' object does not support item assignment"
