@@ -938,7 +938,9 @@ class Layer(Module):
             if "inputs" not in kwargs:
                 raise TypeError(f"Layer '{self.name}' was called without inputs: write layer(x).")
             args = (kwargs.pop("inputs"),)
-        if self._allow_non_tensor_positional_args:
+        if len(args) == 1 and type(args[0]) is Tensor:
+            pass        # the common call, layer(x): nothing to convert or check
+        elif self._allow_non_tensor_positional_args:
             args = (_to_tensors(args[0]),) + args[1:]
         else:
             args = tuple(_to_tensors(a, numbers=False) for a in args)

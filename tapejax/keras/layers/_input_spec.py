@@ -1,5 +1,5 @@
 """Keras 3's ``InputSpec``: the rank, dtype and shape a layer accepts, checked when it is called."""
-from ..._core.tensor import TensorShape
+from ..._core.tensor import Tensor, TensorShape
 
 
 class InputSpec:
@@ -106,7 +106,11 @@ def assert_input_compatibility(input_spec, inputs, layer_name):
         if not hasattr(x, "shape"):
             raise ValueError(f"Inputs to a layer should be tensors. Got '{x}' (of type {type(x)}) as input for "
                              f"layer '{layer_name}'.")
-        shape = tuple(TensorShape(x.shape))
+        # A Tensor's (pending or computed) value knows its shape: no TensorShape made per call
+        # (but for symbolic sizes, which TensorShape reads as unknown).
+        shape = x._v.shape if type(x) is Tensor else None
+        if shape is None or not all(type(d) is int for d in shape):
+            shape = tuple(TensorShape(x.shape))
         ndim = len(shape)
         if spec.ndim is not None and not spec.allow_last_axis_squeeze and ndim != spec.ndim:
             raise _incompatible(index, spec, layer_name, f"expected ndim={spec.ndim}, found ndim={ndim}. "
