@@ -353,6 +353,12 @@ def _split_args(args, kwargs):
     return vals, tensors, var_args, leaves, tree, (tuple(key), tuple(tkey))
 
 
+def _tensor_shapes(args):
+    """The shapes of the tensors among positional ``args``, in the order :meth:`Function._call_typed`
+    takes their types."""
+    return [tuple(shape) for shape, _, _ in _split_args(args, {})[5][1]]
+
+
 _TENSOR = ("tensor",)   # a tensor argument's entry in a key (its type is in the key's second part)
 
 
@@ -492,14 +498,27 @@ def _in_layout(v, x):
     return x if v._sharding is None else jax.lax.with_sharding_constraint(x, v._sharding)
 
 
-def _symbolic_specs(vals, shapes):
+def _symbolic_specs(vals, shapes, batch=False):
     """The traced arguments of a trace serving unknown dimensions: each None dimension a
-    symbol of its own (``jax.export.symbolic_shape``), the others the call's sizes."""
-    n = sum(d is None for shape in shapes for d in shape)
-    dims = iter(jax.export.symbolic_shape(", ".join(f"d{i}" for i in range(n))))
-    return [jax.ShapeDtypeStruct(tuple(next(dims) if d is None else d for d in shape), v.dtype,
+    symbol of its own (``jax.export.symbolic_shape``), the others the call's sizes. With
+    ``batch``, the unknown first dimensions are one symbol: the batch size of a Keras step's
+    data (``x - y`` is then traced, as TensorFlow's graph runs it for equal sizes)."""
+    lead = [bool(batch and shape and shape[0] is None) for shape in shapes]
+    n = sum(d is None for shape in shapes for d in shape) - sum(lead)
+    names = ["b"] * any(lead) + [f"d{i}" for i in range(n)]
+    dims = jax.export.symbolic_shape(", ".join(names)) if names else ()
+    b, dims = (dims[0], iter(dims[1:])) if any(lead) else (None, iter(dims))
+    return [jax.ShapeDtypeStruct(tuple(b if i == 0 and first else next(dims) if d is None else d
+                                       for i, d in enumerate(shape)), v.dtype,
                                  weak_type=getattr(v, "weak_type", False))
-            for v, shape in zip(vals, shapes)]
+            for v, shape, first in zip(vals, shapes, lead)]
+
+
+def _same_batch(tkey):
+    """Whether the tensor arguments of a call (its key's second part) of rank 1 or more share
+    their first dimension (a trace with a batch symbol serves only those calls)."""
+    sizes = {shape[0] for shape, _, _ in tkey if shape}
+    return len(sizes) <= 1
 
 
 class _Polymorphic:
@@ -567,6 +586,7 @@ class ConcreteFunction:
         # static shapes, serves only the shapes it was traced with (``_exact``: their key).
         self._host_shapes = [shapes[i] for i in self._host_args] if shapes and self._host_args else None
         self._exact = None
+        self._batch = False   # its unknown first dimensions are one (_symbolic_specs)
         if self._host_args:
             shapes = self._shapes = None
         self._n_var_args = len(var_args)
@@ -682,7 +702,7 @@ class ConcreteFunction:
                 self._host.argument(string_array(arg_vals[i]), self._host_shapes and self._host_shapes[n])
             arg_vals = [v for i, v in enumerate(arg_vals) if i not in self._host_args]
         if self._shapes is not None:
-            arg_vals = _symbolic_specs(arg_vals, self._shapes)
+            arg_vals = _symbolic_specs(arg_vals, self._shapes, self._batch)
         args = (arg_vals, [state[i]._stored for i in self._donate], [state[i]._stored for i in self._keep])
         self._arg_specs = [jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=getattr(a, "weak_type", False))
                            for a in arg_vals]
@@ -1364,6 +1384,7 @@ class Function:
         self._widened = {}
         self._symbolic = True      # False once a body could not be traced with unknown dimensions
         self._aliases = {}         # a call's own key -> the key of the trace serving it
+        self._typed = {}           # (type, key) of a typed call (_call_typed) -> the trace serving it
         self._spec_keys = []       # keys of get_concrete_function traces with unknown dimensions
         self._variables = {}       # id -> Variable: every Variable a trace of this function captured
         self._assigned = set()     # ids of the Variables some trace assigned (their buffers are donated)
@@ -1490,6 +1511,49 @@ class Function:
             return conc._call(vals, tensors, var_args)
         return self._trace_call(vals, tensors, var_args, leaves, tree, key)
 
+    def _call_typed(self, shapes, args):
+        """Calls with positional ``args`` whose tensors are typed ``shapes`` (one per tensor, in
+        the order they flatten; ``None`` for a dimension of any size) rather than by their own
+        shapes, as a TensorFlow function given a ``tf.data`` iterator is typed by its element
+        spec: a trace serves the call if it serves that type (its unknown dimensions are
+        unknown in the trace); with ``reduce_retracing=True`` a new type is widened against the
+        traces before it. ``shapes=None`` types the call by its own shapes. The tensors' first
+        dimensions, when unknown, are one dimension (the batch size of Keras's data): the trace
+        runs calls whose tensors share it.
+
+        Keras's ``fit``/``evaluate``/``predict`` call their steps so (see
+        ``tapejax.keras.Model``); calling with the same type again costs what a plain call
+        does."""
+        if _run_eagerly[0] or _state.tracing():
+            return self(*args)
+        vals, tensors, var_args, leaves, tree, key = _split_args(args, {})
+        typed = (shapes, key)
+        conc = self._typed.get(typed)
+        if conc is not None and self._cache.get(conc._key) is conc:
+            detector = self._detector or self._find_detector()
+            with _detectors_lock:
+                detector.called_without_tracing()
+            return conc._call(vals, tensors, var_args)
+        if any(is_tracer(v) for v in vals) or self._input_signature is not None:
+            return self(*args)
+        batch = _same_batch(key[1])
+        skey = key
+        if shapes is not None and len(shapes) == len(key[1]) and all(
+                len(s) == len(shape) and all(a is None or a == b for a, b in zip(s, shape))
+                for s, (shape, _, _) in zip(shapes, key[1])):
+            skey = (key[0], tuple((tuple(s), dt, weak) for s, (_, dt, weak) in zip(shapes, key[1])))
+        if any(dt == object for _, dt, _ in key[1]) or not self._symbolic:
+            gshapes = None   # strings, or a body that needs its sizes: traced for these
+        elif skey in self._cache:
+            gshapes = [shape for shape, _, _ in skey[1]]   # TensorFlow's cache: a trace of this type
+        else:
+            gkey, widened = self._generalize(skey)
+            gshapes = [shape for shape, _, _ in (skey if widened is None else gkey)[1]]
+        if gshapes is not None and any(d is None and c == 0 for g, (shape, _, _) in zip(gshapes, key[1])
+                                       for d, c in zip(g, shape)):
+            gshapes = None   # an unknown dimension is at least 1 (jax.export): a size 0 is traced alone
+        return self._trace_call(vals, tensors, var_args, leaves, tree, key, gshapes, batch=batch, typed=typed)
+
     def _trace_call(self, *args, **kwargs):
         """Runs a call no known trace serves by its own key (``call=False``: returns its trace).
         ``shapes``, when given, are the tensor arguments' shapes with None dimensions.
@@ -1506,22 +1570,31 @@ class Function:
                 raise
             raise new from None
 
-    def _trace_call_impl(self, vals, tensors, var_args, leaves, tree, key, shapes=None, call=True):
+    def _trace_call_impl(self, vals, tensors, var_args, leaves, tree, key, shapes=None, call=True, batch=False,
+                         typed=None):
+        """``batch``: the tensor arguments' unknown first dimensions are one (a Keras step's
+        data, see :meth:`_call_typed`). ``typed``: the key of a typed call, remembered with the
+        trace serving it."""
         if shapes is None:
             gkey, shapes = self._generalize(key)
             if shapes is None:
                 gkey, shapes = self._spec_trace_for(key)
         else:
             gkey = (key[0], tuple((s, dt, weak) for s, (_, dt, weak) in zip(shapes, key[1])))
+            if not any(d is None for shape in shapes for d in shape):
+                shapes = None
         conc = self._cache.get(gkey)
-        if conc is not None and conc._exact is not None and conc._exact != key:
-            gkey, shapes = key, None   # a trace of strings for its shapes only: trace these
+        if conc is not None and (conc._exact is not None and conc._exact != key
+                                 or conc._batch and not _same_batch(key[1])):
+            # A trace of strings for its shapes only, or of one batch size for arguments of
+            # several: trace these.
+            gkey, shapes = key, None
             conc = self._cache.get(key)
         traced = conc is None
         if traced:
             before, known = _cache.resident_bytes(), set(self._variables)
             try:
-                conc = self._new_concrete(vals, var_args, leaves, tree, gkey, shapes)
+                conc = self._new_concrete(vals, var_args, leaves, tree, gkey, shapes, batch and shapes is not None)
             except Exception:
                 if shapes is None or any(dt == object for _, dt, _ in key[1]):
                     raise   # (string arguments' unknown dimensions need no sizes)
@@ -1535,6 +1608,10 @@ class Function:
             if len(self._aliases) >= 1024:
                 self._aliases.clear()
             self._aliases[key] = gkey
+        if typed is not None:
+            if len(self._typed) >= 1024:
+                self._typed.clear()
+            self._typed[typed] = conc
         if not call:
             return conc
         out = None
@@ -1659,7 +1736,7 @@ class Function:
             conc._specs = given
         return conc
 
-    def _new_concrete(self, vals, var_args, leaves, tree, key, shapes=None):
+    def _new_concrete(self, vals, var_args, leaves, tree, key, shapes=None, batch=False):
         """Traces a new signature. The state the body touches is found by tracing: a trace that
         captures Variables it was not given, creates Variables, or assigns Variables it was
         not told to donate is thrown away and traced again knowing them."""
@@ -1681,6 +1758,7 @@ class Function:
             # As TensorFlow: once a first call has created Variables, every later trace (this
             # call's retrace included) runs where creating one raises, at the user's line.
             conc._no_creation = created_any or (not first and self._created_variables)
+            conc._batch = batch
             conc._random_ops = random_ops
             try:
                 scope = conc._trace(vals)

@@ -26,7 +26,7 @@ from . import metrics as _metrics
 from .._core.tape import GradientTape
 from .._core.state import pause_recording
 from .._staging.function import Function as _Function, TensorSpec as _TensorSpec, function as _tf_function
-from .._staging.function import _tracing_detector
+from .._staging.function import _tracing_detector, _tensor_shapes
 from .. import random as random
 from ..data import Dataset as _Dataset
 
@@ -55,24 +55,19 @@ def _multi_step_on_iterator(iterator):
     detector counts fit's and evaluate's traces together, as in TensorFlow)."""
 
 
-class _OneTracePerStepFunction:
+class _StepFunctionDetector:
     """What TensorFlow's frequent-tracing detector sees of Keras 3's fit/evaluate: their
-    tf.function takes the data iterator, whose batch size is unknown, so it traces once per
-    train/test function made (per compile), never for a smaller last batch. tapejax traces the
-    step per batch shape; only its first trace is reported as one (a spurious "triggered
-    tf.function retracing" warning after evaluating a few models otherwise)."""
+    tf.function takes the data iterator and is traced on its element spec (as tapejax's step
+    is, :meth:`Model._k_call_step`), so a smaller last batch traces nothing. Its traces are
+    reported under the name of Keras 3's function."""
 
-    __slots__ = ("_detector", "_traced")
+    __slots__ = ("_detector",)
 
     def __init__(self, detector):
-        self._detector, self._traced = detector, False
+        self._detector = detector
 
     def called_with_tracing(self, python_function):
-        if self._traced:
-            self._detector.called_without_tracing()
-        else:
-            self._traced = True
-            self._detector.called_with_tracing(self)
+        self._detector.called_with_tracing(self)
 
     def __str__(self):
         # The function TensorFlow's warning names: Keras 3's step on the iterator.
@@ -654,20 +649,30 @@ class Model(Layer):
         return logs, total, count
 
     def _k_step(self, kind):
-        """The (compiled) step function of ``kind``: one per compile, traced once per input signature."""
+        """The (compiled) step function of ``kind``: one per compile. Keras 3 compiles each with
+        ``reduce_retracing=True``: a second type of data is traced once with the dimensions that
+        differ unknown (TF's retracing warnings count so)."""
         fn = self._k_step_fns.get(kind)
         if fn is None:
             fn = getattr(self, kind)
             if kind == "predict_step":
                 fn = _keras3_predict_function(self)
             if not self._k_run_eagerly:
-                # Keras 3 compiles predict with reduce_retracing: a second batch shape is traced
-                # once with an unknown batch size (TF's retracing warnings count so).
-                fn = _tf_function(fn, reduce_retracing=kind == "predict_step")
+                fn = _tf_function(fn, reduce_retracing=True)
                 if kind != "predict_step":
-                    fn._detector = _OneTracePerStepFunction(_tracing_detector(_multi_step_on_iterator))
+                    fn._detector = _StepFunctionDetector(_tracing_detector(_multi_step_on_iterator))
             self._k_step_fns[kind] = fn
         return fn
+
+    def _k_call_step(self, kind, data, spec=None):
+        """Runs the step ``kind`` on a batch ``data``, traced as Keras 3's TF backend traces it:
+        on ``spec`` (the shapes of the data's element spec, one per tensor, ``None`` for an
+        unknown batch size: see :meth:`_Batches.spec`), as its tf.function takes the data's
+        iterator; ``None``: on the batch's own shapes (``predict``, ``train_on_batch``)."""
+        fn = self._k_step_fns.get(kind) or self._k_step(kind)
+        if type(fn) is _Function:
+            return fn._call_typed(spec, (data,))
+        return fn(data)
 
     def _k_reset_metrics(self):
         for m in self._k_metric_objs or []:
@@ -770,6 +775,7 @@ class Model(Layer):
         # A callback restoring interrupted training (BackupAndRestore) sets where to resume.
         initial_epoch = self._initial_epoch or initial_epoch
         self._initial_epoch = None
+        spec = None
         for epoch in range(initial_epoch, epochs):
             self._k_reset_metrics()
             callbacks.call("on_epoch_begin", epoch, {})
@@ -778,7 +784,10 @@ class Model(Layer):
                 callbacks.call("on_train_batch_begin", step, {})
                 bx, by, _ = _unpack(batch)
                 self._k_prepare(bx, by, data.static_batch_size)
-                logs, total, count = self._k_running_logs("train_step", self._k_step("train_step")(batch), bx, total, count)
+                if spec is None:
+                    spec = data.spec(batch)
+                logs, total, count = self._k_running_logs("train_step", self._k_call_step("train_step", batch, spec),
+                                                          bx, total, count)
                 callbacks.call("on_train_batch_end", step, _sorted(logs))
                 if self.stop_training:
                     break
@@ -817,12 +826,15 @@ class Model(Layer):
         callbacks = _CallbackList(_with_progbar(callbacks, verbose), self, epochs=1, verbose=verbose,
                                   steps=steps or data.n_batches or None)
         callbacks.call("on_test_begin", {})
-        total, count, out = 0.0, 0, {}
+        total, count, out, spec = 0.0, 0, {}, None
         for step, batch in enumerate(data.epoch(steps)):
             callbacks.call("on_test_batch_begin", step, {})
             bx, by, _ = _unpack(batch)
             self._k_prepare(bx, by, data.static_batch_size)
-            out, total, count = self._k_running_logs("test_step", self._k_step("test_step")(batch), bx, total, count)
+            if spec is None:
+                spec = data.spec(batch)
+            out, total, count = self._k_running_logs("test_step", self._k_call_step("test_step", batch, spec),
+                                                     bx, total, count)
             callbacks.call("on_test_batch_end", step, _sorted(out))
         logs = _sorted(out)
         callbacks.call("on_test_end", logs)
@@ -848,15 +860,17 @@ class Model(Layer):
                                   steps=steps or data.n_batches or None)
         callbacks.call("on_predict_begin", {})
         outs = []
-        step = None
+        built = False
         for i, batch in enumerate(data.epoch(steps)):
             callbacks.call("on_predict_batch_begin", i, {})
-            if step is None:
+            if not built:
                 if not self.built:
                     with _NoTape():
                         self(_unpack(batch)[0], training=False)
-                step = self._k_step("predict_step")
-            outs.append(jax.tree_util.tree_map(lambda t: np.asarray(t), step(batch), is_leaf=_is_tensor_leaf))
+                built = True
+            # Keras 3 calls its predict function with each batch (not the iterator): typed by its shapes.
+            out = self._k_call_step("predict_step", batch)
+            outs.append(jax.tree_util.tree_map(lambda t: np.asarray(t), out, is_leaf=_is_tensor_leaf))
             callbacks.call("on_predict_batch_end", i, {"outputs": outs[-1]})
         callbacks.call("on_predict_end", {})
         if not outs:
@@ -877,7 +891,7 @@ class Model(Layer):
         if not self.built:
             with _NoTape():
                 self(x, training=False)
-        out = self._k_step("predict_step")((x,))
+        out = self._k_call_step("predict_step", (x,))
         return jax.tree_util.tree_map(lambda t: np.asarray(t), out, is_leaf=_is_tensor_leaf)
 
     def train_on_batch(self, x, y=None, sample_weight=None, return_dict=False, **kwargs):
@@ -910,7 +924,7 @@ class Model(Layer):
         self._k_check_compiled(f"{kind}_on_batch")
         x, y = _to_tensors(x), _to_tensors(y)
         self._k_prepare(x, y, _first(x).shape[0] if isinstance(_first(x), _TensorBase) and _first(x).shape.rank else None)
-        logs = self._k_step(f"{kind}_step")((x, y) if sample_weight is None else (x, y, sample_weight))
+        logs = self._k_call_step(f"{kind}_step", (x, y) if sample_weight is None else (x, y, sample_weight))
         logs = self._k_ordered(logs)
         return _sorted(logs) if return_dict else (logs["loss"] if len(logs) == 1 else list(logs.values()))
 
@@ -1292,6 +1306,23 @@ class _Batches:
             return None
         return tuple(shape)[0]
 
+    def spec(self, batch):
+        """The type Keras 3's TF backend traces its step on, for ``batch`` (one of these
+        batches): its tensors' shapes (``Function._call_typed``) as the data's element spec
+        has them. Arrays: the batch size where every batch is full (see
+        :attr:`static_batch_size`), else ``None``; a dataset: its ``element_spec``'s shapes."""
+        shapes = _tensor_shapes((batch,))
+        if self.dataset is not None:
+            spec = getattr(self.dataset, "element_spec", None)
+            leaves = jax.tree_util.tree_leaves(spec, is_leaf=lambda s: hasattr(s, "shape"))
+            known = [getattr(getattr(s, "shape", None), "rank", None) is not None for s in leaves]
+            if len(leaves) == len(shapes) and all(known) and all(
+                    len(s.shape) == len(shape) for s, shape in zip(leaves, shapes)):
+                return tuple(tuple(s.shape) for s in leaves)
+            return tuple((None,) + shape[1:] if shape else shape for shape in shapes)
+        size = self.static_batch_size
+        return tuple((size,) + shape[1:] if shape else shape for shape in shapes)
+
     def epoch(self, steps=None):
         if self.dataset is not None:
             count = 0
@@ -1317,7 +1348,9 @@ class _Batches:
             take = lambda a: Tensor(to_array(a[idx]))  # noqa: E731
             bx = jax.tree_util.tree_map(take, self.x)
             if self.y is None:
-                yield (bx,)
+                # Keras 3's batch without targets (pack_x_y_sample_weight): the inputs, or (x,)
+                # for a tuple or list of them.
+                yield (bx,) if isinstance(bx, (tuple, list)) else bx
             elif self.sw is None:
                 yield (bx, jax.tree_util.tree_map(take, self.y))
             else:
