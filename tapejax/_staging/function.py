@@ -533,18 +533,25 @@ class _Polymorphic:
         self._compiled = collections.OrderedDict()
 
     def __call__(self, arg_vals, don_vals, keep_vals):
-        if any(is_tracer(x) for x in (*arg_vals, *don_vals, *keep_vals)):
-            return self._exported.call(arg_vals, don_vals, keep_vals)
         sizes = tuple(a.shape for a in arg_vals)
         compiled = self._compiled.get(sizes)
+        if compiled is not None:
+            # (A Keras step's hot path: the tracers of a JAX transformation, rare, are found
+            # when the compiled program refuses them, not by looking at every value each call.)
+            try:
+                self._compiled.move_to_end(sizes)
+                return compiled(arg_vals, don_vals, keep_vals)
+            except TypeError:
+                if not any(is_tracer(x) for x in (*arg_vals, *don_vals, *keep_vals)):
+                    raise
+        if any(is_tracer(x) for x in (*arg_vals, *don_vals, *keep_vals)):
+            return self._exported.call(arg_vals, don_vals, keep_vals)
         if compiled is None:
             # jax.jit's dispatch of an exported call is slower than a compiled program's.
             compiled = self._jitted.lower(arg_vals, don_vals, keep_vals).compile()
             self._compiled[sizes] = compiled
             if len(self._compiled) > self._MAX_SIZES:
                 self._compiled.popitem(last=False)
-        else:
-            self._compiled.move_to_end(sizes)
         return compiled(arg_vals, don_vals, keep_vals)
 
 

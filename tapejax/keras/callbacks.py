@@ -669,6 +669,10 @@ class BackupAndRestore(Callback):
         if type(epoch) is not int or epoch < 0:
             raise _DataLossError(f"The backup metadata {metadata!r} is corrupted (no epoch number); delete "
                                 f"{self.backup_dir!r} to start training from the beginning.")
+        optimizer = getattr(self.model, "optimizer", None)
+        if optimizer is not None and not optimizer.built:
+            # As Keras 3: the optimizer's variables must exist for its saved state to load.
+            optimizer.build(self.model.trainable_variables)
         self.model.load_weights(weights)
         self.model._initial_epoch = epoch
 

@@ -16,7 +16,7 @@ from .callbacks import CallbackList as _CallbackList, History, ProgbarLogger
 from .._core.tensor import Tensor, TensorShape, _TensorBase, to_array
 from .._core.module import Module
 from .layers._base import (
-    Layer, unique_name, InputLayer, KerasTensor, _Spec, _infer_output, _build_on_unknown_batch, _dedup, _leaves,
+    Layer, unique_name, InputLayer, KerasTensor, _Spec, _infer_output, _dedup, _leaves,
     _is_tensor_leaf, _to_tensors, _batchless,
 )
 from . import saving as _saving
@@ -688,21 +688,6 @@ class Model(Layer):
         if not self.compiled:
             raise ValueError("You must call `compile()` before using the model.")
 
-    def _k_prepare(self, x, y, batch_size=None):
-        """Builds an unbuilt model on the first batch before any step is compiled. The model is
-        not called here: Keras 3 calls it only in the traced step (a ``print`` in ``call`` shows
-        once per trace), and the compiled metrics are resolved there, from the step's ``y`` and
-        ``y_pred`` (:meth:`_k_update_metrics`).
-
-        ``batch_size``: the batch dimension of the data's element spec, which Keras 3's traced
-        step builds on (its summaries show it): ``None`` where batches differ in size."""
-        if not self.built and isinstance(x, _TensorBase) and x.shape.rank:
-            spec = TensorShape((batch_size,) + tuple(x.shape)[1:])
-            if isinstance(self, Sequential):
-                self._k_maybe_build(spec)
-            elif type(self).build is Model.build and self._k_graph is None:
-                self._k_build_subclassed(spec)
-
     def _tf_function_state(self):
         """The Variables a compiled step reaches besides the model's weights: the optimizer's
         and the metrics' (known before the step is traced, so it is traced once, as in TF)."""
@@ -712,18 +697,6 @@ class Model(Layer):
         for m in self.metrics:
             out += list(m.variables)
         return out
-
-    def _k_build_subclassed(self, spec):
-        """A subclassed model's call, traced on ``spec`` (the batch size ``None`` where the data's
-        batches differ in size): the Sequential models and layers it calls build there, as in
-        Keras 3's traced train step (their summaries show that batch size). A call that needs
-        concrete values builds on the first batch."""
-        try:
-            with self._k_scope():
-                _build_on_unknown_batch(lambda xs: self._k_plain_call(xs[0]), [_Spec(spec, self._k_dtype)])
-        except Exception:  # noqa: BLE001 -- Python control flow on values, shape arithmetic on None...
-            return
-        self._k_build_shape = spec
 
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None,
             validation_split=0.0, validation_data=None, shuffle=True, class_weight=None, sample_weight=None,
@@ -767,10 +740,6 @@ class Model(Layer):
                                   epochs=epochs, verbose=verbose, steps=steps_per_epoch or data.n_batches or None)
         self.stop_training = False
         self._initial_epoch = None
-        if self.built and not self.optimizer.built:
-            # Keras 3 builds the optimizer before the callbacks begin (its symbolic build), so a
-            # callback restoring training (BackupAndRestore) loads its saved state.
-            self.optimizer.build(self.trainable_variables)
         callbacks.call("on_train_begin", {})
         # A callback restoring interrupted training (BackupAndRestore) sets where to resume.
         initial_epoch = self._initial_epoch or initial_epoch
@@ -783,7 +752,6 @@ class Model(Layer):
             for step, batch in enumerate(data.epoch(steps_per_epoch)):
                 callbacks.call("on_train_batch_begin", step, {})
                 bx, by, _ = _unpack(batch)
-                self._k_prepare(bx, by, data.static_batch_size)
                 if spec is None:
                     spec = data.spec(batch)
                 logs, total, count = self._k_running_logs("train_step", self._k_call_step("train_step", batch, spec),
@@ -830,7 +798,6 @@ class Model(Layer):
         for step, batch in enumerate(data.epoch(steps)):
             callbacks.call("on_test_batch_begin", step, {})
             bx, by, _ = _unpack(batch)
-            self._k_prepare(bx, by, data.static_batch_size)
             if spec is None:
                 spec = data.spec(batch)
             out, total, count = self._k_running_logs("test_step", self._k_call_step("test_step", batch, spec),
@@ -860,14 +827,8 @@ class Model(Layer):
                                   steps=steps or data.n_batches or None)
         callbacks.call("on_predict_begin", {})
         outs = []
-        built = False
         for i, batch in enumerate(data.epoch(steps)):
             callbacks.call("on_predict_batch_begin", i, {})
-            if not built:
-                if not self.built:
-                    with _NoTape():
-                        self(_unpack(batch)[0], training=False)
-                built = True
             # Keras 3 calls its predict function with each batch (not the iterator): typed by its shapes.
             out = self._k_call_step("predict_step", batch)
             outs.append(jax.tree_util.tree_map(lambda t: np.asarray(t), out, is_leaf=_is_tensor_leaf))
@@ -923,8 +884,9 @@ class Model(Layer):
     def _k_on_batch(self, kind, x, y, sample_weight, return_dict):
         self._k_check_compiled(f"{kind}_on_batch")
         x, y = _to_tensors(x), _to_tensors(y)
-        self._k_prepare(x, y, _first(x).shape[0] if isinstance(_first(x), _TensorBase) and _first(x).shape.rank else None)
-        logs = self._k_call_step(f"{kind}_step", (x, y) if sample_weight is None else (x, y, sample_weight))
+        # Keras 3 calls its step function on (x, y, sample_weight), None where not given; an
+        # unbuilt model is built in the step's first trace (TensorFlow then traces it twice).
+        logs = self._k_call_step(f"{kind}_step", (x, y, sample_weight))
         logs = self._k_ordered(logs)
         return _sorted(logs) if return_dict else (logs["loss"] if len(logs) == 1 else list(logs.values()))
 

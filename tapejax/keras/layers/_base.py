@@ -417,26 +417,6 @@ class _autocast:
         return False
 
 
-def _build_on_unknown_batch(fn, specs):
-    """Runs ``fn([tensors])`` once abstractly (nothing computed), the specs' unknown batch size
-    stood in for: the layers it builds build on ``None`` (Keras 3's symbolic build)."""
-    batch, other = _STAND_INS[0]
-    arrays = [jax.ShapeDtypeStruct(tuple((batch if i == 0 else other) if d is None else d
-                                         for i, d in enumerate(sp.shape)), _dtypes.np_dtype(sp.dtype))
-              for sp in specs]
-
-    def run(arrays):
-        with pause_recording(), Scope():
-            out = fn([Tensor(a) for a in arrays])
-        return jax.tree_util.tree_map(to_array, out, is_leaf=_is_tensor_leaf)
-
-    _ctx.stand_in_batch.append(batch)
-    try:
-        jax.eval_shape(run, arrays)
-    finally:
-        _ctx.stand_in_batch.pop()
-
-
 def _abstract_run(fn, arrays, tracing=False):
     """``jax.eval_shape`` of ``fn([tensors])`` on ``arrays`` (ShapeDtypeStructs): nothing computed.
     The inputs are named as a TensorFlow graph's placeholders (``print(x)`` in a layer's ``call``
