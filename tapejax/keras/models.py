@@ -24,7 +24,6 @@ from .saving import load_model as load_model, save_model as save_model  # noqa: 
 from . import optimizers as _optimizers, losses as _losses
 from . import metrics as _metrics
 from .._core.tape import GradientTape
-from .._core.state import pause_recording
 from .._staging.function import Function as _Function, TensorSpec as _TensorSpec, function as _tf_function
 from .._staging.function import _tracing_detector, _tensor_shapes
 from .. import random as random
@@ -849,9 +848,7 @@ class Model(Layer):
             (4, 3)
         """
         x = _to_tensors(_standardize_arrays(x))
-        if not self.built:
-            with _NoTape():
-                self(x, training=False)
+        # (An unbuilt model builds in the step's first trace, as Keras 3's, which is then traced again.)
         out = self._k_call_step("predict_step", (x,))
         return jax.tree_util.tree_map(lambda t: np.asarray(t), out, is_leaf=_is_tensor_leaf)
 
@@ -907,17 +904,6 @@ def _sorted(logs):
     """Logs as Keras 3 hands them to callbacks and returns them as dicts: keys sorted
     (``accuracy`` before ``loss``; a returned list keeps the loss, then the metrics as compiled)."""
     return dict(sorted(logs.items()))
-
-
-class _NoTape:
-    """Builds the model outside any tape (the first forward pass creates weights)."""
-
-    def __enter__(self):
-        self._p = pause_recording()
-        self._p.__enter__()
-
-    def __exit__(self, *exc):
-        return self._p.__exit__(*exc)
 
 
 class Sequential(Model):
