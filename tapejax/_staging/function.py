@@ -1391,7 +1391,7 @@ class Function:
         self._widened = {}
         self._symbolic = True      # False once a body could not be traced with unknown dimensions
         self._aliases = {}         # a call's own key -> the key of the trace serving it
-        self._typed = {}           # (type, key) of a typed call (_call_typed) -> the trace serving it
+        self._typed = {}           # (type, key) of a typed call (_call_typed) -> the key of the trace serving it
         self._spec_keys = []       # keys of get_concrete_function traces with unknown dimensions
         self._variables = {}       # id -> Variable: every Variable a trace of this function captured
         self._assigned = set()     # ids of the Variables some trace assigned (their buffers are donated)
@@ -1535,8 +1535,9 @@ class Function:
             return self(*args)
         vals, tensors, var_args, leaves, tree, key = _split_args(args, {})
         typed = (shapes, key)
-        conc = self._typed.get(typed)
-        if conc is not None and self._cache.get(conc._key) is conc:
+        gkey = self._typed.get(typed)
+        conc = None if gkey is None else self._cache.get(gkey)
+        if conc is not None:
             detector = self._detector or self._find_detector()
             with _detectors_lock:
                 detector.called_without_tracing()
@@ -1618,7 +1619,7 @@ class Function:
         if typed is not None:
             if len(self._typed) >= 1024:
                 self._typed.clear()
-            self._typed[typed] = conc
+            self._typed[typed] = conc._key
         if not call:
             return conc
         out = None
