@@ -31,6 +31,7 @@ import numpy as np
 import optax
 
 from .._core.engine import read_raw
+from .._core.indexed_slices import IndexedSlices
 from ._repr import KerasObjectRepr as _KerasObjectRepr
 from .._core.state import init_scope, read_for_update
 from .._core.tensor import Tensor, _TensorBase, to_array
@@ -39,6 +40,7 @@ from ._naming import _to_snake_case, unique_name as _unique_name
 from ..checkpoint.tracking import apply_deferred as _apply_deferred
 from .._core.tape import GradientTape
 from ..ops.math_ops import _ieee_divisor
+from ..ops import eigen_reduce
 
 
 
@@ -222,6 +224,8 @@ def _fence_of(count):
     zero = -(jnp.asarray(count).astype(jnp.float32) * 0.0)
 
     def f(x):
+        if isinstance(x, _Slices):
+            return x.fenced(f)
         return x + zero.astype(x.dtype) if jnp.issubdtype(x.dtype, jnp.floating) else x
     return f
 
@@ -245,8 +249,153 @@ def _pow(base, t):
 
 def _div(x, y):
     """``x / y`` rounded as an IEEE division also where ``y`` is a scalar (XLA would multiply by
-    its reciprocal)."""
+    its reciprocal). Slices ``x`` divide their values by ``y`` (its rows at their indices)."""
+    if isinstance(x, _Slices):
+        return x._with(_div(x.values, x._rows(y)))
     return x / _ieee_divisor(y, x)
+
+
+class _Slices:
+    """A ``tf.IndexedSlices`` gradient inside a compiled update, with what Keras 3 on TensorFlow
+    makes of it (keras/src/backend/tensorflow/sparse.py and optimizer.py), so that an update rule,
+    written once for dense gradients, gives TF's numbers for sparse ones too:
+
+    - ``*`` with a scalar, a dense array (its rows at ``indices`` are gathered) or slices of the
+      same indices, ``/`` by a scalar or a dense array (``elementwise_binary_intersection``,
+      ``elementwise_division``), ``-x``, ``.astype``, the fence and :data:`_ops`'s unary
+      functions (``elementwise_unary``) keep the slices: one value per index, repeated indices
+      kept (``square`` squares each slice, not their sum);
+    - ``+`` and ``-`` with a dense operand or a scalar, and ``_ops.maximum``, densify them first
+      (``elementwise_binary_union``: ``tf.convert_to_tensor``, the slices at a repeated index
+      summed in order) -- also ``_dense(x)``;
+    - :func:`_assign_add` / :func:`_assign_sub` of slices into a variable scatter them, one
+      slice after another (``variable.scatter_add`` / ``scatter_sub``).
+
+    ``dense_shape`` is static; ``fence`` is the update's ``f`` (``_fence_of``), applied to the
+    values before they are summed or scattered (so XLA cannot contract a product into the
+    scatter's add).
+    """
+
+    __slots__ = ("values", "indices", "dense_shape", "fence")
+    __array_ufunc__ = None      # numpy scalars defer to the reflected operators below
+
+    def __init__(self, values, indices, dense_shape, fence=None):
+        self.values, self.indices, self.dense_shape, self.fence = values, indices, tuple(dense_shape), fence
+
+    def _with(self, values):
+        return _Slices(values, self.indices, self.dense_shape, self.fence)
+
+    @property
+    def dtype(self):
+        return self.values.dtype
+
+    @property
+    def shape(self):
+        return self.dense_shape
+
+    def astype(self, dtype):
+        return self._with(self.values.astype(dtype))
+
+    def fenced(self, f):
+        """These slices with the update's fence ``f`` applied to the values and remembered."""
+        return _Slices(f(self.values), self.indices, self.dense_shape, f)
+
+    def _rounded(self):
+        return self.fence(self.values) if self.fence is not None else self.values
+
+    def dense(self):
+        """``tf.convert_to_tensor``: the slices summed into zeros, in order (``unsorted_segment_sum``),
+        behind an optimization barrier: XLA rewrites ``x + scatter_add(zeros, ...)`` into
+        ``scatter_add(x, ...)``, which adds the slices to ``x`` one by one (rounded otherwise)."""
+        zeros = jnp.zeros(self.dense_shape, self.dtype)
+        return jax.lax.optimization_barrier(zeros.at[self.indices].add(self._rounded()))
+
+    def _rows(self, other):
+        """``other`` as an operand of the values: a scalar as it is, a dense array's rows gathered."""
+        if isinstance(other, _Slices):
+            if other.indices is not self.indices:
+                raise NotImplementedError("An operation of two IndexedSlices gradients of different indices.")
+            return other.values
+        if jnp.ndim(other) == 0:
+            return other
+        return jnp.take(other, self.indices, axis=0)
+
+    def __mul__(self, other):
+        return self._with(self.values * self._rows(other))
+
+    def __rmul__(self, other):
+        return self._with(self._rows(other) * self.values)
+
+    def __truediv__(self, other):
+        # Keras's division of slices by a dense array with a zero or NaN row also divides the
+        # zero rows of the other indices (into NaN); here only the slices' rows are divided.
+        return self._with(self.values / self._rows(other))
+
+    def __neg__(self):
+        return self._with(-self.values)
+
+    def __add__(self, other):
+        if isinstance(other, _Slices) and other.indices is self.indices:
+            return self._with(self.values + other.values)
+        return self.dense() + _dense(other)
+
+    def __radd__(self, other):
+        return _dense(other) + self.dense()
+
+    def __sub__(self, other):
+        if isinstance(other, _Slices) and other.indices is self.indices:
+            return self._with(self.values - other.values)
+        return self.dense() - _dense(other)
+
+    def __rsub__(self, other):
+        return _dense(other) - self.dense()
+
+    def __rtruediv__(self, other):
+        return _dense(other) / self.dense()
+
+
+jax.tree_util.register_pytree_node(
+    _Slices, lambda s: ((s.values, s.indices), s.dense_shape), lambda shape, c: _Slices(c[0], c[1], shape))
+
+
+def _dense(x):
+    """``x`` as a dense array (:class:`_Slices` summed, as ``tf.convert_to_tensor`` does)."""
+    return x.dense() if isinstance(x, _Slices) else x
+
+
+def _unary(fn):
+    """Keras's ``elementwise_unary``: ``fn`` of each slice's values, or of a dense array."""
+    return lambda x: x._with(fn(x.values)) if isinstance(x, _Slices) else fn(x)
+
+
+class _ops:
+    """The ``keras.ops`` functions the rules apply to what may be a sparse gradient, with their
+    TensorFlow-backend semantics for :class:`_Slices` (dense arrays: the ``jnp`` function)."""
+    abs = staticmethod(_unary(jnp.abs))
+    sign = staticmethod(_unary(jnp.sign))
+    sqrt = staticmethod(_unary(jnp.sqrt))
+    square = staticmethod(_unary(jnp.square))
+
+    @staticmethod
+    def maximum(x, y):
+        """``elementwise_binary_union(..., densify_mixed=True)``: slices are densified."""
+        return jnp.maximum(_dense(x), _dense(y))
+
+
+def _assign_add(variable, value):
+    """Keras's ``optimizer.assign_add(variable, value)``: slices are scattered one after another
+    (``variable.scatter_add``; a repeated index adds each slice in turn)."""
+    if isinstance(value, _Slices):
+        return variable.at[value.indices].add(value._rounded())
+    return variable + value
+
+
+def _assign_sub(variable, value):
+    """Keras's ``optimizer.assign_sub(variable, value)`` (``scatter_sub`` of slices: ``x - u`` is
+    ``x + (-u)`` exactly)."""
+    if isinstance(value, _Slices):
+        return variable.at[value.indices].add(-value._rounded())
+    return variable - value
 
 
 def _each(fn, *columns):
@@ -257,12 +406,12 @@ def _each(fn, *columns):
 def _keras_sgd(momentum, nesterov):
     def step(params, grads, state, lr, f):
         if not momentum:
-            return [w - f(g * lr.astype(w.dtype)) for w, g in zip(params, grads)], state
+            return [_assign_sub(w, f(g * lr.astype(w.dtype))) for w, g in zip(params, grads)], state
 
         def one(w, g, m):
             mom, lr_ = _cast(momentum, w.dtype), lr.astype(w.dtype)
             m = f(m * mom) - f(g * lr_)
-            return (w + (f(m * mom) - f(g * lr_)) if nesterov else w + m), m
+            return _assign_add(w, (f(m * mom) - f(g * lr_)) if nesterov else m), m
         params, trace = _each(one, params, grads, state.trace)
         return params, state._replace(trace=trace)
     return KerasRule(_sgd(momentum, nesterov).init, step, {"trace": "momentum"})
@@ -278,7 +427,7 @@ def _keras_adam(beta_1, beta_2, epsilon, amsgrad):
             v = v + f((f(g * g) - v) * jnp.asarray(1 - beta_2, d))
             if amsgrad:
                 v_hat = jnp.maximum(v_hat, v)
-            w = w - f(m * alpha) / (jnp.sqrt(v_hat if amsgrad else v) + jnp.asarray(epsilon, d))
+            w = _assign_sub(w, f(m * alpha) / (jnp.sqrt(v_hat if amsgrad else v) + jnp.asarray(epsilon, d)))
             return w, m, v, v_hat
         nu_max = state.nu_max if amsgrad else [None] * len(params)
         params, mu, nu, nu_max = _each(one, params, grads, state.mu, state.nu, nu_max)
@@ -304,8 +453,8 @@ def _keras_rmsprop(rho, momentum, epsilon, centered):
             increment = f(lr.astype(d) * g) / f(jnp.sqrt(denominator))
             if momentum:
                 mom = f(jnp.asarray(momentum, d) * mom) + increment
-                return w - mom, v, avg, mom
-            return w - increment, v, avg, mom
+                return _assign_sub(w, mom), v, avg, mom
+            return _assign_sub(w, increment), v, avg, mom
         n = len(params)
         params, nu, mu, tr = _each(one, params, grads, rms.nu, rms.mu if centered else [None] * n,
                                    trace.trace if momentum else [None] * n)
@@ -318,8 +467,8 @@ def _keras_rmsprop(rho, momentum, epsilon, centered):
 def _keras_adagrad(initial_accumulator_value, epsilon):
     def step(params, grads, state, lr, f):
         def one(w, g, acc):
-            acc = acc + f(g * g)
-            return w - f(lr.astype(w.dtype) * g) / f(jnp.sqrt(acc + jnp.asarray(epsilon, w.dtype))), acc
+            acc = _assign_add(acc, f(g * g))
+            return _assign_sub(w, f(lr.astype(w.dtype) * g) / f(jnp.sqrt(acc + jnp.asarray(epsilon, w.dtype)))), acc
         params, acc = _each(one, params, grads, state.sum_of_squares)
         return params, state._replace(sum_of_squares=acc)
     return KerasRule(optax.scale_by_rss(float(np.float32(initial_accumulator_value)), epsilon).init, step,
@@ -334,7 +483,7 @@ def _keras_adadelta(rho, epsilon):
             acc_g = f(r * acc_g) + f(r1 * f(g * g))
             delta = -(f(jnp.sqrt(acc_dx + eps) * g) / f(jnp.sqrt(acc_g + eps)))
             acc_dx = f(r * acc_dx) + f(r1 * f(delta * delta))
-            return w + f(lr.astype(d) * delta), acc_g, acc_dx
+            return _assign_add(w, f(lr.astype(d) * delta)), acc_g, acc_dx
         params, e_g, e_x = _each(one, params, grads, state.e_g, state.e_x)
         return params, state._replace(e_g=e_g, e_x=e_x)
     return KerasRule(optax.scale_by_adadelta(rho, epsilon).init, step,
@@ -360,7 +509,7 @@ def _keras_nadam(beta_1, beta_2, epsilon):
             v = v + f((f(g * g) - v) * (1 - b2))
             m_hat = _div(f(u_t1 * m), 1 - u_prod1) + _div(f((1 - u_t) * g), 1 - u_prod)
             v_hat = _div(v, 1 - _pow(b2, t))
-            return w - f(m_hat * lr.astype(d)) / (jnp.sqrt(v_hat) + jnp.asarray(epsilon, d)), m, v
+            return _assign_sub(w, f(m_hat * lr.astype(d)) / (jnp.sqrt(v_hat) + jnp.asarray(epsilon, d))), m, v
         params, mu, nu = _each(one, params, grads, state.mu, state.nu)
         return params, KerasNadamState(optax.safe_increment(state.count), u, mu, nu)
     return KerasRule(_keras_nadam_state, step, {"mu": "momentum", "nu": "velocity"}, (("momentum", "velocity"),))
@@ -372,8 +521,8 @@ def _keras_adamax(beta_1, beta_2, epsilon):
             d = w.dtype
             b1_power = _pow(_cast(beta_1, d), (state.count + 1).astype(d))
             m = m + f((g - m) * jnp.asarray(1 - beta_1, d))
-            u = jnp.maximum(f(jnp.asarray(beta_2, d) * u), jnp.abs(g))
-            return w - f(lr.astype(d) * m) / f((1 - b1_power) * (u + jnp.asarray(epsilon, d))), m, u
+            u = _ops.maximum(f(jnp.asarray(beta_2, d) * u), _ops.abs(g))
+            return _assign_sub(w, f(lr.astype(d) * m) / f((1 - b1_power) * (u + jnp.asarray(epsilon, d)))), m, u
         params, mu, nu = _each(one, params, grads, state.mu, state.nu)
         return params, state._replace(count=optax.safe_increment(state.count), mu=mu, nu=nu)
     return KerasRule(optax.scale_by_adamax(beta_1, beta_2, epsilon).init, step, {"mu": "momentum", "nu": "norm"},
@@ -385,7 +534,7 @@ def _keras_lion(beta_1, beta_2):
         def one(w, g, m):
             d = w.dtype
             b1, b2 = _cast(beta_1, d), _cast(beta_2, d)
-            w = w - f(lr.astype(d) * jnp.sign(f(m * b1) + f(g * (1.0 - b1))))
+            w = _assign_sub(w, f(lr.astype(d) * jnp.sign(f(m * b1) + f(g * (1.0 - b1)))))
             return w, f(m * b2) + f(g * (1.0 - b2))
         params, mu = _each(one, params, grads, state.mu)
         return params, state._replace(count=optax.safe_increment(state.count), mu=mu)
@@ -644,6 +793,7 @@ class Optimizer(_KerasObjectRepr):
         grads = [g.astype(p.dtype) for g, p in zip(grads, params)]
         if self._rule is not None:
             return self._keras_update(params, grads, state, step, lr)
+        grads = [_dense(g) for g in grads]      # an optax transformation reads dense gradients
         updates, state = self._tx.update(grads, state, params)
         if self._lr_var is not None or self._lr_schedule is not None:
             if lr is None:
@@ -668,18 +818,21 @@ class Optimizer(_KerasObjectRepr):
     def _keras_clip(self, grads, f):
         """Keras 3's gradient clipping (TF backend), products fenced as in the rules."""
         if self.clipnorm:       # tf.clip_by_norm of each gradient
-            def clip(g):
-                l2sum = jnp.sum(f(g * g))
+            def clip(g, total=jnp.sum):
+                l2sum = total(f(g * g))
                 l2norm = jnp.where(l2sum > 0, jnp.sqrt(jnp.where(l2sum > 0, l2sum, 1)), l2sum)
                 return _div(f(g * jnp.asarray(self.clipnorm, g.dtype)), jnp.maximum(l2norm, self.clipnorm))
-            return [clip(g) for g in grads]
-        if self.global_clipnorm:
-            norm = jnp.sqrt(jnp.sum(jnp.stack([jnp.sum(f(g * g)) for g in grads])))
+            # of IndexedSlices: of their values (a repeated index's slices each), with the norm
+            # summed in TF's (Eigen's) order
+            return [g._with(clip(g.values, eigen_reduce.tf_sum)) if isinstance(g, _Slices) else clip(g)
+                    for g in grads]
+        if self.global_clipnorm:   # ops.sum and `g * scale` make IndexedSlices dense
+            norm = jnp.sqrt(jnp.sum(jnp.stack([jnp.sum(_dense(f(g * g))) for g in grads])))
             c = self.global_clipnorm
             scale = f(jnp.asarray(c, norm.dtype) * jnp.minimum(1.0 / norm, 1.0 / c)) + (norm - norm)
-            return [f(g * scale.astype(g.dtype)) for g in grads]
-        if self.clipvalue:
-            return [jnp.clip(g, -self.clipvalue, self.clipvalue) for g in grads]
+            return [f(_dense(g) * scale.astype(g.dtype)) for g in grads]
+        if self.clipvalue:         # tf.clip_by_value of IndexedSlices clips their values
+            return [_unary(lambda x: jnp.clip(x, -self.clipvalue, self.clipvalue))(g) for g in grads]
         return grads
 
     # -- applying ------------------------------------------------------------
@@ -719,11 +872,14 @@ class Optimizer(_KerasObjectRepr):
             values = [read_raw(v) for v in list(var_list) + list(slots)]
         params, slot_values = values[:len(var_list)], values[len(var_list):]
         del values
-        # A tf.IndexedSlices (embedding gradients) becomes its dense sum here: the update equals the
-        # dense one, also for repeated indices (where Keras 3's sparse path squares slices one by one).
-        grads = [to_array(g) for g in grads]
+        # A tf.IndexedSlices (embedding gradients) stays sparse (_Slices): a Keras rule computes
+        # from it what Keras 3 on TensorFlow does (a repeated index's slices squared one by one,
+        # scattered one after another...); its own compiled variant of the update.
+        grads = [_Slices(to_array(g.values), to_array(g.indices), p.shape) if isinstance(g, IndexedSlices)
+                 else to_array(g) for g, p in zip(grads, params)]
         for g, p, v in zip(grads, params, var_list):
-            if g.shape != p.shape:
+            shape = (None,) + tuple(g.values.shape[1:]) if isinstance(g, _Slices) else tuple(g.shape)
+            if shape[0] is None and shape[1:] != tuple(p.shape[1:]) or shape[0] is not None and shape != p.shape:
                 raise ValueError(f"The gradient for variable '{v.name}' has shape {tuple(g.shape)} but the "
                                  f"variable has shape {tuple(p.shape)}. Pass gradients in the same order "
                                  "as the variables: zip(tape.gradient(loss, variables), variables).")
