@@ -878,8 +878,13 @@ class Optimizer(_KerasObjectRepr):
         grads = [_Slices(to_array(g.values), to_array(g.indices), p.shape) if isinstance(g, IndexedSlices)
                  else to_array(g) for g, p in zip(grads, params)]
         for g, p, v in zip(grads, params, var_list):
-            shape = (None,) + tuple(g.values.shape[1:]) if isinstance(g, _Slices) else tuple(g.shape)
-            if shape[0] is None and shape[1:] != tuple(p.shape[1:]) or shape[0] is not None and shape != p.shape:
+            if isinstance(g, _Slices):   # slices of rows of the variable's shape
+                if tuple(g.values.shape[1:]) != tuple(p.shape[1:]) or g.indices.ndim != 1:
+                    raise ValueError(f"The IndexedSlices gradient for variable '{v.name}' has values of shape "
+                                     f"{tuple(g.values.shape)} and indices of shape {tuple(g.indices.shape)}; "
+                                     f"the variable has shape {tuple(p.shape)}: the values must be "
+                                     f"[N, {', '.join(map(str, p.shape[1:]))}] with N indices.")
+            elif g.shape != p.shape:
                 raise ValueError(f"The gradient for variable '{v.name}' has shape {tuple(g.shape)} but the "
                                  f"variable has shape {tuple(p.shape)}. Pass gradients in the same order "
                                  "as the variables: zip(tape.gradient(loss, variables), variables).")
