@@ -1,7 +1,8 @@
 """Keras optimizers given tf.IndexedSlices gradients (an Embedding's, tf.gather of a Variable):
 Keras 3 on TensorFlow keeps them sparse through its ops (a repeated index's slices squared one by
 one, scattered one after another, summed where added to a dense operand); tapejax gives the same
-numbers, bit for bit (values recorded with TensorFlow 2.21: /tmp/sparseopt/record.py, below)."""
+numbers, bit for bit. The expected values below were printed by TensorFlow 2.21 (CPU) running
+this file's ``train`` and model with ``import tensorflow as tf``."""
 import numpy as np
 import optax
 import pytest
