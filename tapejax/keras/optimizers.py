@@ -262,9 +262,9 @@ class _Slices:
 
     - ``*`` with a scalar, a dense array (its rows at ``indices`` are gathered) or slices of the
       same indices, ``/`` by a scalar or a dense array (``elementwise_binary_intersection``,
-      ``elementwise_division``), ``-x``, ``.astype``, the fence and :data:`_ops`'s unary
-      functions (``elementwise_unary``) keep the slices: one value per index, repeated indices
-      kept (``square`` squares each slice, not their sum);
+      ``elementwise_division``), ``-x``, ``.astype``, the fence and ``_ops.abs``
+      (``elementwise_unary``) keep the slices: one value per index, repeated indices kept
+      (``g * g``, Keras's ``square``, squares each slice, not their sum);
     - ``+`` and ``-`` with a dense operand or a scalar, and ``_ops.maximum``, densify them first
       (``elementwise_binary_union``: ``tf.convert_to_tensor``, the slices at a repeated index
       summed in order) -- also ``_dense(x)``;
@@ -327,8 +327,8 @@ class _Slices:
         return self._with(self._rows(other) * self.values)
 
     def __truediv__(self, other):
-        # Keras's division of slices by a dense array with a zero or NaN row also divides the
-        # zero rows of the other indices (into NaN); here only the slices' rows are divided.
+        # Keras's division of slices by a dense array that has a zero or NaN row adds that row's
+        # index to the slices (0 / 0: NaN); here only the slices' rows are divided.
         return self._with(self.values / self._rows(other))
 
     def __neg__(self):
@@ -372,9 +372,6 @@ class _ops:
     """The ``keras.ops`` functions the rules apply to what may be a sparse gradient, with their
     TensorFlow-backend semantics for :class:`_Slices` (dense arrays: the ``jnp`` function)."""
     abs = staticmethod(_unary(jnp.abs))
-    sign = staticmethod(_unary(jnp.sign))
-    sqrt = staticmethod(_unary(jnp.sqrt))
-    square = staticmethod(_unary(jnp.square))
 
     @staticmethod
     def maximum(x, y):
@@ -879,7 +876,8 @@ class Optimizer(_KerasObjectRepr):
                  else to_array(g) for g, p in zip(grads, params)]
         for g, p, v in zip(grads, params, var_list):
             if isinstance(g, _Slices):   # slices of rows of the variable's shape
-                if tuple(g.values.shape[1:]) != tuple(p.shape[1:]) or g.indices.ndim != 1:
+                if (tuple(g.values.shape[1:]) != tuple(p.shape[1:]) or g.indices.ndim != 1
+                        or g.indices.shape[0] != g.values.shape[0]):
                     raise ValueError(f"The IndexedSlices gradient for variable '{v.name}' has values of shape "
                                      f"{tuple(g.values.shape)} and indices of shape {tuple(g.indices.shape)}; "
                                      f"the variable has shape {tuple(p.shape)}: the values must be "
