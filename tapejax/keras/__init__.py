@@ -18,7 +18,7 @@ from .._missing import missing
 # losses, optimizers, metrics (and more) load on first use, so a missing one never
 # breaks ``import tapejax``.
 _LAZY = ("losses", "optimizers", "metrics", "callbacks", "regularizers", "utils", "mixed_precision", "datasets",
-         "preprocessing")
+         "preprocessing", "constraints")
 
 
 def __getattr__(name):

@@ -26,6 +26,7 @@ from .._core import dtypes as _dtypes
 from .. import random as random
 from .._core.tensor import Tensor, to_array
 from ._repr import KerasObjectRepr as _KerasObjectRepr
+from . import _serialization
 
 
 def _key(seed):
@@ -64,6 +65,7 @@ class Initializer(_KerasObjectRepr):
     """
 
     _keras_modules = _KERAS_MODULES
+    _keras_public_module = "keras.initializers"   # where serialize_keras_object names it
 
     def __call__(self, shape, dtype=None, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} must implement __call__(self, shape, dtype=None).")
@@ -178,7 +180,7 @@ class RandomNormal(_RandomInitializer):
         return self._normal(_shape(shape), self.mean, self.stddev, _dtype(dtype))
 
     def get_config(self):
-        return {"mean": self.mean, "stddev": self.stddev, "seed": self._init_seed}
+        return {"seed": self._init_seed, "mean": self.mean, "stddev": self.stddev}
 
 
 class RandomUniform(_RandomInitializer):
@@ -199,7 +201,7 @@ class RandomUniform(_RandomInitializer):
         return self._uniform(_shape(shape), self.minval, self.maxval, _dtype(dtype))
 
     def get_config(self):
-        return {"minval": self.minval, "maxval": self.maxval, "seed": self._init_seed}
+        return {"seed": self._init_seed, "minval": self.minval, "maxval": self.maxval}
 
 
 class TruncatedNormal(_RandomInitializer):
@@ -220,11 +222,14 @@ class TruncatedNormal(_RandomInitializer):
         return self._truncated_normal(_shape(shape), self.mean, self.stddev, _dtype(dtype))
 
     def get_config(self):
-        return {"mean": self.mean, "stddev": self.stddev, "seed": self._init_seed}
+        return {"seed": self._init_seed, "mean": self.mean, "stddev": self.stddev}
 
 
-def _fans(shape):
-    """Keras's ``compute_fans``: conv kernels count the receptive field in both fans."""
+def _fans(shape, input_axes=None, output_axes=None):
+    """Keras's ``compute_fans``: conv kernels count the receptive field in both fans; with
+    ``input_axes`` and ``output_axes``, the products of the sizes of those axes."""
+    if input_axes is not None and output_axes is not None:
+        return math.prod(shape[a] for a in input_axes), math.prod(shape[a] for a in output_axes)
     if len(shape) < 1:
         return 1, 1
     if len(shape) == 1:
@@ -245,7 +250,8 @@ class VarianceScaling(_RandomInitializer):
         TensorShape([3, 3, 1, 8])
     """
 
-    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None):
+    def __init__(self, scale=1.0, mode="fan_in", distribution="truncated_normal", seed=None, input_axes=None,
+                 output_axes=None):
         if distribution == "normal":
             distribution = "truncated_normal"
         if mode not in ("fan_in", "fan_out", "fan_avg"):
@@ -256,11 +262,12 @@ class VarianceScaling(_RandomInitializer):
         if scale <= 0.0:
             raise ValueError(f"scale must be positive, got scale={scale}.")
         self.scale, self.mode, self.distribution = scale, mode, distribution
+        self.input_axes, self.output_axes = input_axes, output_axes
         super().__init__(seed)
 
     def __call__(self, shape, dtype=None, **kwargs):
         shape, dt = _shape(shape), _dtype(dtype)
-        fan_in, fan_out = _fans(shape)
+        fan_in, fan_out = _fans(shape, self.input_axes, self.output_axes)
         scale = self.scale
         if self.mode == "fan_in":
             scale /= max(1.0, fan_in)
@@ -277,8 +284,8 @@ class VarianceScaling(_RandomInitializer):
         return self._uniform(shape, -limit, limit, dt)
 
     def get_config(self):
-        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution,
-                "seed": self._init_seed}
+        return {"seed": self._init_seed, "scale": self.scale, "mode": self.mode,
+                "distribution": self.distribution, "input_axes": self.input_axes, "output_axes": self.output_axes}
 
 
 class GlorotUniform(VarianceScaling):
@@ -291,11 +298,11 @@ class GlorotUniform(VarianceScaling):
                [ 0.73500216,  0.6633029 ]], dtype=float32)
     """
 
-    def __init__(self, seed=None):
-        super().__init__(1.0, "fan_avg", "uniform", seed)
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        super().__init__(1.0, "fan_avg", "uniform", seed, input_axes, output_axes)
 
     def get_config(self):
-        return {"seed": self._init_seed}
+        return {"seed": self._init_seed, "input_axes": self.input_axes, "output_axes": self.output_axes}
 
 
 class GlorotNormal(VarianceScaling):
@@ -307,11 +314,11 @@ class GlorotNormal(VarianceScaling):
         TensorShape([4, 4])
     """
 
-    def __init__(self, seed=None):
-        super().__init__(1.0, "fan_avg", "truncated_normal", seed)
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        super().__init__(1.0, "fan_avg", "truncated_normal", seed, input_axes, output_axes)
 
     def get_config(self):
-        return {"seed": self._init_seed}
+        return {"seed": self._init_seed, "input_axes": self.input_axes, "output_axes": self.output_axes}
 
 
 class HeNormal(VarianceScaling):
@@ -323,11 +330,11 @@ class HeNormal(VarianceScaling):
         TensorShape([4, 4])
     """
 
-    def __init__(self, seed=None):
-        super().__init__(2.0, "fan_in", "truncated_normal", seed)
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        super().__init__(2.0, "fan_in", "truncated_normal", seed, input_axes, output_axes)
 
     def get_config(self):
-        return {"seed": self._init_seed}
+        return {"seed": self._init_seed, "input_axes": self.input_axes, "output_axes": self.output_axes}
 
 
 class HeUniform(VarianceScaling):
@@ -339,11 +346,11 @@ class HeUniform(VarianceScaling):
         TensorShape([4, 4])
     """
 
-    def __init__(self, seed=None):
-        super().__init__(2.0, "fan_in", "uniform", seed)
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        super().__init__(2.0, "fan_in", "uniform", seed, input_axes, output_axes)
 
     def get_config(self):
-        return {"seed": self._init_seed}
+        return {"seed": self._init_seed, "input_axes": self.input_axes, "output_axes": self.output_axes}
 
 
 class LecunNormal(VarianceScaling):
@@ -355,11 +362,11 @@ class LecunNormal(VarianceScaling):
         TensorShape([4, 4])
     """
 
-    def __init__(self, seed=None):
-        super().__init__(1.0, "fan_in", "truncated_normal", seed)
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        super().__init__(1.0, "fan_in", "truncated_normal", seed, input_axes, output_axes)
 
     def get_config(self):
-        return {"seed": self._init_seed}
+        return {"seed": self._init_seed, "input_axes": self.input_axes, "output_axes": self.output_axes}
 
 
 class LecunUniform(VarianceScaling):
@@ -371,11 +378,11 @@ class LecunUniform(VarianceScaling):
         TensorShape([4, 4])
     """
 
-    def __init__(self, seed=None):
-        super().__init__(1.0, "fan_in", "uniform", seed)
+    def __init__(self, seed=None, input_axes=None, output_axes=None):
+        super().__init__(1.0, "fan_in", "uniform", seed, input_axes, output_axes)
 
     def get_config(self):
-        return {"seed": self._init_seed}
+        return {"seed": self._init_seed, "input_axes": self.input_axes, "output_axes": self.output_axes}
 
 
 class Orthogonal(_RandomInitializer):
@@ -405,7 +412,7 @@ class Orthogonal(_RandomInitializer):
         return Tensor((self.gain * q.reshape(shape)).astype(dt))
 
     def get_config(self):
-        return {"gain": self.gain, "seed": self._init_seed}
+        return {"seed": self._init_seed, "gain": self.gain}
 
 
 # Keras's snake-case aliases (both the class and the function spellings).
@@ -455,8 +462,8 @@ def get(identifier):
             raise ValueError(f"Unknown initializer: {identifier!r}. Use one of {sorted(_BY_NAME)} or "
                              "an initializer object such as tf.keras.initializers.Constant(0.1).")
         return cls()
-    if isinstance(identifier, dict):
-        return type(get(identifier["class_name"]))(**identifier.get("config", {}))
+    if isinstance(identifier, dict):   # a configuration: Keras 3's (serialize) or Keras 2's
+        return _serialization.get(identifier, _classes(), "keras.initializers", "initializer")
     if isinstance(identifier, type) and issubclass(identifier, Initializer):
         return identifier()
     if callable(identifier):
@@ -465,12 +472,30 @@ def get(identifier):
                      "'glorot_uniform', an initializer object, or a callable (shape, dtype) -> tensor.")
 
 
+def _classes():
+    """The initializer classes by class name (what a configuration's ``class_name`` names)."""
+    return {name: obj for name, obj in globals().items()
+            if isinstance(obj, type) and issubclass(obj, Initializer) and not name.startswith("_")}
+
+
 def serialize(initializer):
-    """``{'class_name': ..., 'config': ...}`` of an initializer (``get`` reads it back).
+    """Keras 3's configuration of an initializer (``serialize_keras_object``; ``get`` reads it back).
 
     Example:
         >>> import tapejax as tf
         >>> tf.keras.initializers.serialize(tf.keras.initializers.Constant(2.0))
-        {'class_name': 'Constant', 'config': {'value': 2.0}}
+        {'module': 'keras.initializers', 'class_name': 'Constant', 'config': {'value': 2.0}, 'registered_name': None}
     """
-    return {"class_name": type(initializer).__name__, "config": initializer.get_config()}
+    return _serialization.serialize_keras_object(initializer)
+
+
+def deserialize(config, custom_objects=None):
+    """The initializer a configuration describes (Keras 3's ``keras.initializers.deserialize``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> init = tf.keras.initializers.deserialize(tf.keras.initializers.serialize(tf.keras.initializers.Ones()))
+        >>> type(init).__name__
+        'Ones'
+    """
+    return _serialization.deserialize_keras_object(config, custom_objects) if custom_objects else get(config)

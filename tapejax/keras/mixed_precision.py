@@ -43,6 +43,10 @@ class Policy:
         ('bfloat16', 'float32')
     """
 
+    # serialize_keras_object names it as Keras 3 does: keras.DTypePolicy
+    _keras_public_module = "keras"
+    _keras_class_name = "DTypePolicy"
+
     def __init__(self, name="float32"):
         if isinstance(name, Policy):
             name = name.name
@@ -82,6 +86,10 @@ class Policy:
     def get_config(self):
         return {"name": self.name}
 
+    @classmethod
+    def from_config(cls, config):
+        return cls(**config)
+
 
 DTypePolicy = Policy
 _global = [Policy("float32")]
@@ -100,6 +108,8 @@ def global_policy():
 
 def _layer_policy(dtype):
     """The policy of a layer built with ``dtype=`` (None: the global policy)."""
+    if isinstance(dtype, dict):   # a configuration (a layer's get_config()['dtype']): tapejax has one class
+        return Policy.from_config(dict(dtype.get("config") or {}))
     return global_policy() if dtype is None else Policy(dtype)
 
 

@@ -20,6 +20,8 @@ from .layers._base import (
     _is_tensor_leaf, _to_tensors, _batchless,
 )
 from . import saving as _saving
+from . import _model_config
+from ._serialization import deserialize_keras_object as _deserialize, serialize_keras_object as _serialize
 from .saving import load_model as load_model, save_model as save_model  # noqa: F401 -- tf.keras.models names
 from . import optimizers as _optimizers, losses as _losses
 from . import metrics as _metrics
@@ -163,6 +165,76 @@ class Model(Layer):
     def __repr__(self):
         cls = "Functional" if type(self) is Model and self._k_graph is not None else type(self).__name__
         return f"<{cls} name={self.name}, built={self.built}>"
+
+    # -- configuration (Keras 3's) ------------------------------------------
+
+    _keras_public_module = "keras"   # keras.Model, keras.Sequential
+
+    def _k_keras_identity(self):
+        """How ``serialize_keras_object`` names a functional model (Keras 3's Functional class)."""
+        if type(self) is Model and self._k_graph is not None:
+            return "keras.src.models.functional", "Functional", "Functional"
+        return None
+
+    def get_config(self):
+        """The model's configuration, as Keras 3's: a functional model's layers, the calls that
+        connect them and its inputs and outputs; a Sequential model's layers; a subclassed
+        model's base configuration (name, trainable, dtype).
+
+        Example:
+            >>> import tapejax as tf
+            >>> inputs = tf.keras.Input(shape=(3,), name='x')
+            >>> model = tf.keras.Model(inputs, tf.keras.layers.Dense(2, name='out')(inputs), name='m')
+            >>> config = model.get_config()
+            >>> [entry['name'] for entry in config['layers']], config['output_layers']
+            (['x', 'out'], ['out', 0, 0])
+        """
+        if self.__dict__.get("_k_graph") is not None and not isinstance(self, Sequential):
+            return _model_config.functional_config(self)
+        return super().get_config()
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """A model from ``get_config()``'s configuration: a functional model is rebuilt layer by
+        layer and connected as the configuration says (new weights)."""
+        if isinstance(config, dict) and "layers" in config and "input_layers" in config:
+            return _model_config.functional_from_config(cls, config, custom_objects)
+        return cls(**config)
+
+    def to_json(self, **kwargs):
+        """The model's ``serialize_keras_object`` description as JSON (``json.dumps(..., **kwargs)``);
+        ``tf.keras.models.model_from_json`` makes a new model from it.
+
+        Example:
+            >>> import json, tapejax as tf
+            >>> model = tf.keras.Sequential([tf.keras.layers.Dense(2)], name='s')
+            >>> json.loads(model.to_json())['class_name']
+            'Sequential'
+        """
+        import json
+        return json.dumps(_serialize(self), **kwargs)
+
+    def get_build_config(self):
+        """Keras 3's build configuration: ``{'input_shape': ...}`` of a built model (a functional
+        model's is None), or None for a model never built."""
+        if self.__dict__.get("_k_graph") is not None and not isinstance(self, Sequential):
+            return {"input_shape": None}
+        shape = self.__dict__.get("_k_build_shape")
+        if not self.built or shape is None:
+            return None
+        return {"input_shape": tuple(TensorShape(shape).as_list())}
+
+    def build_from_config(self, config):
+        """Builds a model on ``get_build_config()``'s input shape (Keras 3's ``build_from_config``)."""
+        shape = (config or {}).get("input_shape")
+        if shape is not None and not self.built:
+            self._k_build_from_config(tuple(shape))
+
+    def get_compile_config(self):
+        """Keras 3's compile configuration; ``{}`` for a model not compiled."""
+        if not self.compiled:
+            return {}
+        return _saving._keras_compile_config(self, True) or {}
 
     # -- structure ----------------------------------------------------------
 
@@ -929,6 +1001,7 @@ class Sequential(Model):
         super().__init__(name=name, **kwargs)
         self._k_layer_list = []
         self._k_build_shape = None
+        self._k_input_layer = None   # Keras 3's first layer: the InputLayer of its input shape, once known
         for layer in layers or []:
             self.add(layer, rebuild=False)
         self._k_rebuild()
@@ -953,6 +1026,7 @@ class Sequential(Model):
                 raise TypeError("Sequential.add() takes layers or a tf.keras.Input(shape=...); got a symbolic "
                                 "tensor produced by a layer. Use the functional API for graphs.")
         if isinstance(layer, InputLayer):
+            self._k_input_layer = layer
             self._k_build_shape = layer._k_batch_input_shape
             if rebuild:
                 self._k_rebuild()
@@ -962,6 +1036,9 @@ class Sequential(Model):
                             f"of type {type(layer).__name__}.")
         if not self._k_layer_list and self._k_build_shape is None:
             self._k_build_shape = getattr(layer, "_k_batch_input_shape", None)
+            if self._k_build_shape is not None and self._k_input_layer is None:
+                # Keras 3 adds an InputLayer of the first layer's input_shape= here
+                self._k_input_layer = InputLayer(batch_shape=self._k_build_shape)
         self._k_layer_list.append(layer)
         if rebuild:
             self._k_rebuild()
@@ -1003,6 +1080,11 @@ class Sequential(Model):
             raise ValueError("You must provide an `input_shape` argument: model.build((None, 784)).")
         shape = TensorShape(input_shape)
         self._k_build_shape = tuple(shape)
+        if self._k_input_layer is None and self._k_layer_list:
+            # Keras 3 puts an InputLayer of this shape first (its configuration lists it)
+            first = self._k_layer_list[0]
+            self._k_input_layer = InputLayer(batch_shape=self._k_build_shape,
+                                             dtype=getattr(first, "compute_dtype", None))
         # As in Keras 3, its layers build under its scope (paths 'sequential/dense/kernel').
         with self._k_scope():
             for layer in self._k_layer_list:
@@ -1049,11 +1131,77 @@ class Sequential(Model):
         return tuple(shape) if isinstance(shape, TensorShape) else shape
 
     def get_config(self):
-        return {"name": self.name, "layers": [{"class_name": type(l).__name__, "config": l.get_config()}
-                                              for l in self._k_layer_list]}
+        """Keras 3's configuration: name, trainable, dtype, the layers (its InputLayer first, once
+        it has an input shape) as ``serialize_keras_object`` describes them, and the input shape
+        it was built with.
+
+        Example:
+            >>> import tapejax as tf
+            >>> model = tf.keras.Sequential([tf.keras.Input(shape=(3,)), tf.keras.layers.Dense(2)])
+            >>> config = model.get_config()
+            >>> [entry['class_name'] for entry in config['layers']], config['build_input_shape']
+            (['InputLayer', 'Dense'], (None, 3))
+        """
+        return _model_config.sequential_config(self)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        """A Sequential model from ``get_config()``'s configuration (new layers, new weights)."""
+        return _model_config.sequential_from_config(cls, config, custom_objects)
 
 
 _saving._MODEL_CLASSES["Sequential"] = Sequential   # what load_model rebuilds a saved configuration as
+_saving._MODEL_CLASSES["Functional"] = Model
+
+
+def model_from_json(json_string, custom_objects=None):
+    """A new model from ``model.to_json()``'s description (Keras 3's ``keras.models.model_from_json``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> model = tf.keras.Sequential([tf.keras.Input(shape=(3,)), tf.keras.layers.Dense(2)], name='s')
+        >>> twin = tf.keras.models.model_from_json(model.to_json())
+        >>> twin.name, twin(tf.ones([1, 3])).shape
+        ('s', TensorShape([1, 2]))
+    """
+    import json
+    return _deserialize(json.loads(json_string), custom_objects)
+
+
+def clone_model(model, input_tensors=None, clone_function=None, call_function=None, recursive=False, **kwargs):
+    """A new model with the structure of ``model`` and new weights: its configuration made
+    again (Keras 3's ``keras.models.clone_model`` with the default ``clone_function``, which
+    makes each layer from its configuration). Sequential and functional models.
+
+    Raises:
+        ValueError: a subclassed model, or arguments tapejax does not support.
+
+    Example:
+        >>> import tapejax as tf
+        >>> model = tf.keras.Sequential([tf.keras.Input(shape=(3,)), tf.keras.layers.Dense(2, name='d')])
+        >>> twin = tf.keras.models.clone_model(model)
+        >>> [l.name for l in twin.layers], twin.layers[0] is model.layers[0]
+        (['d'], False)
+    """
+    if input_tensors is not None or call_function is not None or kwargs:
+        raise NotImplementedError("clone_model(input_tensors / call_function / ...) is not supported by "
+                                  "tapejax yet.")
+    if isinstance(model, Sequential):
+        config = model.get_config()
+        if clone_function is not None:
+            layers = [clone_function(l) for l in model._k_layer_list]
+            ref = model._k_input_layer
+            inputs = [] if ref is None else [InputLayer(batch_shape=ref.batch_shape, dtype=ref.dtype, sparse=ref.sparse,
+                                                        name=ref.name)]
+            return Sequential(inputs + layers, name=model.name, trainable=model.trainable)
+        return Sequential.from_config(config)
+    if not isinstance(model, Model) or model.__dict__.get("_k_graph") is None:
+        raise ValueError("Arguments `clone_function` and `input_tensors` are only supported for Sequential "
+                         f"models or Functional models. Received model of type '{type(model).__name__}', "
+                         "with clone_function=None and input_tensors=None")
+    if clone_function is not None:
+        raise NotImplementedError("clone_model(functional model, clone_function=...) is not supported by tapejax yet.")
+    return type(model).from_config(model.get_config())
 
 
 # ---------------------------------------------------------------------------

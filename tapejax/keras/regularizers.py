@@ -7,14 +7,18 @@ Example:
     >>> round(float(d.losses[0]), 4)
     0.6
 """
+import numpy as np
+
 from .. import ops as _ops
 from ._repr import KerasObjectRepr as _KerasObjectRepr
+from . import _serialization
 
 
 class Regularizer(_KerasObjectRepr):
     """Base class: ``regularizer(weight) -> scalar penalty``."""
 
     _keras_modules = {name: "keras.src.regularizers.regularizers" for name in ("Regularizer", "L1", "L2", "L1L2")}
+    _keras_public_module = "keras.regularizers"   # where serialize_keras_object names it
 
     def __call__(self, x):
         return _ops.constant(0.0)
@@ -63,7 +67,12 @@ class L1(L1L2):
     """
 
     def __init__(self, l1=0.01):
-        super().__init__(l1=l1)
+        # Keras 3 keeps the factor as a float32 tensor: its configuration shows float32's value
+        # (L1(0.1) -> {'l1': 0.10000000149011612}).
+        super().__init__(l1=float(np.float32(0.01 if l1 is None else l1)))
+
+    def get_config(self):
+        return {"l1": self.l1}
 
 
 class L2(L1L2):
@@ -76,7 +85,10 @@ class L2(L1L2):
     """
 
     def __init__(self, l2=0.01):
-        super().__init__(l2=l2)
+        super().__init__(l2=0.01 if l2 is None else l2)
+
+    def get_config(self):
+        return {"l2": self.l2}
 
 
 l1 = L1
@@ -97,8 +109,33 @@ def get(identifier):
     """
     if identifier is None or callable(identifier):
         return identifier
+    if isinstance(identifier, dict):   # a configuration: Keras 3's (serialize) or Keras 2's
+        return _serialization.get(identifier, {"L1": L1, "L2": L2, "L1L2": L1L2, "Regularizer": Regularizer},
+                                  "keras.regularizers", "regularizer")
     table = {"l1": L1, "l2": L2, "l1_l2": L1L2, "L1": L1, "L2": L2, "L1L2": L1L2}
     if isinstance(identifier, str) and identifier in table:
         return table[identifier]()
     raise ValueError(f"Could not interpret regularizer identifier: {identifier!r}. Use 'l1', 'l2', "
                      "tf.keras.regularizers.l2(0.01) or a callable weight -> penalty.")
+
+
+def serialize(regularizer):
+    """Keras 3's configuration of a regularizer (``serialize_keras_object``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.regularizers.serialize(tf.keras.regularizers.L2(0.5))
+        {'module': 'keras.regularizers', 'class_name': 'L2', 'config': {'l2': 0.5}, 'registered_name': None}
+    """
+    return _serialization.serialize_keras_object(regularizer)
+
+
+def deserialize(config, custom_objects=None):
+    """The regularizer a configuration describes (Keras 3's ``keras.regularizers.deserialize``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> type(tf.keras.regularizers.deserialize({'class_name': 'L1', 'config': {'l1': 0.5}})).__name__
+        'L1'
+    """
+    return _serialization.deserialize_keras_object(config, custom_objects) if custom_objects else get(config)

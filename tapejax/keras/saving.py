@@ -22,8 +22,11 @@ from .. import saved_model as _saved_model
 from .._core.logs import absl_warning as _absl_warning
 from . import layers as _layers, losses as _losses, metrics as _metrics, optimizers as _optimizers
 
+from ._serialization import (  # noqa: E402,F401 -- tf.keras.saving's names
+    deserialize_keras_object as deserialize_keras_object, serialize_keras_object as serialize_keras_object)
+
 __all__ = ["save_model", "load_model", "save_weights", "load_weights", "register_keras_serializable",
-           "get_registered_name", "get_registered_object"]
+           "get_registered_name", "get_registered_object", "serialize_keras_object", "deserialize_keras_object"]
 
 _KERAS_FILE = "keras_model.json"
 # The class load_model rebuilds a saved configuration of layers as: tapejax.keras.models, which
@@ -336,23 +339,31 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True, **kw
         raise damaged("'compile' must be an object with a loss, metrics (names or configurations) and an "
                       "optimizer configuration")
     custom_objects = dict(custom_objects or {})
+    from ._model_config import layer_from_config
     layers = []
+    functional = "input_layers" in config
     for i, entry in enumerate(config["layers"]):
         if not (isinstance(entry, dict) and isinstance(entry.get("class_name"), str)
                 and isinstance(entry.get("config"), dict)):
             raise damaged(f"layer {i} is not a {{'class_name': ..., 'config': {{...}}}} entry")
+        if functional:
+            continue   # made and connected by Model.from_config below
         name = entry["class_name"]
-        cls = custom_objects.get(name) or getattr(_layers, name, None)
-        if not (isinstance(cls, type) and issubclass(cls, _layers.Layer)):
-            raise ValueError(f"Unknown layer: '{name[:80]}'. Pass it in custom_objects={{'{name[:80]}': "
-                             f"{name[:80]}}}.")
         try:
-            layers.append(cls.from_config(dict(entry["config"])))
+            layers.append(layer_from_config(entry, custom_objects))
+        except ValueError as e:
+            if str(e).startswith("Unknown layer"):
+                raise
+            raise damaged(f"layer {i} ({name}) cannot be made from its configuration ({type(e).__name__}: "
+                          f"{str(e)[:200]})") from None
         except Exception as e:  # noqa: BLE001 -- whatever a layer's constructor rejects
             raise damaged(f"layer {i} ({name}) cannot be made from its configuration ({type(e).__name__}: "
                           f"{str(e)[:200]})") from None
     try:
-        model = _MODEL_CLASSES["Sequential"](layers, name=config.get("name"))
+        if functional:
+            model = _MODEL_CLASSES["Functional"].from_config(config, custom_objects)
+        else:
+            model = _MODEL_CLASSES["Sequential"](layers, name=config.get("name"))
         if build_shape is not None and not model.built:
             model.build(tuple(build_shape))
         legacy = filepath.endswith(_H5)

@@ -25,7 +25,9 @@ from ._builtin import (
 )
 from ._wrappers import Bidirectional as Bidirectional, TimeDistributed as TimeDistributed
 from ._flax import FlaxLayer as FlaxLayer
-from ._preprocessing import Normalization as Normalization, CategoryEncoding as CategoryEncoding
+from ._preprocessing import (
+    Normalization as Normalization, CategoryEncoding as CategoryEncoding, Rescaling as Rescaling,
+)
 from ._lookup import IntegerLookup as IntegerLookup, StringLookup as StringLookup
 from ._rnn import (
     RNN as RNN, SimpleRNNCell as SimpleRNNCell, LSTMCell as LSTMCell, GRUCell as GRUCell,

@@ -22,6 +22,8 @@ from ..._core.variable import Variable, _name_scope
 from .. import initializers as _initializers
 from .._variables import KerasVariable
 from .. import regularizers as regularizers
+from .. import activations as _activations
+from .._serialization import serialize_keras_object
 from ._input_spec import InputSpec as InputSpec, assert_input_compatibility  # noqa: F401
 from ...ops import cast
 from ..mixed_precision import _layer_policy
@@ -347,10 +349,13 @@ class KerasTensor:
 class _Node:
     """One layer call of a functional graph: the layer, its (symbolic) arguments and outputs."""
 
-    __slots__ = ("layer", "args", "kwargs", "outputs")
+    __slots__ = ("layer", "args", "kwargs", "outputs", "index")
 
     def __init__(self, layer, args, kwargs):
         self.layer, self.args, self.kwargs, self.outputs = layer, args, kwargs, None
+        # its place among the layer's symbolic calls (Keras 3's node index, in a KerasTensor's history)
+        self.index = layer.__dict__.get("_k_node_count", 0)
+        layer.__dict__["_k_node_count"] = self.index + 1
 
 
 def _is_symbolic(args, kwargs):
@@ -544,6 +549,12 @@ class Layer(Module):
     # preprocessing layers and functional models, which take other values.
     _allow_non_tensor_positional_args = False
 
+    _keras_public_module = "keras.layers"   # where serialize_keras_object names a built-in layer
+    # The constructor arguments get_config lists after the base ones (name, trainable, dtype,
+    # activity_regularizer), in Keras 3's order: each read from the attribute of that name.
+    _k_config_keys = ()
+    _k_activations = frozenset({"activation", "recurrent_activation"})   # configured by their Keras name
+
     def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
         unknown = set(kwargs) - _LAYER_KWARGS
         if unknown:
@@ -572,6 +583,16 @@ class Layer(Module):
             elif kwargs.get("input_dim") is not None:
                 batch_input_shape = (kwargs.get("batch_size"), kwargs["input_dim"])
         self._k_batch_input_shape = None if batch_input_shape is None else tuple(batch_input_shape)
+        self._k_activity_regularizer = regularizers.get(kwargs.get("activity_regularizer"))
+
+    @property
+    def activity_regularizer(self):
+        """The regularizer of the layer's outputs (``activity_regularizer=``), or None."""
+        return self.__dict__.get("_k_activity_regularizer")
+
+    @activity_regularizer.setter
+    def activity_regularizer(self, value):
+        self._k_activity_regularizer = regularizers.get(value)
 
     def _k_init_state(self):
         d = self.__dict__
@@ -911,6 +932,8 @@ class Layer(Module):
         with self._k_scope():
             self.build(input_shape)
         self.built = True
+        if isinstance(input_shape, TensorShape) and input_shape.rank is not None:
+            self._k_build_input_shape = tuple(input_shape.as_list())   # get_build_config's
         _apply_deferred(self)  # checkpoint values restored before the weights existed
 
     def __call__(self, *args, **kwargs):
@@ -1077,21 +1100,44 @@ class Layer(Module):
             _ctx.training.pop()
 
     def get_config(self):
-        """The constructor arguments (Keras's basic config: name, trainable, dtype).
+        """The layer's configuration, as Keras 3's: ``name``, ``trainable``, ``dtype`` (its dtype
+        policy's configuration), ``activity_regularizer`` when it has one, then the layer's own
+        arguments (``_k_config_keys``); initializers, regularizers, constraints and other Keras
+        objects as ``serialize_keras_object`` describes them. ``type(layer).from_config(config)``
+        makes a new layer with the same configuration.
 
         Example:
             >>> import tapejax as tf
-            >>> tf.keras.layers.Dense(3, name='d').get_config()['units']
-            3
+            >>> config = tf.keras.layers.Dropout(0.5, name='drop').get_config()
+            >>> config['name'], config['rate'], config['dtype']['config']
+            ('drop', 0.5, {'name': 'float32'})
         """
-        cfg = {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
-        if self._k_batch_input_shape is not None:
-            cfg["batch_input_shape"] = self._k_batch_input_shape
-        return cfg
+        config = {"name": self.name, "trainable": self.trainable,
+                  "dtype": serialize_keras_object(self._k_policy)}
+        if self.activity_regularizer is not None:
+            config["activity_regularizer"] = serialize_keras_object(self.activity_regularizer)
+        for key in self._k_config_keys:
+            value = getattr(self, key)
+            config[key] = _activations.serialize(value) if key in self._k_activations \
+                else serialize_keras_object(value)
+        return config
 
     @classmethod
     def from_config(cls, config):
+        """A new layer from ``get_config()``'s configuration (the dtype policy's configuration
+        or, from files of earlier versions, a dtype name)."""
         return cls(**config)
+
+    def get_build_config(self):
+        """Keras 3's build configuration, ``{'input_shape': ...}``, for a layer built on one input
+        shape (None otherwise)."""
+        shape = self.__dict__.get("_k_build_input_shape")
+        return None if shape is None else {"input_shape": shape}
+
+    def build_from_config(self, config):
+        """Builds the layer on ``get_build_config()``'s input shape (Keras 3's ``build_from_config``)."""
+        if config and config.get("input_shape") is not None and not self.built:
+            self._k_maybe_build(tuple(config["input_shape"]))
 
     input_spec = None   # an InputSpec (or a list of them) its calls are checked against, as Keras 3
 
@@ -1235,7 +1281,7 @@ class InputLayer(Layer):
         self._k_input_dtype = "string" if text else self._k_dtype.name
         self.built = True
         self._k_output_shape = None if batch_input_shape is None else TensorShape(batch_input_shape)
-        self.sparse, self.ragged = bool(sparse), ragged
+        self.sparse, self.ragged, self.optional = bool(sparse), ragged, bool(optional)
         self._k_tensor = KerasTensor(batch_input_shape, self._k_input_dtype, node=None, name=tensor_name,
                                      sparse=self.sparse, ragged=ragged) \
             if batch_input_shape is not None else None
@@ -1247,7 +1293,16 @@ class InputLayer(Layer):
         return self._k_input_dtype
 
     def get_config(self):
-        return {"batch_input_shape": self._k_batch_input_shape, "dtype": self.dtype, "name": self.name}
+        """Keras 3's InputLayer configuration: ``batch_shape``, ``dtype`` (a name), ``sparse``,
+        ``ragged``, ``name``, ``optional``.
+
+        Example:
+            >>> import tapejax as tf
+            >>> tf.keras.layers.InputLayer(shape=(4,), name='x').get_config()
+            {'batch_shape': (None, 4), 'dtype': 'float32', 'sparse': False, 'ragged': False, 'name': 'x', 'optional': False}
+        """
+        return {"batch_shape": self.batch_shape, "dtype": self.dtype, "sparse": self.sparse,
+                "ragged": self.ragged, "name": self.name, "optional": self.optional}
 
 
 def Input(shape=None, batch_size=None, name=None, dtype=None, sparse=None, tensor=None, ragged=None,

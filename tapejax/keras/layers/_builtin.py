@@ -23,6 +23,8 @@ from ..._core.variable import Variable
 from ...extend import defop
 from .. import activations as _activations
 from .. import initializers as _initializers
+from .. import constraints as _constraints
+from .. import regularizers as _regularizers
 from ._base import Layer
 from ._input_spec import InputSpec
 from ... import random as random
@@ -322,17 +324,38 @@ def _pair(v, what):
 
 
 def _padding(p):
+    """``(lax's padding, Keras's)``: ``('SAME', 'same')`` for ``'same'`` (any case)."""
     p = str(p).upper()
     if p not in ("VALID", "SAME"):
         raise ValueError(f"The `padding` argument must be 'valid' or 'same', got {p.lower()!r}.")
-    return p
+    return p, p.lower()
+
+
+def _one(v):
+    """A 1-D size argument as Keras 3 keeps it: ``3 -> (3,)``."""
+    return (int(v),) if isinstance(v, (int, np.integer)) else tuple(int(e) for e in v)
 
 
 def _channels_last(data_format):
+    """The layer's ``data_format`` (``'channels_last'``, the only one tapejax's layers take)."""
     if data_format not in (None, "channels_last"):
         raise ValueError("tapejax's Keras layers are channels-last (NHWC), like flax: pass "
                          "data_format='channels_last' and transpose NCHW inputs with "
                          "tf.transpose(x, [0, 2, 3, 1]).")
+    return "channels_last"
+
+
+def _unsupported(layer, **arguments):
+    """Raises NotImplementedError for a Keras 3 argument tapejax does not implement, given a value."""
+    for name, value in arguments.items():
+        if value is not None and value is not False:
+            raise NotImplementedError(f"{layer}({name}=...) is not supported by tapejax yet.")
+
+
+# The configuration of Keras 3's convolutions (BaseConv.get_config), in its order.
+_CONV_CONFIG = ("filters", "kernel_size", "strides", "padding", "data_format", "dilation_rate", "groups",
+                "activation", "use_bias", "kernel_initializer", "bias_initializer", "kernel_regularizer",
+                "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint")
 
 
 class _BuiltWeight:
@@ -380,15 +403,26 @@ class _Activated:
     """Shared by layers with an ``activation=`` argument: fuse it when it is a known op."""
 
     def _set_kernel_options(self, activation, use_bias, kernel_initializer, bias_initializer,
-                            kernel_regularizer, bias_regularizer):
+                            kernel_regularizer, bias_regularizer, kernel_constraint=None, bias_constraint=None):
         """The options every kernel (+ bias) layer takes: Dense, Conv1D, Conv2D."""
         self.activation = _activations.get(activation)
         self._k_act = _activations.pure(self.activation)
         self.use_bias = use_bias
         self.kernel_initializer = _initializers.get(kernel_initializer)
         self.bias_initializer = _initializers.get(bias_initializer)
-        self.kernel_regularizer = kernel_regularizer
-        self.bias_regularizer = bias_regularizer
+        self.kernel_regularizer = _regularizers.get(kernel_regularizer)
+        self.bias_regularizer = _regularizers.get(bias_regularizer)
+        self.kernel_constraint = _constraints.get(kernel_constraint)
+        self.bias_constraint = _constraints.get(bias_constraint)
+
+    def _add_kernel_and_bias(self, kernel_shape, bias_shape, kernel_attribute="_kernel"):
+        """Creates ``kernel`` (and ``bias`` when ``use_bias``) with the layer's options."""
+        setattr(self, kernel_attribute, self.add_weight(
+            name="kernel", shape=kernel_shape, initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer, constraint=self.kernel_constraint))
+        self.bias = self.add_weight(name="bias", shape=bias_shape, initializer=self.bias_initializer,
+                                    regularizer=self.bias_regularizer, constraint=self.bias_constraint) \
+            if self.use_bias else None
 
     def _post(self, y):
         return y if self._k_act is not None else self.activation(y)
@@ -424,17 +458,23 @@ class Dense(_Activated, Layer):
     supports_masking = True   # Keras 3 passes an input mask on
 
     kernel = _BuiltWeight("kernel")
+    _k_config_keys = ("units", "activation", "use_bias", "kernel_initializer", "bias_initializer",
+                      "kernel_regularizer", "bias_regularizer", "kernel_constraint", "bias_constraint",
+                      "quantization_config")
 
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
-                 activity_regularizer=None, kernel_constraint=None, bias_constraint=None, **kwargs):
+                 activity_regularizer=None, kernel_constraint=None, bias_constraint=None, lora_rank=None,
+                 lora_alpha=None, quantization_config=None, **kwargs):
         # Keras 3 checks before the layer exists (no name taken): a NumPy integer is refused too.
         if not isinstance(units, int) or units <= 0:
             raise ValueError(f"Received an invalid value for `units`, expected a positive integer. Received: units={units}")
-        super().__init__(**kwargs)
+        _unsupported(type(self).__name__, lora_rank=lora_rank, quantization_config=quantization_config)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.units = units
         self._set_kernel_options(activation, use_bias, kernel_initializer, bias_initializer,
-                                 kernel_regularizer, bias_regularizer)
+                                 kernel_regularizer, bias_regularizer, kernel_constraint, bias_constraint)
+        self.quantization_config = None
         self.input_spec = InputSpec(min_ndim=2)
 
     def build(self, input_shape):
@@ -443,10 +483,7 @@ class Dense(_Activated, Layer):
             raise ValueError("The last dimension of the inputs to a Dense layer should be defined. Found None. "
                              "Give the model an input_shape with a known feature size.")
         self.input_spec = InputSpec(min_ndim=2, axes={-1: last})
-        self._kernel = self.add_weight(name="kernel", shape=(last, self.units), initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer)
-        self.bias = self.add_weight(name="bias", shape=(self.units,), initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer) if self.use_bias else None
+        self._add_kernel_and_bias((last, self.units), (self.units,))
         self.built = True
 
     def call(self, inputs):
@@ -458,9 +495,6 @@ class Dense(_Activated, Layer):
         ws = (self.kernel, self.bias) if self.use_bias else (self.kernel,)
         return self._post(_dense(inputs, *ws, act=self._fused))
 
-    def get_config(self):
-        return {**super().get_config(), "units": self.units,
-                "activation": _activations.serialize(self.activation), "use_bias": self.use_bias}
 
 
 class Conv2D(_Activated, Layer):
@@ -485,22 +519,23 @@ class Conv2D(_Activated, Layer):
     """
 
     kernel = _BuiltWeight("kernel")
+    _k_config_keys = _CONV_CONFIG
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", data_format=None,
                  dilation_rate=(1, 1), groups=1, activation=None, use_bias=True,
                  kernel_initializer="glorot_uniform", bias_initializer="zeros", kernel_regularizer=None,
                  bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
                  bias_constraint=None, **kwargs):
-        super().__init__(**kwargs)
-        _channels_last(data_format)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.data_format = _channels_last(data_format)
         self.filters = int(filters)
         self.kernel_size = _pair(kernel_size, "kernel_size")
         self.strides = _pair(strides, "strides")
-        self.padding = _padding(padding)
+        self._k_padding, self.padding = _padding(padding)
         self.dilation_rate = _pair(dilation_rate, "dilation_rate")
         self.groups = int(groups)
         self._set_kernel_options(activation, use_bias, kernel_initializer, bias_initializer,
-                                 kernel_regularizer, bias_regularizer)
+                                 kernel_regularizer, bias_regularizer, kernel_constraint, bias_constraint)
         self.input_spec = InputSpec(min_ndim=4)
 
     def build(self, input_shape):
@@ -512,22 +547,14 @@ class Conv2D(_Activated, Layer):
             raise ValueError(f"The number of input channels ({channels}) must be divisible by groups "
                              f"({self.groups}).")
         self.input_spec = InputSpec(min_ndim=4, axes={-1: channels})
-        shape = self.kernel_size + (channels // self.groups, self.filters)
-        self._kernel = self.add_weight(name="kernel", shape=shape, initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer)
-        self.bias = self.add_weight(name="bias", shape=(self.filters,), initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer) if self.use_bias else None
+        self._add_kernel_and_bias(self.kernel_size + (channels // self.groups, self.filters), (self.filters,))
         self.built = True
 
     def call(self, inputs):
         ws = (self.kernel, self.bias) if self.use_bias else (self.kernel,)
-        return self._post(_conv(inputs, *ws, strides=self.strides, padding=self.padding,
+        return self._post(_conv(inputs, *ws, strides=self.strides, padding=self._k_padding,
                                 dilation=self.dilation_rate, groups=self.groups, act=self._fused))
 
-    def get_config(self):
-        return {**super().get_config(), "filters": self.filters, "kernel_size": self.kernel_size,
-                "strides": self.strides, "padding": self.padding.lower(),
-                "activation": _activations.serialize(self.activation), "use_bias": self.use_bias}
 
 
 class Conv2DTranspose(Conv2D):
@@ -543,6 +570,7 @@ class Conv2DTranspose(Conv2D):
     """
 
     kernel = _Attribute("kernel")
+    _k_config_keys = _CONV_CONFIG[:4] + ("output_padding",) + tuple(k for k in _CONV_CONFIG[4:] if k != "groups")
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid", output_padding=None,
                  data_format=None, dilation_rate=(1, 1), **kwargs):
@@ -553,21 +581,19 @@ class Conv2DTranspose(Conv2D):
             raise NotImplementedError("Conv2DTranspose(dilation_rate>1) is not supported by tapejax yet.")
         super().__init__(filters, kernel_size, strides=strides, padding=padding, data_format=data_format,
                          **kwargs)
+        self.output_padding = None
 
     def build(self, input_shape):
         channels = TensorShape(input_shape)[-1]
         if channels is None:
             raise ValueError("The channel dimension of the inputs to Conv2DTranspose should be defined.")
         self.input_spec = InputSpec(min_ndim=4, axes={-1: channels})
-        self.kernel = self.add_weight(name="kernel", shape=self.kernel_size + (self.filters, channels),
-                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer)
-        self.bias = self.add_weight(name="bias", shape=(self.filters,), initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer) if self.use_bias else None
+        self._add_kernel_and_bias(self.kernel_size + (self.filters, channels), (self.filters,), "kernel")
         self.built = True
 
     def call(self, inputs):
         ws = (self.kernel, self.bias) if self.use_bias else (self.kernel,)
-        return self._post(_conv_transpose(inputs, *ws, strides=self.strides, padding=self.padding,
+        return self._post(_conv_transpose(inputs, *ws, strides=self.strides, padding=self._k_padding,
                                           act=self._fused))
 
 
@@ -583,32 +609,33 @@ class Conv1D(_Activated, Layer):
 
     kernel = _BuiltWeight("kernel")
 
+    _k_config_keys = _CONV_CONFIG
+
     def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, dilation_rate=1,
                  groups=1, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None,
                  activity_regularizer=None, kernel_constraint=None, bias_constraint=None, **kwargs):
-        super().__init__(**kwargs)
-        _channels_last(data_format)
-        one = lambda v: (int(v),) if isinstance(v, (int, np.integer)) else tuple(int(e) for e in v)  # noqa: E731
+        if int(groups) != 1:
+            raise NotImplementedError("Conv1D(groups>1) is not supported by tapejax yet.")
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.data_format = _channels_last(data_format)
         self.filters = int(filters)
-        self.kernel_size, self.strides, self.dilation_rate = one(kernel_size), one(strides), one(dilation_rate)
-        self.padding = _padding(padding)
+        self.kernel_size, self.strides, self.dilation_rate = _one(kernel_size), _one(strides), _one(dilation_rate)
+        self.groups = 1
+        self._k_padding, self.padding = _padding(padding)
         self._set_kernel_options(activation, use_bias, kernel_initializer, bias_initializer,
-                                 kernel_regularizer, bias_regularizer)
+                                 kernel_regularizer, bias_regularizer, kernel_constraint, bias_constraint)
         self.input_spec = InputSpec(min_ndim=3)
 
     def build(self, input_shape):
         channels = TensorShape(input_shape)[-1]
         self.input_spec = InputSpec(min_ndim=3, axes={-1: channels})
-        self._kernel = self.add_weight(name="kernel", shape=self.kernel_size + (channels, self.filters),
-                                      initializer=self.kernel_initializer, regularizer=self.kernel_regularizer)
-        self.bias = self.add_weight(name="bias", shape=(self.filters,), initializer=self.bias_initializer,
-                                    regularizer=self.bias_regularizer) if self.use_bias else None
+        self._add_kernel_and_bias(self.kernel_size + (channels, self.filters), (self.filters,))
         self.built = True
 
     def call(self, inputs):
         ws = (self.kernel, self.bias) if self.use_bias else (self.kernel,)
-        return self._post(_conv1d(inputs, *ws, strides=self.strides, padding=self.padding,
+        return self._post(_conv1d(inputs, *ws, strides=self.strides, padding=self._k_padding,
                                   dilation=self.dilation_rate, act=self._fused))
 
 
@@ -621,13 +648,16 @@ class UpSampling2D(Layer):
         TensorShape([1, 4, 6, 1])
     """
 
+    _k_config_keys = ("size", "data_format", "interpolation")
+
     def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
         super().__init__(**kwargs)
-        _channels_last(data_format)
+        self.data_format = _channels_last(data_format)
         if interpolation != "nearest":
             raise NotImplementedError("UpSampling2D supports interpolation='nearest' in tapejax; for "
                                       "bilinear resizing use tf.image.resize.")
         self.size = _pair(size, "size")
+        self.interpolation = interpolation
 
     def call(self, inputs):
         return _upsample(inputs, size=self.size)
@@ -642,9 +672,11 @@ class ZeroPadding2D(Layer):
         TensorShape([1, 4, 4, 1])
     """
 
+    _k_config_keys = ("padding", "data_format")
+
     def __init__(self, padding=(1, 1), data_format=None, **kwargs):
         super().__init__(**kwargs)
-        _channels_last(data_format)
+        self.data_format = _channels_last(data_format)
         if isinstance(padding, (int, np.integer)):
             padding = ((int(padding),) * 2,) * 2
         elif all(isinstance(p, (int, np.integer)) for p in padding):
@@ -655,23 +687,24 @@ class ZeroPadding2D(Layer):
         return _zero_pad(inputs, padding=self.padding)
 
 
+# The configuration of Keras 3's pooling layers (BasePooling.get_config), in its order.
+_POOLING_CONFIG = ("pool_size", "padding", "strides", "data_format")
+
+
 class _Pooling2D(Layer):
     _kind = None
+    _k_config_keys = _POOLING_CONFIG
 
     def __init__(self, pool_size=(2, 2), strides=None, padding="valid", data_format=None, **kwargs):
         super().__init__(**kwargs)
-        _channels_last(data_format)
+        self.data_format = _channels_last(data_format)
         self.pool_size = _pair(pool_size, "pool_size")
         self.strides = self.pool_size if strides is None else _pair(strides, "strides")
-        self.padding = _padding(padding)
+        self._k_padding, self.padding = _padding(padding)
 
     def call(self, inputs):
         return _pool(inputs, kind=self._kind, pool_size=self.pool_size, strides=self.strides,
-                     padding=self.padding)
-
-    def get_config(self):
-        return {**super().get_config(), "pool_size": self.pool_size, "strides": self.strides,
-                "padding": self.padding.lower()}
+                     padding=self._k_padding)
 
 
 class MaxPooling2D(_Pooling2D):
@@ -707,17 +740,18 @@ _pool1d = defop(_pool_fn, name="pooling1d", static=("kind", "pool_size", "stride
 
 class _Pooling1D(Layer):
     _kind = None
+    _k_config_keys = _POOLING_CONFIG
 
     def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None, **kwargs):
         super().__init__(**kwargs)
-        _channels_last(data_format)
-        self.pool_size = (int(pool_size),)
-        self.strides = self.pool_size if strides is None else (int(strides),)
-        self.padding = _padding(padding)
+        self.data_format = _channels_last(data_format)
+        self.pool_size = _one(pool_size)
+        self.strides = self.pool_size if strides is None else _one(strides)
+        self._k_padding, self.padding = _padding(padding)
 
     def call(self, inputs):
         return _pool1d(inputs, kind=self._kind, pool_size=self.pool_size, strides=self.strides,
-                       padding=self.padding)
+                       padding=self._k_padding)
 
 
 class MaxPooling1D(_Pooling1D):
@@ -751,10 +785,11 @@ AvgPool1D = AveragePooling1D
 class _GlobalPooling(Layer):
     _kind = None
     _axes = None
+    _k_config_keys = ("data_format", "keepdims")
 
     def __init__(self, data_format=None, keepdims=False, **kwargs):
         super().__init__(**kwargs)
-        _channels_last(data_format)
+        self.data_format = _channels_last(data_format)
         self.keepdims = bool(keepdims)
 
     def call(self, inputs):
@@ -834,8 +869,11 @@ class Flatten(Layer):
         TensorShape([2, 12])
     """
 
+    _k_config_keys = ("data_format",)
+
     def __init__(self, data_format=None, **kwargs):
         super().__init__(**kwargs)
+        self.data_format = _channels_last(data_format)
 
     def call(self, inputs):
         return _flatten(inputs)
@@ -850,15 +888,14 @@ class Reshape(Layer):
         TensorShape([2, 3, 4])
     """
 
+    _k_config_keys = ("target_shape",)
+
     def __init__(self, target_shape, **kwargs):
         super().__init__(**kwargs)
         self.target_shape = tuple(int(d) for d in target_shape)
 
     def call(self, inputs):
         return _reshape(inputs, target=self.target_shape)
-
-    def get_config(self):
-        return {**super().get_config(), "target_shape": self.target_shape}
 
 
 _NEXT_SEED = np.array([0, 1], np.int64)
@@ -897,6 +934,7 @@ class Dropout(Layer):
     # Keras 3 saves no SeedGenerator state (weights files, tf.train.Checkpoint): loading weights
     # leaves the layer's random stream where it is.
     _TF_CHECKPOINT_IGNORED_PROPERTIES = frozenset({"_k_seed_state"})
+    _k_config_keys = ("rate", "seed", "noise_shape")
 
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
@@ -918,8 +956,6 @@ class Dropout(Layer):
         state.assign_add(_NEXT_SEED)
         return _dropout(inputs, seed, rate=self.rate, noise_shape=self.noise_shape)
 
-    def get_config(self):
-        return {**super().get_config(), "rate": self.rate, "noise_shape": self.noise_shape, "seed": self.seed}
 
 
 class Activation(Layer):
@@ -933,15 +969,14 @@ class Activation(Layer):
 
     supports_masking = True   # Keras 3 passes an input mask on
 
+    _k_config_keys = ("activation",)
+
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)
         self.activation = _activations.get(activation)
 
     def call(self, inputs):
         return self.activation(inputs)
-
-    def get_config(self):
-        return {**super().get_config(), "activation": _activations.serialize(self.activation)}
 
 
 class ReLU(Layer):
@@ -952,6 +987,8 @@ class ReLU(Layer):
         >>> tf.keras.layers.ReLU(max_value=1.0)(tf.constant([-1.0, 0.5, 3.0])).numpy().tolist()
         [0.0, 0.5, 1.0]
     """
+
+    _k_config_keys = ("max_value", "negative_slope", "threshold")
 
     def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
         super().__init__(**kwargs)
@@ -973,9 +1010,16 @@ class LeakyReLU(Layer):
         [-0.30000001192092896, 2.0]
     """
 
+    _k_config_keys = ("negative_slope",)
+
     def __init__(self, alpha=0.3, negative_slope=None, **kwargs):
         super().__init__(**kwargs)
         self.alpha = float(alpha if negative_slope is None else negative_slope)
+
+    @property
+    def negative_slope(self):
+        """Keras 3's name of ``alpha``."""
+        return self.alpha
 
     def call(self, inputs):
         return _activations.leaky_relu(inputs, alpha=self.alpha)
@@ -990,6 +1034,8 @@ class Softmax(Layer):
         [[0.5, 0.5]]
     """
 
+    _k_config_keys = ("axis",)
+
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
         self.axis = axis
@@ -1001,6 +1047,24 @@ class Softmax(Layer):
 def _norm_axes(axis, ndim):
     axis = (axis,) if isinstance(axis, int) else tuple(axis)
     return tuple(sorted(a % ndim for a in axis))
+
+
+def _set_scale_options(layer, beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint):
+    """The regularizers and constraints of a normalization's ``beta`` and ``gamma``."""
+    layer.beta_regularizer = _regularizers.get(beta_regularizer)
+    layer.gamma_regularizer = _regularizers.get(gamma_regularizer)
+    layer.beta_constraint = _constraints.get(beta_constraint)
+    layer.gamma_constraint = _constraints.get(gamma_constraint)
+
+
+def _add_scale_weights(layer, shape):
+    """A normalization's ``gamma`` (when ``scale``) and ``beta`` (when ``center``), with its options."""
+    layer.gamma = layer.add_weight(name="gamma", shape=shape, initializer=layer.gamma_initializer,
+                                   regularizer=layer.gamma_regularizer, constraint=layer.gamma_constraint) \
+        if layer.scale else None
+    layer.beta = layer.add_weight(name="beta", shape=shape, initializer=layer.beta_initializer,
+                                  regularizer=layer.beta_regularizer, constraint=layer.beta_constraint) \
+        if layer.center else None
 
 
 class BatchNormalization(Layer):
@@ -1029,11 +1093,17 @@ class BatchNormalization(Layer):
         0.01
     """
 
+    _k_config_keys = ("axis", "momentum", "epsilon", "center", "scale", "beta_initializer", "gamma_initializer",
+                      "moving_mean_initializer", "moving_variance_initializer", "beta_regularizer",
+                      "gamma_regularizer", "beta_constraint", "gamma_constraint", "synchronized", "renorm",
+                      "renorm_clipping", "renorm_momentum")
+
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones", moving_mean_initializer="zeros",
                  moving_variance_initializer="ones", beta_regularizer=None, gamma_regularizer=None,
-                 beta_constraint=None, gamma_constraint=None, fused=None, renorm=False,
-                 virtual_batch_size=None, adjustment=None, synchronized=False, **kwargs):
+                 beta_constraint=None, gamma_constraint=None, synchronized=False, renorm=False,
+                 renorm_clipping=None, renorm_momentum=0.99, fused=None, virtual_batch_size=None,
+                 adjustment=None, **kwargs):
         super().__init__(**kwargs)
         # Keras 3 names its weights before build: None until then.
         self.gamma = self.beta = self.moving_mean = self.moving_variance = None
@@ -1046,6 +1116,10 @@ class BatchNormalization(Layer):
         self.gamma_initializer = _initializers.get(gamma_initializer)
         self.moving_mean_initializer = _initializers.get(moving_mean_initializer)
         self.moving_variance_initializer = _initializers.get(moving_variance_initializer)
+        _set_scale_options(self, beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint)
+        # One device: a synchronized layer's statistics are its own (Keras 3 on one replica).
+        self.synchronized = bool(synchronized)
+        self.renorm, self.renorm_clipping, self.renorm_momentum = renorm, renorm_clipping, renorm_momentum
         self.fused = fused
 
     def build(self, input_shape):
@@ -1055,8 +1129,7 @@ class BatchNormalization(Layer):
         if None in shape:
             raise ValueError(f"Axis {self.axis} of the input to BatchNormalization should have a defined "
                              f"dimension, but the layer received an input with shape {input_shape}.")
-        self.gamma = self.add_weight(name="gamma", shape=shape, initializer=self.gamma_initializer) if self.scale else None
-        self.beta = self.add_weight(name="beta", shape=shape, initializer=self.beta_initializer) if self.center else None
+        _add_scale_weights(self, shape)
         self.moving_mean = self.add_weight(name="moving_mean", shape=shape, initializer=self.moving_mean_initializer,
                                            trainable=False)
         self.moving_variance = self.add_weight(name="moving_variance", shape=shape,
@@ -1077,9 +1150,6 @@ class BatchNormalization(Layer):
             return y
         return _bn_infer(inputs, self.moving_mean, self.moving_variance, *self._params(), **static)
 
-    def get_config(self):
-        return {**super().get_config(), "axis": self.axis, "momentum": self.momentum,
-                "epsilon": self.epsilon, "center": self.center, "scale": self.scale}
 
 
 class LayerNormalization(Layer):
@@ -1092,23 +1162,29 @@ class LayerNormalization(Layer):
         [-0.9995, 0.9995]
     """
 
-    def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
+    _k_config_keys = ("axis", "epsilon", "center", "scale", "rms_scaling", "beta_initializer", "gamma_initializer",
+                      "beta_regularizer", "gamma_regularizer", "beta_constraint", "gamma_constraint")
+
+    def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, rms_scaling=False, beta_initializer="zeros",
                  gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None,
                  beta_constraint=None, gamma_constraint=None, **kwargs):
+        _unsupported("LayerNormalization", rms_scaling=rms_scaling)
         super().__init__(**kwargs)
-        self.axis = axis
+        # Keras 3 keeps a list of axes as a list, a tuple as a tuple
+        self.axis = list(axis) if isinstance(axis, list) else axis
         self.epsilon = float(epsilon)
         self.center = bool(center)
         self.scale = bool(scale)
+        self.rms_scaling = False
         self.beta_initializer = _initializers.get(beta_initializer)
         self.gamma_initializer = _initializers.get(gamma_initializer)
+        _set_scale_options(self, beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint)
 
     def build(self, input_shape):
         input_shape = TensorShape(input_shape)
         self._k_axes = _norm_axes(self.axis, len(input_shape))
         shape = tuple(input_shape[a] for a in self._k_axes)
-        self.gamma = self.add_weight(name="gamma", shape=shape, initializer=self.gamma_initializer) if self.scale else None
-        self.beta = self.add_weight(name="beta", shape=shape, initializer=self.beta_initializer) if self.center else None
+        _add_scale_weights(self, shape)
         self.built = True
 
     def call(self, inputs):
@@ -1116,8 +1192,6 @@ class LayerNormalization(Layer):
         return _ln(inputs, *params, axis=self._k_axes, epsilon=self.epsilon, center=self.center,
                    scale=self.scale)
 
-    def get_config(self):
-        return {**super().get_config(), "axis": self.axis, "epsilon": self.epsilon}
 
 
 class Embedding(Layer):
@@ -1131,27 +1205,38 @@ class Embedding(Layer):
     """
 
     embeddings = _BuiltWeight("embeddings")
+    _k_config_keys = ("input_dim", "output_dim", "embeddings_initializer", "embeddings_regularizer",
+                      "activity_regularizer", "embeddings_constraint", "mask_zero", "quantization_config")
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform", embeddings_regularizer=None,
-                 activity_regularizer=None, embeddings_constraint=None, mask_zero=False, input_length=None,
-                 **kwargs):
+                 activity_regularizer=None, embeddings_constraint=None, mask_zero=False, weights=None,
+                 lora_rank=None, lora_alpha=None, quantization_config=None, input_length=None, **kwargs):
         for arg, value in (("input_dim", input_dim), ("output_dim", output_dim)):
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"`{arg}` must be a positive integer. Received: {arg}={value} "
                                  f"(of type {type(value).__name__}).")
         if input_length is not None:
             kwargs.setdefault("input_shape", (input_length,))
-        super().__init__(**kwargs)
+        _unsupported("Embedding", lora_rank=lora_rank, quantization_config=quantization_config)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.input_dim = input_dim
         self.output_dim = output_dim
         if embeddings_initializer == "uniform":
             embeddings_initializer = _initializers.RandomUniform()
         self.embeddings_initializer = _initializers.get(embeddings_initializer)
+        self.embeddings_regularizer = _regularizers.get(embeddings_regularizer)
+        self.embeddings_constraint = _constraints.get(embeddings_constraint)
         self.mask_zero = mask_zero
+        self.quantization_config = None
+        if weights is not None:   # Keras 3: built at once, with these initial values
+            self._k_maybe_build((None,))
+            self.set_weights(weights if isinstance(weights, list) else [weights])
 
     def build(self, input_shape):
         self._embeddings = self.add_weight(name="embeddings", shape=(self.input_dim, self.output_dim),
-                                          initializer=self.embeddings_initializer)
+                                           initializer=self.embeddings_initializer,
+                                           regularizer=self.embeddings_regularizer,
+                                           constraint=self.embeddings_constraint)
         self.built = True
 
     def call(self, inputs):
@@ -1161,9 +1246,6 @@ class Embedding(Layer):
         """With ``mask_zero``, the positions of non-zero ids (``inputs != 0``), for the layers after."""
         return _ops.not_equal(inputs, 0) if self.mask_zero else None
 
-    def get_config(self):
-        return {**super().get_config(), "input_dim": self.input_dim, "output_dim": self.output_dim,
-                "mask_zero": self.mask_zero}
 
 
 # ---------------------------------------------------------------------------
@@ -1186,6 +1268,8 @@ class Concatenate(_Merge):
         >>> tf.keras.layers.Concatenate()([tf.ones([2, 3]), tf.ones([2, 1])]).shape
         TensorShape([2, 4])
     """
+
+    _k_config_keys = ("axis",)
 
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)
@@ -1333,37 +1417,58 @@ class Lambda(Layer):
 # Recurrent
 # ---------------------------------------------------------------------------
 
+# Keras 3's RNN layer configuration (RNN.get_config without its cell), then the LSTM's own.
+_RNN_BASE_CONFIG = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll", "zero_output_for_mask")
+_LSTM_CONFIG = _RNN_BASE_CONFIG + (
+    "units", "activation", "recurrent_activation", "use_bias", "kernel_initializer", "recurrent_initializer",
+    "bias_initializer", "unit_forget_bias", "kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
+    "activity_regularizer", "kernel_constraint", "recurrent_constraint", "bias_constraint", "dropout",
+    "recurrent_dropout", "seed")
+
+
 class _RNN(Layer):
     _cell = None
     _gates = 1
+    _k_config_keys = _LSTM_CONFIG
 
     def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", use_bias=True,
                  kernel_initializer="glorot_uniform", recurrent_initializer="orthogonal",
-                 bias_initializer="zeros", unit_forget_bias=True, return_sequences=False, return_state=False,
-                 go_backwards=False, stateful=False, unroll=False, dropout=0.0, recurrent_dropout=0.0,
-                 kernel_regularizer=None, recurrent_regularizer=None, bias_regularizer=None,
-                 activity_regularizer=None, kernel_constraint=None, recurrent_constraint=None,
-                 bias_constraint=None, time_major=False, seed=None, **kwargs):
+                 bias_initializer="zeros", unit_forget_bias=True, kernel_regularizer=None,
+                 recurrent_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, recurrent_constraint=None, bias_constraint=None, dropout=0.0,
+                 recurrent_dropout=0.0, seed=None, return_sequences=False, return_state=False,
+                 go_backwards=False, stateful=False, unroll=False, use_cudnn="auto", zero_output_for_mask=False,
+                 time_major=False, **kwargs):
         if stateful or dropout or recurrent_dropout or time_major:
             raise NotImplementedError(f"{type(self).__name__}(stateful / dropout / recurrent_dropout / "
                                       "time_major) is not supported by tapejax yet; apply "
                                       "tf.keras.layers.Dropout to the inputs or outputs instead.")
-        super().__init__(**kwargs)
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
         self.units = int(units)
         _set_cell_activations(self, activation, recurrent_activation, "layers")
         self.use_bias = use_bias
         _set_cell_initializers(self, kernel_initializer, recurrent_initializer, bias_initializer, seed)
+        _set_cell_penalties(self, kernel_regularizer, recurrent_regularizer, bias_regularizer, kernel_constraint,
+                            recurrent_constraint, bias_constraint)
         self.unit_forget_bias = unit_forget_bias
         self.return_sequences = bool(return_sequences)
         self.return_state = bool(return_state)
         self.go_backwards = bool(go_backwards)
+        self.stateful, self.unroll = False, bool(unroll)   # unrolling is lax.scan's business
+        # Keras 3: with a mask, a masked step's sequence output is zeros instead of the last output
+        # (Bidirectional sets it on its layers that return sequences)
+        self.zero_output_for_mask = bool(zero_output_for_mask)
+        self.dropout = self.recurrent_dropout = 0.0
 
     def build(self, input_shape):
         features = TensorShape(input_shape)[-1]
         g = self._gates * self.units
-        self.kernel = self.add_weight(name="kernel", shape=(features, g), initializer=self.kernel_initializer)
+        self.kernel = self.add_weight(name="kernel", shape=(features, g), initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer, constraint=self.kernel_constraint)
         self.recurrent_kernel = self.add_weight(name="recurrent_kernel", shape=(self.units, g),
-                                                initializer=self.recurrent_initializer)
+                                                initializer=self.recurrent_initializer,
+                                                regularizer=self.recurrent_regularizer,
+                                                constraint=self.recurrent_constraint)
         if self.use_bias:
             init = self.bias_initializer
             if self._cell == "lstm" and self.unit_forget_bias:
@@ -1372,7 +1477,8 @@ class _RNN(Layer):
                 def init(shape, dtype=None):
                     b = np.asarray(base((u,), dtype=dtype))
                     return np.concatenate([b, np.ones((u,), b.dtype), np.asarray(base((2 * u,), dtype=dtype))])
-            self.bias = self.add_weight(name="bias", shape=self._bias_shape(g), initializer=init)
+            self.bias = self.add_weight(name="bias", shape=self._bias_shape(g), initializer=init,
+                                        regularizer=self.bias_regularizer, constraint=self.bias_constraint)
         else:
             self.bias = None
         self.built = True
@@ -1387,23 +1493,15 @@ class _RNN(Layer):
     def call(self, inputs, initial_state=None, mask=None, training=None):
         outs = _run_cell(self, inputs, initial_state, return_sequences=self.return_sequences,
                          go_backwards=self.go_backwards, mask=mask)
+        if mask is not None and self.zero_output_for_mask and self.return_sequences:
+            kept = _ops.reverse(mask, axis=[1]) if self.go_backwards else mask
+            outs = (outs[0] * _ops.expand_dims(_ops.cast(kept, outs[0].dtype), -1),) + tuple(outs[1:])
         return list(outs) if self.return_state else outs[0]
 
     def compute_mask(self, inputs, previous_mask=None):
         """The input mask goes on with the sequence output (Keras 3), not with the last step."""
         return previous_mask if self.return_sequences else None
 
-    def get_config(self):
-        """Keras's RNN config; ``type(layer).from_config(config)`` makes a fresh copy (Bidirectional's)."""
-        return {**super().get_config(), "units": self.units,
-                "activation": _rnn_config_value(self.activation, _activations),
-                "recurrent_activation": _rnn_config_value(self.recurrent_activation, _activations),
-                "use_bias": self.use_bias,
-                "kernel_initializer": _rnn_config_value(self.kernel_initializer, _initializers),
-                "recurrent_initializer": _rnn_config_value(self.recurrent_initializer, _initializers),
-                "bias_initializer": _rnn_config_value(self.bias_initializer, _initializers),
-                "unit_forget_bias": self.unit_forget_bias, "return_sequences": self.return_sequences,
-                "return_state": self.return_state, "go_backwards": self.go_backwards}
 
 
 def _set_cell_activations(cell, activation, recurrent_activation, what):
@@ -1435,6 +1533,17 @@ def _set_cell_initializers(cell, kernel_initializer, recurrent_initializer, bias
     cell.seed = seed
 
 
+def _set_cell_penalties(cell, kernel_regularizer, recurrent_regularizer, bias_regularizer, kernel_constraint,
+                        recurrent_constraint, bias_constraint):
+    """The regularizers and constraints of a recurrent layer's or cell's weights."""
+    cell.kernel_regularizer = _regularizers.get(kernel_regularizer)
+    cell.recurrent_regularizer = _regularizers.get(recurrent_regularizer)
+    cell.bias_regularizer = _regularizers.get(bias_regularizer)
+    cell.kernel_constraint = _constraints.get(kernel_constraint)
+    cell.recurrent_constraint = _constraints.get(recurrent_constraint)
+    cell.bias_constraint = _constraints.get(bias_constraint)
+
+
 def _run_cell(cell, inputs, initial_state, return_sequences, go_backwards, mask=None):
     """One ``_rnn`` op for a built-in cell's weights (an LSTM/GRU/SimpleRNN layer or cell):
     ``(output, *final_states)``; ``initial_state`` a state or list of states, or None for zeros.
@@ -1452,14 +1561,6 @@ def _run_cell(cell, inputs, initial_state, return_sequences, go_backwards, mask=
                 masked=mask is not None, **cell._cell_options())
 
 
-def _rnn_config_value(obj, module):
-    # An activation's Keras name / an initializer's {'class_name', 'config'}; other callables as they are.
-    if module is _activations:
-        name = _activations.serialize(obj)
-        return name if isinstance(name, str) and _activations._BY_NAME.get(name) is obj else obj
-    return _initializers.serialize(obj) if isinstance(obj, _initializers.Initializer) else obj
-
-
 class SimpleRNN(_RNN):
     """Fully connected recurrence ``h = tanh(x @ kernel + h @ recurrent_kernel + bias)``; one op.
 
@@ -1471,6 +1572,8 @@ class SimpleRNN(_RNN):
     """
 
     _cell, _gates = "simple", 1
+    _k_config_keys = tuple(k for k in _LSTM_CONFIG
+                           if k not in ("recurrent_activation", "unit_forget_bias", "seed"))
 
     def __init__(self, units, activation="tanh", **kwargs):
         kwargs.pop("recurrent_activation", None)
@@ -1511,6 +1614,7 @@ class GRU(_RNN):
     """
 
     _cell, _gates = "gru", 3
+    _k_config_keys = tuple(k for k in _LSTM_CONFIG if k not in ("unit_forget_bias", "seed")) + ("reset_after", "seed")
 
     def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", reset_after=True, **kwargs):
         super().__init__(units, activation=activation, recurrent_activation=recurrent_activation, **kwargs)
@@ -1521,6 +1625,3 @@ class GRU(_RNN):
 
     def _cell_options(self):
         return {"reset_after": self.reset_after}
-
-    def get_config(self):
-        return {**super().get_config(), "reset_after": self.reset_after}

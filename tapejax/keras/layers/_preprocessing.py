@@ -1,4 +1,4 @@
-"""Keras 3's preprocessing layers: ``Normalization``.
+"""Keras 3's preprocessing layers: ``Normalization``, ``Rescaling``, ``CategoryEncoding``.
 
 A call is one tape op; ``adapt`` computes statistics eagerly, outside any tape, and
 writes them into the layer's non-trainable weights (Keras 3's ``mean``, ``variance``
@@ -14,6 +14,7 @@ from ... import ops as _ops
 from ..._core.tensor import Tensor, TensorShape
 from ...extend import defop
 from ._base import Layer
+from .._serialization import deserialize_keras_object
 
 _EPSILON = 1e-7  # keras.backend.epsilon(): Keras divides by max(sqrt(variance), epsilon)
 
@@ -227,6 +228,41 @@ class Normalization(Layer):
     def get_config(self):
         return {**super().get_config(), "axis": self.axis, "invert": self.invert,
                 "mean": np.array(self.input_mean).tolist(), "variance": np.array(self.input_variance).tolist()}
+
+
+class Rescaling(Layer):
+    """``inputs * scale + offset`` in the layer's compute dtype (Keras 3's ``Rescaling``), e.g.
+    ``Rescaling(1.0 / 255)`` for pixel values; ``scale`` and ``offset`` may be per-channel lists.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.Rescaling(2.0, offset=-1.0)(tf.constant([0, 1, 2])).numpy().tolist()
+        [-1.0, 1.0, 3.0]
+    """
+
+    _allow_non_tensor_positional_args = True   # a Keras 3 TFDataLayer: takes lists and arrays
+    supports_masking = True
+    _k_config_keys = ("scale", "offset")
+
+    def __init__(self, scale, offset=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.scale = scale
+        self.offset = offset
+
+    def call(self, inputs):
+        dtype = self.compute_dtype
+        return (_ops.cast(inputs, dtype) * _ops.cast(self.scale, dtype)) + _ops.cast(self.offset, dtype)
+
+    def compute_output_shape(self, input_shape):
+        return TensorShape(input_shape)
+
+    @classmethod
+    def from_config(cls, config):
+        config = dict(config)
+        for key in ("scale", "offset"):
+            if isinstance(config.get(key), dict):   # an array's configuration
+                config[key] = deserialize_keras_object(config[key])
+        return cls(**config)
 
 
 class CategoryEncoding(Layer):

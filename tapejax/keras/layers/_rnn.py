@@ -10,10 +10,9 @@ step by step in Python, so the tape records its ops and ``tf.function`` unrolls 
 """
 from ... import ops as _ops
 from ..._core.tensor import TensorShape
-from .. import activations as _activations
-from .. import initializers as _initializers
 from ._base import Layer
-from ._builtin import _RNN, _run_cell, _rnn_config_value, _set_cell_activations, _set_cell_initializers
+from .._serialization import deserialize_keras_object
+from ._builtin import _RNN, _run_cell, _set_cell_activations, _set_cell_initializers, _set_cell_penalties
 
 
 class _BuiltinCell(Layer):
@@ -21,6 +20,11 @@ class _BuiltinCell(Layer):
 
     _cell = None
     _gates = 1
+    # Keras 3's LSTMCell configuration, in its order (the other cells leave some keys out)
+    _k_config_keys = ("units", "activation", "recurrent_activation", "use_bias", "unit_forget_bias",
+                      "kernel_initializer", "recurrent_initializer", "bias_initializer", "kernel_regularizer",
+                      "recurrent_regularizer", "bias_regularizer", "kernel_constraint", "recurrent_constraint",
+                      "bias_constraint", "dropout", "recurrent_dropout", "seed")
     # The weights (names, shapes, initializers, LSTM forget bias) exactly as the layers make them.
     build = _RNN.build
     _bias_shape = _RNN._bias_shape
@@ -41,7 +45,10 @@ class _BuiltinCell(Layer):
         _set_cell_activations(self, activation, recurrent_activation, "cells")
         self.use_bias = use_bias
         _set_cell_initializers(self, kernel_initializer, recurrent_initializer, bias_initializer, seed)
+        _set_cell_penalties(self, kernel_regularizer, recurrent_regularizer, bias_regularizer, kernel_constraint,
+                            recurrent_constraint, bias_constraint)
         self.unit_forget_bias = unit_forget_bias
+        self.dropout = self.recurrent_dropout = 0.0
 
     @property
     def state_size(self):
@@ -62,15 +69,6 @@ class _BuiltinCell(Layer):
         new = list(outs[1:])
         return outs[0], (new[0] if single and len(new) == 1 else new)
 
-    def get_config(self):
-        return {**super().get_config(), "units": self.units,
-                "activation": _rnn_config_value(self.activation, _activations),
-                "recurrent_activation": _rnn_config_value(self.recurrent_activation, _activations),
-                "use_bias": self.use_bias,
-                "kernel_initializer": _rnn_config_value(self.kernel_initializer, _initializers),
-                "recurrent_initializer": _rnn_config_value(self.recurrent_initializer, _initializers),
-                "bias_initializer": _rnn_config_value(self.bias_initializer, _initializers),
-                "dropout": 0.0, "recurrent_dropout": 0.0}
 
 
 class SimpleRNNCell(_BuiltinCell):
@@ -87,6 +85,7 @@ class SimpleRNNCell(_BuiltinCell):
     """
 
     _cell, _gates = "simple", 1
+    _k_config_keys = tuple(k for k in _BuiltinCell._k_config_keys if k not in ("recurrent_activation", "unit_forget_bias"))
 
     def __init__(self, units, activation="tanh", **kwargs):
         kwargs.pop("recurrent_activation", None)
@@ -110,9 +109,6 @@ class LSTMCell(_BuiltinCell):
     def state_size(self):
         return [self.units, self.units]
 
-    def get_config(self):
-        return {**super().get_config(), "unit_forget_bias": self.unit_forget_bias}
-
 
 class GRUCell(_BuiltinCell):
     """The cell of ``GRU`` (Keras 3's layout, ``reset_after=True``): ``cell(x, [h])`` returns ``(h, [h])``.
@@ -126,6 +122,8 @@ class GRUCell(_BuiltinCell):
     """
 
     _cell, _gates = "gru", 3
+    _k_config_keys = tuple(k for k in _BuiltinCell._k_config_keys if k not in ("unit_forget_bias", "seed")) + (
+        "reset_after", "seed")
 
     def __init__(self, units, activation="tanh", recurrent_activation="sigmoid", reset_after=True, **kwargs):
         kwargs.pop("unit_forget_bias", None)
@@ -138,8 +136,6 @@ class GRUCell(_BuiltinCell):
     def _cell_options(self):
         return {"reset_after": self.reset_after}
 
-    def get_config(self):
-        return {**super().get_config(), "reset_after": self.reset_after}
 
 
 def _is_builtin(cell):
@@ -219,9 +215,13 @@ class StackedRNNCells(Layer):
             new_states.append(list(st) if is_list or len(st) != 1 else st[0])
         return inputs, new_states
 
-    def get_config(self):
-        return {**super().get_config(),
-                "cells": [{"class_name": type(c).__name__, "config": c.get_config()} for c in self.cells]}
+    _k_config_keys = ("cells",)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        cells = [deserialize_keras_object(c, custom_objects) if isinstance(c, dict) else c for c in config.pop("cells")]
+        return cls(cells, **config)
 
 
 class RNN(Layer):
@@ -330,8 +330,11 @@ class RNN(Layer):
         output = _ops.stack(outputs, axis=1) if self.return_sequences else outputs[-1]
         return [output, *states] if self.return_state else output
 
-    def get_config(self):
-        return {**super().get_config(), "return_sequences": self.return_sequences,
-                "return_state": self.return_state, "go_backwards": self.go_backwards, "stateful": False,
-                "unroll": self.unroll, "zero_output_for_mask": self.zero_output_for_mask,
-                "cell": {"class_name": type(self.cell).__name__, "config": self.cell.get_config()}}
+    _k_config_keys = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll",
+                      "zero_output_for_mask", "cell")
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        cell = config.pop("cell")
+        return cls(deserialize_keras_object(cell, custom_objects) if isinstance(cell, dict) else cell, **config)

@@ -11,6 +11,7 @@ from ... import ops as _ops
 from ..._core.tensor import TensorShape
 from ._base import Layer, _accepts
 from .. import layers as _layers
+from .._serialization import deserialize_keras_object, serialize_keras_object
 
 
 _MERGE_MODES = ("sum", "mul", "ave", "concat", None)
@@ -21,13 +22,16 @@ def _removeprefix(name, prefix):
 
 
 def _serialize_layer(layer):
-    return {"class_name": type(layer).__name__, "config": layer.get_config()}
+    return serialize_keras_object(layer)
 
 
 def _deserialize_layer(obj):
-    """A layer from ``{'class_name', 'config'}`` (a layer instance is returned as it is)."""
+    """A layer from its configuration (``serialize_keras_object``'s, or Keras 2's ``{'class_name',
+    'config'}``); a layer instance is returned as it is."""
     if isinstance(obj, Layer) or obj is None:
         return obj
+    if obj.get("module") is not None or obj.get("registered_name") is not None:
+        return deserialize_keras_object(obj)
     cls = getattr(_layers, obj["class_name"], None)
     if cls is None:
         raise ValueError(f"Unknown layer: '{obj['class_name']}' in a wrapper's config.")
@@ -96,6 +100,10 @@ class Bidirectional(Layer):
                                               name="backward_" + _removeprefix(layer.name, "backward_"))
         else:
             self.backward_layer = backward_layer
+        for sub in (self.forward_layer, self.backward_layer):
+            # Keras 3: a masked step's sequence output is zeros in both directions
+            if getattr(sub, "zero_output_for_mask", None) is not None:
+                sub.zero_output_for_mask = sub.return_sequences
         self._verify_layer_config()
         self.merge_mode = merge_mode
         self._k_initial_weights = list(weights) if weights is not None and len(weights) else None
