@@ -24,6 +24,8 @@ import numpy as np
 
 from .. import random as _random
 from ._progbar import Progbar as Progbar  # noqa: F401
+from ._serialization import (  # noqa: F401 -- Keras 3 exports them here too
+    deserialize_keras_object as deserialize_keras_object, serialize_keras_object as serialize_keras_object)
 from .. import data as _data, ops as _ops
 from ..math import reduce_max
 from ..ops import gather as _gather

@@ -932,8 +932,7 @@ class Layer(Module):
         with self._k_scope():
             self.build(input_shape)
         self.built = True
-        if isinstance(input_shape, TensorShape) and input_shape.rank is not None:
-            self._k_build_input_shape = tuple(input_shape.as_list())   # get_build_config's
+        self._k_build_input_shape = _shape_config(input_shape)   # get_build_config's
         _apply_deferred(self)  # checkpoint values restored before the weights existed
 
     def __call__(self, *args, **kwargs):
@@ -1228,6 +1227,20 @@ class _nested_scopes:
     def __exit__(self, *exc):
         del _name_scope[len(_name_scope) - len(self.names):]
         return False
+
+
+def _shape_config(shape):
+    """A build shape as Keras 3's build configuration keeps it: a tuple (a list of them for a
+    layer of several inputs), None where unknown."""
+    if isinstance(shape, TensorShape):
+        return None if shape.rank is None else tuple(shape.as_list())
+    if isinstance(shape, (list, tuple)):
+        if all(d is None or isinstance(d, (int, np.integer)) for d in shape):
+            return tuple(None if d is None else int(d) for d in shape)
+        return [_shape_config(s) for s in shape]
+    if isinstance(shape, dict):
+        return {k: _shape_config(v) for k, v in shape.items()}
+    return None
 
 
 def _regularizer(reg):
