@@ -25,6 +25,7 @@ MODULES = [
     "tapejax.keras.layers", "tapejax.keras.models", "tapejax.keras.optimizers",
     "tapejax.keras.losses", "tapejax.keras.metrics", "tapejax.keras.callbacks",
     "tapejax.keras.utils", "tapejax.keras.mixed_precision", "tapejax.keras.initializers", "tapejax.keras.saving",
+    "tapejax.keras.constraints",
     "tapejax.keras.datasets.mnist", "tapejax.keras.datasets.fashion_mnist",
     "tapejax.data", "tapejax.io", "tapejax.train", "tapejax.saved_model", "tapejax.extend",
     "tapejax.autograph", "tapejax.summary", "tapejax.debugging", "tapejax.dtypes", "tapejax.config",

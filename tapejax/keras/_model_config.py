@@ -9,7 +9,7 @@ histories. ``from_config`` makes new layers from them and connects them the same
 """
 from .._core.tensor import TensorShape
 from . import layers as _layers
-from ._serialization import deserialize_keras_object, serialize_keras_object
+from ._serialization import _lookup, _takes_custom_objects, deserialize_keras_object, serialize_keras_object
 from .layers._base import InputLayer, KerasTensor
 
 
@@ -50,17 +50,15 @@ def layer_from_config(entry, custom_objects=None):
                          f"{str(entry)[:200]}")
     name = entry["class_name"]
     if "module" in entry:
-        layer = deserialize_keras_object({k: entry[k] for k in ("module", "class_name", "config", "registered_name")
-                                          if k in entry}, custom_objects)
+        cls = _lookup(name, entry.get("module"), entry.get("registered_name"), custom_objects)
     else:
         cls = (custom_objects or {}).get(name) or getattr(_layers, name, None)
-        if not (isinstance(cls, type) and issubclass(cls, _layers.Layer)):
-            raise ValueError(f"Unknown layer: '{name[:80]}'. Pass it in custom_objects={{'{name[:80]}': "
-                             f"{name[:80]}}}.")
-        layer = cls.from_config(dict(entry["config"]))
-    if not isinstance(layer, _layers.Layer):
-        raise ValueError(f"Unknown layer: '{name[:80]}'. Pass it in custom_objects={{'{name[:80]}': {name[:80]}}}.")
-    return layer
+    if not (isinstance(cls, type) and issubclass(cls, _layers.Layer)):
+        raise ValueError(f"Unknown layer: '{name[:80]}'. Pass it in custom_objects={{'{name[:80]}': "
+                         f"{name[:80]}}}.")
+    if custom_objects and _takes_custom_objects(cls):
+        return cls.from_config(dict(entry["config"]), custom_objects=custom_objects)
+    return cls.from_config(dict(entry["config"]))
 
 
 # -- Sequential ---------------------------------------------------------------
