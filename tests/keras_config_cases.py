@@ -117,7 +117,10 @@ MODEL_CASES = [('seq_input',
   "name='two'))(tf.keras.Input(shape=(2,), name='a'), tf.keras.Input(shape=(3,), name='b'))"),
  ('functional_shared',
   "(lambda i, d: tf.keras.Model(i, d(d(i)), name='shared'))(tf.keras.Input(shape=(2,), name='i'), "
-  "tf.keras.layers.Dense(2, name='sd'))")]
+  "tf.keras.layers.Dense(2, name='sd'))"),
+ ('functional_ops',
+  "(lambda i: tf.keras.Model(i, tf.keras.layers.Dense(1, name='d')(i * 2.0 + 1.0)[:, :1], "
+  "name='ops'))(tf.keras.Input(shape=(2,), name='x'))")]
 
 VALUE_CASES = [('init_variance_scaling',
   "tf.keras.initializers.serialize(tf.keras.initializers.VarianceScaling(2.0, 'fan_out', 'uniform', seed=3))"),
@@ -2154,6 +2157,128 @@ EXPECTED = {'dense': {'name': 'dense',
                            '"float32", "keras_history": ["sd", 0, 0]}}], "kwargs": {}}]}], "input_layers": '
                            '["i", 0, 0], "output_layers": ["sd", 1, 0]}, "registered_name": "Functional", '
                            '"build_config": {"input_shape": null}, "compile_config": {}}',
+ 'functional_ops': {'name': 'ops',
+                    'trainable': True,
+                    'layers': [{'module': 'keras.layers',
+                                'class_name': 'InputLayer',
+                                'config': {'batch_shape': (None, 2),
+                                           'dtype': 'float32',
+                                           'sparse': False,
+                                           'ragged': False,
+                                           'name': 'x',
+                                           'optional': False},
+                                'registered_name': None,
+                                'name': 'x',
+                                'inbound_nodes': []},
+                               {'module': 'keras.src.ops.numpy',
+                                'class_name': 'Multiply',
+                                'config': {'name': 'multiply'},
+                                'registered_name': 'Multiply',
+                                'name': 'multiply',
+                                'inbound_nodes': [{'args': ({'class_name': '__keras_tensor__',
+                                                             'config': {'shape': (None, 2),
+                                                                        'dtype': 'float32',
+                                                                        'keras_history': ['x', 0, 0]}},
+                                                            2.0),
+                                                   'kwargs': {}}]},
+                               {'module': 'keras.src.ops.numpy',
+                                'class_name': 'Add',
+                                'config': {'name': 'add'},
+                                'registered_name': 'Add',
+                                'name': 'add',
+                                'inbound_nodes': [{'args': ({'class_name': '__keras_tensor__',
+                                                             'config': {'shape': (None, 2),
+                                                                        'dtype': 'float32',
+                                                                        'keras_history': ['multiply', 0, 0]}},
+                                                            1.0),
+                                                   'kwargs': {}}]},
+                               {'module': 'keras.layers',
+                                'class_name': 'Dense',
+                                'config': {'name': 'd',
+                                           'trainable': True,
+                                           'dtype': {'module': 'keras',
+                                                     'class_name': 'DTypePolicy',
+                                                     'config': {'name': 'float32'},
+                                                     'registered_name': None},
+                                           'units': 1,
+                                           'activation': 'linear',
+                                           'use_bias': True,
+                                           'kernel_initializer': {'module': 'keras.initializers',
+                                                                  'class_name': 'GlorotUniform',
+                                                                  'config': {'seed': None,
+                                                                             'input_axes': None,
+                                                                             'output_axes': None},
+                                                                  'registered_name': None},
+                                           'bias_initializer': {'module': 'keras.initializers',
+                                                                'class_name': 'Zeros',
+                                                                'config': {},
+                                                                'registered_name': None},
+                                           'kernel_regularizer': None,
+                                           'bias_regularizer': None,
+                                           'kernel_constraint': None,
+                                           'bias_constraint': None,
+                                           'quantization_config': None},
+                                'registered_name': None,
+                                'build_config': {'input_shape': (None, 2)},
+                                'name': 'd',
+                                'inbound_nodes': [{'args': ({'class_name': '__keras_tensor__',
+                                                             'config': {'shape': (None, 2),
+                                                                        'dtype': 'float32',
+                                                                        'keras_history': ['add', 0, 0]}},),
+                                                   'kwargs': {}}]},
+                               {'module': 'keras.src.ops.numpy',
+                                'class_name': 'GetItem',
+                                'config': {'name': 'get_item'},
+                                'registered_name': 'GetItem',
+                                'name': 'get_item',
+                                'inbound_nodes': [{'args': ({'class_name': '__keras_tensor__',
+                                                             'config': {'shape': (None, 1),
+                                                                        'dtype': 'float32',
+                                                                        'keras_history': ['d', 0, 0]}},
+                                                            ({'class_name': '__slice__',
+                                                              'config': {'start': None,
+                                                                         'stop': None,
+                                                                         'step': None}},
+                                                             {'class_name': '__slice__',
+                                                              'config': {'start': None,
+                                                                         'stop': 1,
+                                                                         'step': None}})),
+                                                   'kwargs': {}}]}],
+                    'input_layers': ['x', 0, 0],
+                    'output_layers': ['get_item', 0, 0]},
+ 'json:functional_ops': '{"module": "keras.src.models.functional", "class_name": "Functional", "config": '
+                        '{"name": "ops", "trainable": true, "layers": [{"module": "keras.layers", '
+                        '"class_name": "InputLayer", "config": {"batch_shape": [null, 2], "dtype": "float32", '
+                        '"sparse": false, "ragged": false, "name": "x", "optional": false}, "registered_name": '
+                        'null, "name": "x", "inbound_nodes": []}, {"module": "keras.src.ops.numpy", '
+                        '"class_name": "Multiply", "config": {"name": "multiply"}, "registered_name": '
+                        '"Multiply", "name": "multiply", "inbound_nodes": [{"args": [{"class_name": '
+                        '"__keras_tensor__", "config": {"shape": [null, 2], "dtype": "float32", '
+                        '"keras_history": ["x", 0, 0]}}, 2.0], "kwargs": {}}]}, {"module": '
+                        '"keras.src.ops.numpy", "class_name": "Add", "config": {"name": "add"}, '
+                        '"registered_name": "Add", "name": "add", "inbound_nodes": [{"args": [{"class_name": '
+                        '"__keras_tensor__", "config": {"shape": [null, 2], "dtype": "float32", '
+                        '"keras_history": ["multiply", 0, 0]}}, 1.0], "kwargs": {}}]}, {"module": '
+                        '"keras.layers", "class_name": "Dense", "config": {"name": "d", "trainable": true, '
+                        '"dtype": {"module": "keras", "class_name": "DTypePolicy", "config": {"name": '
+                        '"float32"}, "registered_name": null}, "units": 1, "activation": "linear", "use_bias": '
+                        'true, "kernel_initializer": {"module": "keras.initializers", "class_name": '
+                        '"GlorotUniform", "config": {"seed": null, "input_axes": null, "output_axes": null}, '
+                        '"registered_name": null}, "bias_initializer": {"module": "keras.initializers", '
+                        '"class_name": "Zeros", "config": {}, "registered_name": null}, "kernel_regularizer": '
+                        'null, "bias_regularizer": null, "kernel_constraint": null, "bias_constraint": null, '
+                        '"quantization_config": null}, "registered_name": null, "build_config": '
+                        '{"input_shape": [null, 2]}, "name": "d", "inbound_nodes": [{"args": [{"class_name": '
+                        '"__keras_tensor__", "config": {"shape": [null, 2], "dtype": "float32", '
+                        '"keras_history": ["add", 0, 0]}}], "kwargs": {}}]}, {"module": "keras.src.ops.numpy", '
+                        '"class_name": "GetItem", "config": {"name": "get_item"}, "registered_name": '
+                        '"GetItem", "name": "get_item", "inbound_nodes": [{"args": [{"class_name": '
+                        '"__keras_tensor__", "config": {"shape": [null, 1], "dtype": "float32", '
+                        '"keras_history": ["d", 0, 0]}}, [{"class_name": "__slice__", "config": {"start": '
+                        'null, "stop": null, "step": null}}, {"class_name": "__slice__", "config": {"start": '
+                        'null, "stop": 1, "step": null}}]], "kwargs": {}}]}], "input_layers": ["x", 0, 0], '
+                        '"output_layers": ["get_item", 0, 0]}, "registered_name": "Functional", '
+                        '"build_config": {"input_shape": null}, "compile_config": {}}',
  'init_variance_scaling': {'module': 'keras.initializers',
                            'class_name': 'VarianceScaling',
                            'config': {'seed': 3,

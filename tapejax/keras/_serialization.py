@@ -79,6 +79,12 @@ def serialize_keras_object(obj):
         return serialize_dict(obj)
     if isinstance(obj, bytes):
         return {"class_name": "__bytes__", "config": {"value": obj.decode("utf-8")}}
+    if isinstance(obj, slice):
+        return {"class_name": "__slice__", "config": {"start": serialize_keras_object(obj.start),
+                                                      "stop": serialize_keras_object(obj.stop),
+                                                      "step": serialize_keras_object(obj.step)}}
+    if obj is Ellipsis:
+        return {"class_name": "__ellipsis__", "config": {}}
     if isinstance(obj, Tensor):
         value = obj.numpy()
         return {"class_name": "__tensor__", "config": {"value": np.asarray(value).tolist(),
@@ -141,6 +147,9 @@ def _lookup(class_name, module, registered_name, custom_objects):
                        (_REGISTERED, registered_name)):
         if table and key in table:
             return table[key]
+    if module == "keras.src.ops.numpy":   # an operation of a functional model (x * 2 on a KerasTensor)
+        from .layers._base import _operation_by_class_name
+        return _operation_by_class_name(class_name)
     here = _PUBLIC_MODULES.get(module) if isinstance(module, str) else None
     if module == "keras" and class_name in _KERAS_TOP:
         here = _KERAS_TOP[class_name]
@@ -188,6 +197,10 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
         return value
     if class_name == "__bytes__":
         return inner["value"].encode("utf-8")
+    if class_name == "__slice__":
+        return slice(*(deserialize_keras_object(inner.get(k), custom_objects) for k in ("start", "stop", "step")))
+    if class_name == "__ellipsis__":
+        return Ellipsis
     cls = _lookup(class_name, config.get("module"), config.get("registered_name"), custom_objects)
     if class_name == "function":
         fn = cls if cls is not None else _lookup(inner, config.get("module"), None, custom_objects)

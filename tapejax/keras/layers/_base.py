@@ -1172,6 +1172,21 @@ class _Operation(Layer):
     def call(self, *args):
         return self._k_fn(*args)
 
+    def _k_keras_identity(self):
+        """How ``serialize_keras_object`` names it: Keras 3's operation class (``keras.src.ops.numpy``)."""
+        return "keras.src.ops.numpy", type(self).__name__, type(self).__name__
+
+    def get_config(self):
+        """Keras 3's operation configuration: its name."""
+        return {"name": self.name}
+
+    def get_build_config(self):
+        return None   # an operation has no build configuration (Keras 3's Operation)
+
+    @classmethod
+    def from_config(cls, config):
+        return cls(name=config["name"])
+
 
 # Keras 3's operation names, their classes (the summary's "add (Add)") and what they compute.
 _OPERATIONS = {
@@ -1182,17 +1197,31 @@ _OPERATIONS = {
     "matmul": ("Matmul", lambda a, b: a @ b),
     "power": ("Power", lambda a, b: a ** b),
     "negative": ("Negative", lambda a: -a),
-    "get_item": ("GetItem", lambda a, key: a[key]),
+    # Keras 3's GetItem: a list key (a key read back from JSON) is a tuple
+    "get_item": ("GetItem", lambda a, key: a[tuple(key) if isinstance(key, list) else key]),
 }
 _OPERATION_CLASSES = {}
 
 
-def _operation(name, *args):
+def _operation_class(name):
+    """The operation class of a Keras 3 operation name (``'add'``), made once."""
     cls_name, fn = _OPERATIONS[name]
     cls = _OPERATION_CLASSES.get(name)
     if cls is None:
         cls = _OPERATION_CLASSES[name] = type(cls_name, (_Operation,), {"_k_fn": staticmethod(fn)})
-    return cls(name=unique_name(name))(*args)
+    return cls
+
+
+def _operation(name, *args):
+    return _operation_class(name)(name=unique_name(name))(*args)
+
+
+def _operation_by_class_name(class_name):
+    """The operation class a configuration names (``'Multiply'``), or None."""
+    for name, (cls_name, _) in _OPERATIONS.items():
+        if cls_name == class_name:
+            return _operation_class(name)
+    return None
 
 
 class _LayerScope:
