@@ -170,3 +170,77 @@ def test_a_file_with_a_string_dtype_still_loads(tmp_path):
     loaded = tf.keras.models.load_model(path)
     np.testing.assert_array_equal(loaded.layers[0].kernel.numpy(), model.layers[0].kernel.numpy())
     assert loaded.layers[0].get_config()["dtype"]["config"] == {"name": "float32"}
+
+
+_F32 = {'module': 'keras', 'class_name': 'DTypePolicy', 'config': {'name': 'float32'}, 'registered_name': None}
+
+
+def test_auto_config_of_a_users_layer_without_get_config():
+    """Keras 3 keeps the constructor arguments (defaults too) of a layer without a get_config of
+    its own; a Model subclass keeps its defaults only. Recorded from TF 2.21."""
+    tf.keras.backend.clear_session()
+
+    class Lin(L.Layer):
+        def __init__(self, units=32, scale=1.0, **kwargs):
+            super().__init__(**kwargs)
+            self.units = units
+
+    class NoKw(L.Layer):
+        def __init__(self, units=2):
+            super().__init__()
+
+    class M(tf.keras.Model):
+        def __init__(self, units=3, **kwargs):
+            super().__init__(**kwargs)
+            self.d = L.Dense(units)
+
+        def call(self, x):
+            return self.d(x)
+
+    class M2(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.d = L.Dense(2)
+
+        def call(self, x):
+            return self.d(x)
+
+    assert repr(Lin(4, name='l').get_config()) == repr(
+        {'name': 'l', 'units': 4, 'scale': 1.0, 'trainable': True, 'dtype': _F32})
+    assert repr(Lin(units=5, trainable=False, dtype='float64').get_config()) == repr(
+        {'name': 'lin', 'units': 5, 'scale': 1.0, 'trainable': False,
+         'dtype': {'module': 'keras', 'class_name': 'DTypePolicy', 'config': {'name': 'float64'},
+                   'registered_name': None}})
+    assert repr(NoKw(3).get_config()) == repr({'units': 3, 'trainable': True, 'dtype': _F32})
+    assert repr(M(4).get_config()) == repr({'name': 'm', 'units': 3, 'trainable': True, 'dtype': _F32})
+    assert repr(M2().get_config()) == repr({'trainable': True, 'dtype': _F32})
+    twin = Lin.from_config(Lin(7, name='l7').get_config())
+    assert (twin.name, twin.units) == ('l7', 7)
+
+
+def test_auto_config_errors_are_keras3s():
+    class Bad(L.Layer):
+        def __init__(self, init=None, **kwargs):
+            super().__init__(**kwargs)
+
+    class Var(L.Layer):
+        def __init__(self, *a, **kwargs):
+            super().__init__(**kwargs)
+
+    example = ('\n\nExample:\n\n\nclass CustomLayer(keras.layers.Layer):\n    def __init__(self, arg1, arg2, '
+               '**kwargs):\n        super().__init__(**kwargs)\n        self.arg1 = arg1\n        self.arg2 = arg2\n'
+               '\n    def get_config(self):\n        config = super().get_config()\n        config.update({\n'
+               '            "arg1": self.arg1,\n            "arg2": self.arg2,\n        })\n        return config\n')
+    with pytest.raises(NotImplementedError) as e:
+        Bad(init=tf.keras.initializers.Ones()).get_config()
+    assert str(e.value) == ('\nObject Bad was created by passing\nnon-serializable argument values in `__init__()`,'
+                            '\nand therefore the object must override `get_config()` in\norder to be serializable. '
+                            'Please implement `get_config()`.' + example)
+    with pytest.raises(NotImplementedError) as e:
+        Var(1, 2).get_config()
+    assert str(e.value) == ('\nObject Var was created by passing\npositional only or variadic positional arguments '
+                            '(e.g.,\n`*args`) to `__init__()`, which is not supported by the\nautomatic config '
+                            'generation. Please remove all positional\nonly and variadic arguments from `__init__()`'
+                            '\nor override `get_config()` and `from_config()` to make\nthe object serializatble.'
+                            + example)
+    assert Var().get_config()['name'] == 'var_1'   # Var(1, 2) took 'var'

@@ -555,6 +555,18 @@ class Layer(Module):
     _k_config_keys = ()
     _k_activations = frozenset({"activation", "recurrent_activation"})   # configured by their Keras name
 
+    def __new__(cls, *args, **kwargs):
+        obj = super().__new__(cls)
+        if not cls.__module__.startswith("tapejax.") and _default_get_config(cls):
+            # Keras 3 keeps the constructor arguments of a user's layer without a get_config of
+            # its own (its "auto config"); a Model subclass's are its defaults (Keras 3's
+            # Model.__new__ passes no arguments on)
+            from ..models import Model
+            if issubclass(cls, Model):
+                args, kwargs = (), {}
+            obj.__dict__["_k_auto_config"] = _auto_config(cls, args, kwargs)
+        return obj
+
     def __init__(self, trainable=True, name=None, dtype=None, **kwargs):
         unknown = set(kwargs) - _LAYER_KWARGS
         if unknown:
@@ -1111,8 +1123,13 @@ class Layer(Module):
             >>> config['name'], config['rate'], config['dtype']['config']
             ('drop', 0.5, {'name': 'float32'})
         """
-        config = {"name": self.name, "trainable": self.trainable,
-                  "dtype": serialize_keras_object(self._k_policy)}
+        config = {"name": self.name}
+        if "_k_auto_config" in self.__dict__ and _default_get_config(type(self)):
+            arguments, keeps_name = _auto_config_of(self)
+            config.update(arguments)
+            if not keeps_name:
+                del config["name"]
+        config.update({"trainable": self.trainable, "dtype": serialize_keras_object(self._k_policy)})
         if self.activity_regularizer is not None:
             config["activity_regularizer"] = serialize_keras_object(self.activity_regularizer)
         for key in self._k_config_keys:
@@ -1256,6 +1273,84 @@ class _nested_scopes:
     def __exit__(self, *exc):
         del _name_scope[len(_name_scope) - len(self.names):]
         return False
+
+
+_AUTO_CONFIG_EXAMPLE = '''
+class CustomLayer(keras.layers.Layer):
+    def __init__(self, arg1, arg2, **kwargs):
+        super().__init__(**kwargs)
+        self.arg1 = arg1
+        self.arg2 = arg2
+
+    def get_config(self):
+        config = super().get_config()
+        config.update({
+            "arg1": self.arg1,
+            "arg2": self.arg2,
+        })
+        return config
+'''
+
+
+def _default_get_config(cls):
+    """Whether ``cls`` configures itself with the base ``get_config`` (no get_config of its own)."""
+    from ..models import Model
+    return cls.get_config in (Layer.get_config, Model.get_config) and not cls._k_config_keys
+
+
+def _auto_config(cls, args, kwargs):
+    """Keras 3's auto config: the constructor's arguments (defaults included, ``name`` left out)
+    when all are strings, numbers, booleans or None (in lists, tuples, dicts); else None, or
+    ``"positional"`` for a constructor given positional-only or ``*args`` arguments."""
+    try:
+        signature = inspect.signature(cls.__init__)
+        bound = signature.bind(None, *args, **kwargs)
+    except (TypeError, ValueError):
+        return None
+    params = list(signature.parameters.values())
+    if any(p.kind == inspect.Parameter.POSITIONAL_ONLY for p in params[1:]):
+        return "positional"
+    bound.apply_defaults()
+    arguments = dict(bound.arguments)
+    arguments.pop(params[0].name, None)
+    for p in params:
+        if p.kind == inspect.Parameter.VAR_KEYWORD:
+            arguments.update(arguments.pop(p.name, {}))
+        elif p.kind == inspect.Parameter.VAR_POSITIONAL and arguments.pop(p.name, ()):
+            return "positional"
+    arguments.pop("name", None)
+
+    def plain(value):
+        if isinstance(value, (list, tuple)):
+            return all(plain(v) for v in value)
+        if isinstance(value, dict):
+            return all(plain(v) for v in value.values())
+        return value is None or isinstance(value, (str, int, float, bool))
+
+    return arguments if plain(arguments) else None
+
+
+def _auto_config_of(layer):
+    """``(arguments, keeps_name)``: the auto config part of ``layer.get_config()`` (Keras 3's
+    Operation.get_config) and whether the constructor takes ``name`` back; Keras's
+    NotImplementedError when the constructor's arguments could not be kept."""
+    auto = layer.__dict__["_k_auto_config"]
+    if isinstance(auto, dict):
+        params = inspect.signature(type(layer).__init__).parameters
+        keeps_name = "name" in params or ("kwargs" in params and
+                                          params["kwargs"].kind == inspect.Parameter.VAR_KEYWORD)
+        return dict(auto), keeps_name
+    name = type(layer).__name__
+    if auto == "positional":
+        problem = (f"Object {name} was created by passing\npositional only or variadic positional arguments (e.g.,\n"
+                   "`*args`) to `__init__()`, which is not supported by the\nautomatic config generation. Please "
+                   "remove all positional\nonly and variadic arguments from `__init__()`\nor override `get_config()` "
+                   "and `from_config()` to make\nthe object serializatble.")
+    else:
+        problem = (f"Object {name} was created by passing\nnon-serializable argument values in `__init__()`,\nand "
+                   "therefore the object must override `get_config()` in\norder to be serializable. Please implement "
+                   "`get_config()`.")
+    raise NotImplementedError(f"\n{problem}\n\nExample:\n\n{_AUTO_CONFIG_EXAMPLE}")
 
 
 def _shape_config(shape):

@@ -1101,9 +1101,9 @@ class BatchNormalization(Layer):
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True,
                  beta_initializer="zeros", gamma_initializer="ones", moving_mean_initializer="zeros",
                  moving_variance_initializer="ones", beta_regularizer=None, gamma_regularizer=None,
-                 beta_constraint=None, gamma_constraint=None, synchronized=False, renorm=False,
-                 renorm_clipping=None, renorm_momentum=0.99, fused=None, virtual_batch_size=None,
-                 adjustment=None, **kwargs):
+                 beta_constraint=None, gamma_constraint=None, renorm=False, renorm_clipping=None,
+                 renorm_momentum=0.99, synchronized=False, fused=None, virtual_batch_size=None, adjustment=None,
+                 **kwargs):
         super().__init__(**kwargs)
         # Keras 3 names its weights before build: None until then.
         self.gamma = self.beta = self.moving_mean = self.moving_variance = None
@@ -1209,8 +1209,8 @@ class Embedding(Layer):
                       "activity_regularizer", "embeddings_constraint", "mask_zero", "quantization_config")
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform", embeddings_regularizer=None,
-                 activity_regularizer=None, embeddings_constraint=None, mask_zero=False, weights=None,
-                 lora_rank=None, lora_alpha=None, quantization_config=None, input_length=None, **kwargs):
+                 embeddings_constraint=None, mask_zero=False, weights=None, lora_rank=None, lora_alpha=None,
+                 quantization_config=None, input_length=None, **kwargs):
         for arg, value in (("input_dim", input_dim), ("output_dim", output_dim)):
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"`{arg}` must be a positive integer. Received: {arg}={value} "
@@ -1218,7 +1218,7 @@ class Embedding(Layer):
         if input_length is not None:
             kwargs.setdefault("input_shape", (input_length,))
         _unsupported("Embedding", lora_rank=lora_rank, quantization_config=quantization_config)
-        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        super().__init__(**kwargs)   # activity_regularizer among them, as Keras 3
         self.input_dim = input_dim
         self.output_dim = output_dim
         if embeddings_initializer == "uniform":
