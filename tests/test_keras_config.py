@@ -244,3 +244,19 @@ def test_auto_config_errors_are_keras3s():
                             '\nor override `get_config()` and `from_config()` to make\nthe object serializatble.'
                             + example)
     assert Var().get_config()['name'] == 'var_1'   # Var(1, 2) took 'var'
+
+
+def test_activation_configs_are_keras3s():
+    """Recorded from TF 2.21: a user's function is Keras's 'function' configuration; 'swish' is silu."""
+    def my_act(x):
+        return x * 2.0
+
+    assert L.Dense(2, activation=my_act).get_config()['activation'] == {
+        'module': 'builtins', 'class_name': 'function', 'config': 'my_act', 'registered_name': 'function'}
+    assert L.Dense(2, activation='swish').get_config()['activation'] == 'silu'
+    assert L.Dense(2, activation=tf.nn.gelu).get_config()['activation'] == 'gelu'
+    assert L.Activation(tf.math.tanh).get_config()['activation'] == 'tanh'
+    registered = tf.keras.saving.register_keras_serializable(package="ConfigTest")(my_act)
+    config = L.Dense(2, activation=registered).get_config()
+    assert config['activation']['config'] == 'ConfigTest>my_act'
+    assert L.Dense.from_config(config).activation is my_act

@@ -8,6 +8,8 @@ Example:
     >>> tf.keras.activations.get('relu')(tf.constant([-1.0, 2.0])).numpy().tolist()
     [0.0, 2.0]
 """
+import types
+
 import jax
 import jax.numpy as jnp
 
@@ -115,7 +117,7 @@ def leaky_relu(x, alpha=0.2):
 
 _BY_NAME = {
     "relu": relu, "relu6": relu6, "sigmoid": sigmoid, "tanh": tanh, "softmax": softmax,
-    "softplus": softplus, "softsign": softsign, "elu": elu, "selu": selu, "swish": swish, "silu": silu,
+    "softplus": softplus, "softsign": softsign, "elu": elu, "selu": selu, "silu": silu, "swish": swish,
     "gelu": gelu, "exponential": exponential, "linear": linear, "hard_sigmoid": hard_sigmoid,
     "leaky_relu": leaky_relu, "mish": mish,
 }
@@ -145,6 +147,8 @@ def get(identifier):
     """
     if identifier is None:
         return linear
+    if isinstance(identifier, dict):   # a configuration (serialize's form for a user's function)
+        return deserialize(identifier)
     if isinstance(identifier, str):
         fn = _BY_NAME.get(identifier)
         if fn is None:
@@ -221,7 +225,9 @@ def _grad_from_output(fn):
 
 
 def serialize(activation):
-    """The Keras name of an activation (or its ``__name__``).
+    """Keras 3's configuration of an activation: the Keras name of a built-in one (or an op's
+    name), Keras's ``{'module': 'builtins', 'class_name': 'function', 'config': <name>, ...}`` for a
+    user's function (its ``register_keras_serializable`` name, else its own).
 
     Example:
         >>> import tapejax as tf
@@ -231,4 +237,33 @@ def serialize(activation):
     for k, v in _BY_NAME.items():
         if v is activation:
             return k
+    if isinstance(activation, types.FunctionType) and activation.__name__ != "<lambda>" \
+            and not activation.__module__.startswith("tapejax."):
+        from .saving import get_registered_name
+        return {"module": "builtins", "class_name": "function", "config": get_registered_name(activation),
+                "registered_name": "function"}
     return getattr(activation, "__name__", getattr(activation, "name", repr(activation)))
+
+
+def deserialize(config, custom_objects=None):
+    """The activation a configuration names: a Keras name, or a user's function by its
+    registered name (``custom_objects`` or ``register_keras_serializable``).
+
+    Raises:
+        ValueError: a name that is no activation.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.activations.deserialize('tanh') is tf.keras.activations.tanh
+        True
+    """
+    if isinstance(config, dict):
+        name = config.get("config")
+        from .saving import get_registered_object
+        fn = get_registered_object(name, custom_objects) if isinstance(name, str) else None
+        if fn is None and isinstance(name, str):
+            fn = _BY_NAME.get(name)
+        if not callable(fn):
+            raise ValueError(f"Could not interpret activation function identifier: {config}")
+        return fn
+    return get(config)
