@@ -1133,10 +1133,17 @@ class Layer(Module):
         if self.activity_regularizer is not None:
             config["activity_regularizer"] = serialize_keras_object(self.activity_regularizer)
         for key in self._k_config_keys:
-            value = getattr(self, key)
-            config[key] = _activations.serialize(value) if key in self._k_activations \
-                else serialize_keras_object(value)
+            value = self._k_config_value(key)
+            if key in self._k_activations:
+                value = _activations.serialize(value)
+            elif hasattr(value, "get_config") and not isinstance(value, type):   # a Keras object
+                value = serialize_keras_object(value)
+            config[key] = value
         return config
+
+    def _k_config_value(self, key):
+        """The value ``get_config`` lists for one of ``_k_config_keys``: the attribute of that name."""
+        return getattr(self, key)
 
     @classmethod
     def from_config(cls, config):

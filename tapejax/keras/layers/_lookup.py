@@ -70,10 +70,19 @@ class _IndexLookup(Layer):
 
     _allow_non_tensor_positional_args = True   # Keras 3's preprocessing layers take any inputs
 
+    # Keras 3's IndexLookup configuration, in its order
+    _k_config_keys = ("invert", "max_tokens", "num_oov_indices", "oov_token", "mask_token", "output_mode", "sparse",
+                      "pad_to_max_tokens", "vocabulary_dtype", "idf_weights", "vocabulary", "vocabulary_size",
+                      "oov_method", "salt")
+
     def __init__(self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token=None, vocabulary=None,
                  idf_weights=None, invert=False, output_mode="int", pad_to_max_tokens=False, sparse=False,
                  name=None, **kwargs):
         kwargs.pop("vocabulary_dtype", None)
+        # the rest of Keras 3's configuration: the size follows from the vocabulary; one OOV method
+        self._k_given_size = kwargs.pop("vocabulary_size", None)   # a configuration's, of an adapted layer
+        if kwargs.pop("oov_method", "floormod") != "floormod" or kwargs.pop("salt", None) is not None:
+            raise NotImplementedError("tapejax's lookup layers hash OOV tokens with oov_method='floormod' only.")
         super().__init__(name=name, autocast=False, **kwargs)
         if output_mode == "tf_idf" or idf_weights is not None:
             raise NotImplementedError("output_mode='tf_idf' is not provided by tapejax's lookup layers: use "
@@ -133,6 +142,19 @@ class _IndexLookup(Layer):
             raise ValueError("Attempted to set a vocabulary larger than the maximum vocab size. Received "
                              f"vocabulary size is {start + len(keys)}; `max_tokens` is {self.max_tokens}.")
         self._k_tokens = keys
+
+    def _k_config_value(self, key):
+        if key == "vocabulary":   # as it was given (Keras 3's input_vocabulary), arrays as lists
+            vocabulary = self.input_vocabulary
+            if isinstance(vocabulary, _TensorBase):
+                vocabulary = vocabulary.numpy()
+            return vocabulary.tolist() if isinstance(vocabulary, np.ndarray) else vocabulary
+        if key == "vocabulary_size":
+            return self._k_given_size if self._k_tokens is None else self.vocabulary_size()
+        if key == "vocabulary_dtype":
+            return "string" if self._TEXT else "int64"
+        return {"idf_weights": None, "oov_method": "floormod", "salt": None}.get(key) if key in (
+            "idf_weights", "oov_method", "salt") else getattr(self, key)
 
     def vocabulary_size(self):
         """The number of indices: the tokens plus the mask and OOV indices."""
@@ -251,6 +273,7 @@ class StringLookup(_IndexLookup):
     """
 
     _TEXT = True
+    _k_config_keys = tuple(k for k in _IndexLookup._k_config_keys if k != "vocabulary_dtype") + ("encoding",)
 
     def __init__(self, max_tokens=None, num_oov_indices=1, mask_token=None, oov_token="[UNK]", vocabulary=None,
                  idf_weights=None, invert=False, output_mode="int", pad_to_max_tokens=False, sparse=False,
