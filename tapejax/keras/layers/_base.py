@@ -1136,8 +1136,8 @@ class Layer(Module):
             value = self._k_config_value(key)
             if key in self._k_activations:
                 value = _activations.serialize(value)
-            elif hasattr(value, "get_config") and not isinstance(value, type):   # a Keras object
-                value = serialize_keras_object(value)
+            elif _is_keras_object(value) or isinstance(value, (list, tuple)) and any(map(_is_keras_object, value)):
+                value = serialize_keras_object(value)   # Keras objects (a list of cells); plain values kept
             config[key] = value
         return config
 
@@ -1297,6 +1297,11 @@ class CustomLayer(keras.layers.Layer):
         })
         return config
 '''
+
+
+def _is_keras_object(value):
+    """Whether a configuration value is a Keras object (an initializer, a layer...), not a plain value."""
+    return hasattr(value, "get_config") and not isinstance(value, type)
 
 
 def _default_get_config(cls):
