@@ -260,3 +260,24 @@ def test_activation_configs_are_keras3s():
     config = L.Dense(2, activation=registered).get_config()
     assert config['activation']['config'] == 'ConfigTest>my_act'
     assert L.Dense.from_config(config).activation is my_act
+
+
+def test_user_functions_configure_as_keras3s():
+    """Recorded from TF 2.21: a function initializer / regularizer is Keras's 'function' configuration;
+    a registered one is read back by its registered name."""
+    def my_init(shape, dtype=None):
+        return tf.ones(shape, dtype=dtype)
+
+    def my_reg(w):
+        return tf.reduce_sum(w)
+
+    function = {'module': 'builtins', 'class_name': 'function', 'config': 'my_init', 'registered_name': 'function'}
+    assert tf.keras.utils.serialize_keras_object(my_init) == function
+    config = L.Dense(2, kernel_initializer=my_init, kernel_regularizer=my_reg).get_config()
+    assert config['kernel_initializer'] == function
+    assert config['kernel_regularizer'] == dict(function, config='my_reg')
+    registered = tf.keras.saving.register_keras_serializable(package="ConfigTest")(my_init)
+    config = L.Dense(2, kernel_initializer=registered).get_config()
+    assert config['kernel_initializer']['config'] == 'ConfigTest>my_init'
+    assert L.Dense.from_config(config).kernel_initializer is my_init
+    assert tf.keras.utils.deserialize_keras_object(tf.keras.utils.serialize_keras_object(my_init)) is my_init

@@ -102,8 +102,9 @@ def serialize_keras_object(obj):
             raise TypeError(f"Cannot serialize object {obj} of type {type(obj)}. To be serializable, a class "
                             "must implement the `get_config()` method.")
         from .saving import get_registered_name
-        return {"module": getattr(obj, "__module__", None), "class_name": "function", "config": name,
-                "registered_name": get_registered_name(obj)}
+        # Keras 3 names a function by the public class of functions: module 'builtins', registered 'function'
+        return {"module": "builtins", "class_name": "function", "config": get_registered_name(obj),
+                "registered_name": "function"}
     config = obj.get_config()
     if not isinstance(config, dict):
         raise TypeError(f"The `get_config()` method of {obj} should return a dict. It returned: {config}")
@@ -203,7 +204,7 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
         return Ellipsis
     cls = _lookup(class_name, config.get("module"), config.get("registered_name"), custom_objects)
     if class_name == "function":
-        fn = cls if cls is not None else _lookup(inner, config.get("module"), None, custom_objects)
+        fn = _lookup(inner, None, inner, custom_objects) if isinstance(inner, str) else None
         if fn is None:
             raise TypeError(f"Could not locate function '{inner}'. Make sure custom classes and functions are "
                             "decorated with `@keras.saving.register_keras_serializable()`.")
@@ -234,6 +235,12 @@ def get(identifier, module_objects, public_module, kind):
     description: a ``{'class_name', 'config'}`` dict (Keras 3's full form or Keras 2's), for
     ``module.get``."""
     class_name = identifier.get("class_name")
+    if class_name == "function":   # a user's function, by its registered name
+        from .saving import get_registered_object
+        fn = get_registered_object(identifier.get("config")) if isinstance(identifier.get("config"), str) else None
+        if not callable(fn):
+            raise ValueError(f"Could not interpret {kind} identifier: {identifier}")
+        return fn
     cls = None
     if identifier.get("registered_name") or identifier.get("module") not in (None, public_module):
         cls = _lookup(class_name, identifier.get("module"), identifier.get("registered_name"), None)

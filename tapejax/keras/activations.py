@@ -239,9 +239,8 @@ def serialize(activation):
             return k
     if isinstance(activation, types.FunctionType) and activation.__name__ != "<lambda>" \
             and not activation.__module__.startswith("tapejax."):
-        from .saving import get_registered_name
-        return {"module": "builtins", "class_name": "function", "config": get_registered_name(activation),
-                "registered_name": "function"}
+        from ._serialization import serialize_keras_object
+        return serialize_keras_object(activation)
     return getattr(activation, "__name__", getattr(activation, "name", repr(activation)))
 
 

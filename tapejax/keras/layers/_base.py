@@ -7,6 +7,7 @@ attribute-assignment order, and passes ``training`` down to the layers it calls.
 """
 import inspect
 import threading
+import types
 import warnings
 
 import jax
@@ -1301,7 +1302,7 @@ class CustomLayer(keras.layers.Layer):
 
 def _is_keras_object(value):
     """Whether a configuration value is a Keras object (an initializer, a layer...), not a plain value."""
-    return hasattr(value, "get_config") and not isinstance(value, type)
+    return (hasattr(value, "get_config") and not isinstance(value, type)) or isinstance(value, types.FunctionType)
 
 
 def _default_get_config(cls):
