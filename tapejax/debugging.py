@@ -24,11 +24,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import errors as errors
-from ._staging.function import quiet
+from ._core.checks import quiet
 from ._core import graph_options as _graph_options
 from ._core.tensor import _TensorBase, is_tracer as _is_tracer, to_array
 from .ops import convert_to_tensor
-from ._staging.function import program_errors as _raised, staged
+from ._core.checks import program_errors as _raised, staged
 from .ops import abs as _abs, less_equal
 from .math import reduce_all
 

@@ -26,7 +26,7 @@ import zlib
 import jax
 import numpy as np
 
-from ._staging.function import quiet, staged
+from ._core.checks import quiet, staged
 from ._core.tensor import _TensorBase, is_tracer as _is_tracer, to_array
 
 _INSTALL = ("tf.summary writes TensorBoard event files with the tensorboard package, which is not "

@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import dtypes as _dtypes, host as _host, new_shapes, state as _state
+from . import checks, dtypes as _dtypes, host as _host, new_shapes, state as _state
 from .. import errors as errors
 from .cache import track_variants
 from .tensor import Tensor, _TensorBase, to_array, _contains_tensor, is_jax_autodiff, _python_default_dtype
@@ -429,6 +429,8 @@ def _run(op, args, static):
         out = new_shapes.call(op, jfn, vals, static)
     except jax.errors.UnexpectedTracerError:
         raise _out_of_scope(ins) from None
+    except jax.errors.JaxRuntimeError as e:   # a check staged in the op's program failed (map_fn's body)
+        checks.reraise(e)
     except DtypeMismatch as e:
         raise _dtype_error(op, args, e.index) from None
     except DtypeNotAllowed as e:
@@ -543,6 +545,8 @@ def _fold(op, args, static, out):
     vals = []
     for a in args:
         v = a._value if isinstance(a, _TensorBase) else a
+        if type(v) is list and _contains_tensor(v):
+            return      # a list holding tensors (tf.stack([[0], [i]])): converted by the op
         if not isinstance(v, jax.core.Tracer) and np.size(v) > _FOLD_SIZE:
             return      # a large constant: not shape arithmetic (and not copied to NumPy)
         a = known_value(a)

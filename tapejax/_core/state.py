@@ -74,7 +74,7 @@ class Scope:
     """
 
     __slots__ = ("values", "captured", "written", "created", "checks", "parent", "strict", "tracing",
-                 "_kept", "may_fail", "forbid_creation")
+                 "_kept", "may_fail", "forbid_creation", "flags", "trace")
 
     def __init__(self, given=(), strict=False, tracing=False):
         self.values = {v._id: x for v, x in given}
@@ -88,6 +88,8 @@ class Scope:
         self._kept = {}         # id -> (Variable, value): generator advances that outlive a drop
         self.parent = None
         self.forbid_creation = None   # a message: creating a Variable here raises ValueError(message)
+        self.flags = None       # a compiled program's checks returned as outputs (checks.stage_error)
+        self.trace = None       # the JAX trace of that program's body
 
     def __enter__(self):
         self.parent = _local.scope

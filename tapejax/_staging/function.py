@@ -39,10 +39,9 @@ import weakref
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax._src import dispatch as _dispatch   # runtime_tokens: the order of effects (no public spelling)
 
 from .._core import cache as _cache, dtypes as _dtypes, engine as _engine, host as _host, logs as _logs, state as _state
-from .._core import graph_options as _graph_options, variable as _variable
+from .._core import checks as _checks, graph_options as _graph_options, variable as _variable
 from .. import errors
 from .._core.module import Module as _Module
 from .._core.state import pause_recording
@@ -55,7 +54,6 @@ from . import autograph as _autograph
 
 class _Flags(threading.local):
     def __init__(self):
-        self.quiet = 0      # > 0 while a body is re-run for its gradient: no second tf.print
         self.graph_tape = None  # the tape recording a whole trace, for tf.gradients
 
 
@@ -107,25 +105,6 @@ def control_dependencies(control_inputs):
             if callable(control):
                 control()
     return contextlib.nullcontext()
-
-
-def quiet():
-    """Whether side effects (tf.print) are muted: the body is re-run only to differentiate it."""
-    return _flags.quiet > 0
-
-
-def staged(may_fail=False):
-    """Context in which a side effect is staged into the program being traced, even with
-    constant arguments (traces run with eager constant folding, which would run it now).
-    ``may_fail``: the staged host callback may raise (an assertion, user code): see
-    ``state.note_may_fail``."""
-    if may_fail:
-        _state.note_may_fail()
-    try:
-        from jax._src import config as jax_config
-        return jax_config.eager_constant_folding(False)
-    except (ImportError, AttributeError):  # a JAX without it folds nothing eagerly
-        return contextlib.nullcontext()
 
 
 def run_functions_eagerly(run_eagerly):
@@ -527,9 +506,9 @@ class _Polymorphic:
 
     _MAX_SIZES = 64
 
-    def __init__(self, exported):
+    def __init__(self, exported, donate=(1,)):
         self._exported = exported
-        self._jitted = jax.jit(exported.call, donate_argnums=(1,))
+        self._jitted = jax.jit(exported.call, donate_argnums=donate)
         self._compiled = collections.OrderedDict()
 
     def __call__(self, arg_vals, don_vals, keep_vals):
@@ -610,6 +589,7 @@ class ConcreteFunction:
         self._checks = ()
         self._calls_back = False   # the program calls the host (tf.print, asserts, py_function, host ops)
         self._may_fail = False     # one of those callbacks may raise (state.note_may_fail)
+        self._flagged = []         # (error, number of values) per check returned as outputs (_raise_flagged)
         self._no_creation = False  # creating a Variable while traced raises (TensorFlow's singleton rule)
         self._uid = next(_concrete_ids)
         # The states of its seeded random ops (``_state.random_ops``); the Function gives every
@@ -628,12 +608,16 @@ class ConcreteFunction:
 
     # -- the traced body ----------------------------------------------------
 
-    def _body(self, arg_vals, state, state_vals, tape=None):
+    def _body(self, arg_vals, state, state_vals, tape=None, trace=None):
         """Runs the Python function in a state scope giving ``state`` the values ``state_vals``.
+        With the JAX ``trace`` of the program, the checks staged at its top are collected as
+        outputs (``checks.collecting``).
 
         Returns (outputs, scope); the Variables themselves are never changed.
         """
         scope = _state.Scope(zip(state, state_vals), tracing=True)
+        if trace is not None:
+            _checks.collecting(scope, trace)
         if self._no_creation and tape is None:
             scope.forbid_creation = _NOT_SINGLETON
         graph = self._function._graph_tape and tape is None
@@ -679,17 +663,25 @@ class ConcreteFunction:
             given[i] = x
         for i, x in zip(self._keep, keep_vals):
             given[i] = x
+        trace = _checks.current_trace()
         ctx = jax.ensure_compile_time_eval() if self._function._constants else contextlib.nullcontext()
         with ctx:
-            outputs, scope = self._body(arg_vals, state, given)
+            outputs, scope = self._body(arg_vals, state, given, trace=trace)
         if self._host is not None:
             # Values the host ops after the program take: outputs of the program too.
             outputs.arrays.extend(self._host.late_inputs)
-        arrays = list(outputs.arrays)
+        # The checks staged at the top (an index out of range): outputs last, read by the call;
+        # a failed one gives the Variables their values back.
+        self._flagged = [(error, len(values)) for _, values, error in scope.flags]
+        arrays = list(outputs.arrays) + [x for bad, values, _ in scope.flags for x in (bad, *values)]
         outputs.forget_values()
         self._outputs, self._scope = outputs, scope
         self._updated = self._donate + tuple(i for i in self._keep if state[i]._id in scope.written)
-        return arrays, self._new_state(state, scope)
+        new = self._new_state(state, scope)
+        if scope.flags:
+            failed = jnp.any(jnp.stack([bad for bad, _, _ in scope.flags]))
+            new = [jnp.where(failed, given[i], x) for i, x in zip(self._updated, new)]
+        return arrays, new
 
     def _trace(self, arg_vals):
         """Traces the body; returns its scope (what it captured, assigned and created).
@@ -740,9 +732,11 @@ class ConcreteFunction:
         """Makes the traced program the one calls run. When the trace assigns state it was not
         told to donate, or serves unknown dimensions, the program is replayed from the trace's
         jaxpr: a second trace would repeat the Python function's side effects, and TensorFlow
-        traces once. The replay donates every assigned Variable; with unknown dimensions it is
-        exported (``jax.export``) and compiled per size."""
-        if self._shapes is None and not set(self._updated) - set(self._donate) and self._host is None:
+        traces once. The replay donates every assigned Variable, unless a host callback in it may
+        fail (an assertion, an index check: a failed run must leave the Variables as they were);
+        with unknown dimensions it is exported (``jax.export``) and compiled per size."""
+        if self._shapes is None and not set(self._updated) - set(self._donate) and self._host is None \
+                and not self._may_fail:
             self._traced = None
             return
         closed, self._traced = self._traced.jaxpr, None
@@ -751,7 +745,7 @@ class ConcreteFunction:
         old_don, old_keep, n_state = self._donate, self._keep, len(self._trace_state)
         self._donate = tuple(sorted(set(self._updated)))
         self._keep = tuple(i for i in range(n_state) if i not in self._donate)
-        n_out = len(self._outputs.arrays)
+        n_out = len(self._outputs.arrays) + sum(1 + n for _, n in self._flagged)
 
         def replay(arg_vals, don_vals, keep_vals):
             given = dict(zip(self._donate, don_vals))
@@ -760,13 +754,14 @@ class ConcreteFunction:
             out = jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *flat)
             return out[:n_out], out[n_out:]
 
+        donate = () if self._may_fail else (1,)
         if self._shapes is None:
-            self._jitted = jax.jit(replay, donate_argnums=(1,))
+            self._jitted = jax.jit(replay, donate_argnums=donate)
             return
         state = self._trace_state
         exported = jax.export.export(jax.jit(replay))(
             self._arg_specs, [state[i]._stored for i in self._donate], [state[i]._stored for i in self._keep])
-        self._jitted = _Polymorphic(exported)
+        self._jitted = _Polymorphic(exported, donate)
 
     def _discard(self):
         """Drops a trace that will not be used, now: its program holds the initial values of
@@ -794,10 +789,7 @@ class ConcreteFunction:
             return self._run(arg_vals, tensors, var_args, env)
         except jax.errors.JaxRuntimeError as e:
             # A tf.debugging assertion failed while the program ran: raise its TensorFlow error.
-            error = _program_error(e)
-            if error is e:
-                raise
-            raise error from None
+            _checks.reraise(e)
 
     def _call_host(self, arg_vals, tensors, var_args):
         """A call of a trace with string arguments: its host program runs on them, then the
@@ -834,8 +826,8 @@ class ConcreteFunction:
         donated = [state[i] for i in self._donate]
         if self._may_fail:
             # A host callback may fail (an assertion): that run is then lost, and the Variables
-            # must keep their values. Their buffers are copied, not donated.
-            don = [_state.copy_buffer(v._stored) for v in donated]
+            # must keep their values. The program does not take their buffers (``_finish``).
+            don = [v._stored for v in donated]
         else:
             don = [v._stored for v in donated]
             if any(map(_SHARED, donated)) or len(set(map(id, don))) < len(don):
@@ -843,6 +835,7 @@ class ConcreteFunction:
         keep = [state[i]._stored for i in self._keep]
         outs, new_vals = self._jitted(arg_vals, don, keep)
         del don
+        outs, flags = self._split_flags(outs)
         if env is not None:   # the host program's values must live until its callbacks ran
             self._host_wait(outs, new_vals, env)
         elif self._calls_back:
@@ -858,20 +851,42 @@ class ConcreteFunction:
             held.update(k for k, n in collections.Counter(new_ids).items() if n > 1)
         _state.store_outputs(donated if self._updated == self._donate else [state[i] for i in self._updated],
                              new_vals, held)
+        self._raise_flagged(flags)
         for check in self._checks:
             check()
         return self._outputs.build(outs, env)
 
+    def _split_flags(self, outs):
+        """The program's outputs, and its checks' (``checks.stage_error``): the last."""
+        n = sum(1 + k for _, k in self._flagged)
+        return (outs[:len(outs) - n], outs[len(outs) - n:]) if n else (outs, ())
+
+    def _raise_flagged(self, flags):
+        """Raises the first failed check's error (the call then waits for the program: as
+        TensorFlow, the call that failed raises). The program gave the Variables their values
+        back."""
+        if not flags:
+            return
+        it = iter(jax.device_get(flags))
+        for error, k in self._flagged:
+            bad, values = next(it), [next(it) for _ in range(k)]
+            if bad:
+                raise error(*values)
+
     def _call_in_scope(self, arg_vals, state, env=None):
-        # The scope's values may be the Variables' own buffers: donate copies.
-        outs, new_vals = self._jitted(arg_vals, [_state.copy_buffer(state[i]._value) for i in self._donate],
+        # The scope's values may be the Variables' own buffers: donate copies (a program that
+        # may fail takes none).
+        copy = (lambda x: x) if self._may_fail else _state.copy_buffer
+        outs, new_vals = self._jitted(arg_vals, [copy(state[i]._value) for i in self._donate],
                                       [state[i]._value for i in self._keep])
+        outs, flags = self._split_flags(outs)
         if env is not None:
             self._host_wait(outs, new_vals, env)
         elif self._calls_back:
             _wait_for_callbacks(outs, new_vals)
         for i, x in zip(self._updated, new_vals):
             state[i]._set(x)
+        self._raise_flagged(flags)
         for check in self._checks:
             check()
         return self._outputs.build(outs, env)
@@ -1110,11 +1125,11 @@ class ConcreteFunction:
         return tuple(outputs.arrays) + tuple(self._new_state(state, scope))
 
     def _op_fn_quiet(self, *flat):
-        _flags.quiet += 1
+        _checks.muted.depth += 1
         try:
             return self._op_fn(*flat)
         finally:
-            _flags.quiet -= 1
+            _checks.muted.depth -= 1
 
     def _op_vjp(self, ans, *flat):
         n_out = len(self._outputs.arrays)
@@ -1129,7 +1144,7 @@ class ConcreteFunction:
         """The VJP of a call: re-run the body under a tape, then tapejax's backward pass."""
         n = self._n_args
         tape = GradientTape(persistent=True, watch_accessed_variables=False)
-        _flags.quiet += 1
+        _checks.muted.depth += 1
         try:
             outputs, scope = self._body(flat[:n], state, flat[n:], tape=tape)
             targets, seeds = [], []
@@ -1143,7 +1158,7 @@ class ConcreteFunction:
                 grads = (tape.gradient(targets, sources, output_gradients=seeds) if targets
                          else [None] * len(sources))
         finally:
-            _flags.quiet -= 1
+            _checks.muted.depth -= 1
         # None (unconnected) stays None: the engine then gives a source only reached this way None.
         # An IndexedSlices gradient becomes dense here.
         return tuple(None if g is None else to_array(g) for g in grads)
@@ -1327,7 +1342,6 @@ def _drop_concrete(conc):
             clear()
 
 
-program_errors = []   # errors raised by the host callbacks (tf.debugging asserts) of the program now running
 _CALLBACKS = ("io_callback", "pure_callback", "debug_callback")   # primitives calling the host
 _SHARED = operator.attrgetter("_shared")
 
@@ -1349,19 +1363,6 @@ def _wait_for_callbacks(outs, new_vals):
     failure would otherwise surface at some later read."""
     jax.block_until_ready((outs, new_vals))
     jax.effects_barrier()
-
-
-def _program_error(error):
-    """The TensorFlow error an assertion raised while a compiled program ran (JAX reports it as
-    a ``JaxRuntimeError``), or ``error`` itself."""
-    # The failed run's effect tokens would fail every later program with effects (and every
-    # ``jax.effects_barrier``) on an accelerator: start the order of effects afresh.
-    _dispatch.runtime_tokens.clear()
-    if not program_errors:
-        return error
-    found = program_errors[0]
-    program_errors.clear()
-    return found
 
 
 class Function:

@@ -4,9 +4,8 @@ import sys
 import jax
 import numpy as np
 
-from .._core import graph_options as _graph_options, host as _host, state as _state
+from .._core import checks as _checks, graph_options as _graph_options, host as _host, state as _state
 from .._core.tensor import HostValue, _TensorBase, is_tracer
-from . import function as _function
 
 
 def _fmt(x, summarize):
@@ -27,7 +26,7 @@ def print_(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=Non
     tracers = [x for x in inputs if isinstance(x, _TensorBase) and is_tracer(x._value)]
     if tracers or _state.tracing():
         # Inside a tapejax.function every print is part of the program: it prints per call.
-        if _function.quiet() or _graph_options.strips_debug_ops():
+        if _checks.quiet() or _graph_options.strips_debug_ops():
             return None   # (Grappler's debug_stripper leaves prints out of TF's graphs)
         # Per input: a value of the program, a string of the call (read from the host program
         # that runs before it), or text known now (Python values, string constants).
@@ -45,7 +44,7 @@ def print_(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=Non
                    else v for i, v in enumerate(parts)]
             stream.write(sep.join(out) + end)
 
-        with _function.staged():
+        with _checks.staged():
             jax.debug.callback(cb, *[parts[i] for i in idx], ordered=True)
         return None
     stream.write(sep.join(_fmt(x, summarize) for x in inputs) + end)

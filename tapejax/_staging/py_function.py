@@ -35,8 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.experimental import io_callback
 
-from .._core import dtypes as _dtypes, state as _state
-from . import function as _function
+from .._core import checks as _checks, dtypes as _dtypes, state as _state
 from .._core.state import pause_recording
 from .._core.tensor import Tensor, _TensorBase, is_tracer, to_array
 from ..extend import defop
@@ -193,7 +192,7 @@ def py_function(func=None, inp=None, Tout=None, name=None):
         return _eager_py(func, ins, single, specs)
     shapes = _learn_shapes(func, ins, single, specs, "py_function", numpy=False)
     op = _callback_op(func, single, tuple(specs), tuple(shapes), len(ins))
-    with _function.staged(may_fail=True):
+    with _checks.staged(may_fail=True):
         out = op(*ins)
     if not shapes:
         return []
@@ -339,7 +338,7 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
         ret = func(*[np.asarray(a) for a in arrays])
         return tuple(np.asarray(a) for a in _convert_outputs(ret, single, specs, "numpy_function"))
 
-    with _function.staged(may_fail=True):
+    with _checks.staged(may_fail=True):
         if stateful:
             out = io_callback(host, shapes, *[jax.lax.stop_gradient(v) for v in vals], ordered=True)
         else:

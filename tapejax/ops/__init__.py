@@ -19,6 +19,8 @@ A row is a pure JAX function made a tape op with ``defop`` (the op author's API,
     host.py         the ops on NumPy (string tensors, shape folding while tracing)
     messages.py     TensorFlow's kernel messages for bad arguments
     operators.py    Python's operators on Tensor and Variable
+    variable_ops.py a Variable's sparse reads and scatter updates
+    bounds.py       indices checked as TensorFlow's CPU kernels check them (now, or when a program runs)
     tensor_array.py, functional_ops.py   tf.TensorArray; scan, map_fn, foldl, foldr
 
 ``tapejax.ops`` itself offers every row under its TensorFlow name (the public function:
@@ -33,5 +35,5 @@ from .more_math_ops import *  # noqa: F401,F403
 from .more_nn_ops import *  # noqa: F401,F403
 from .more_array_ops import *  # noqa: F401,F403
 from .signal_ops import *  # noqa: F401,F403
-from . import host, messages, operators  # noqa: F401  (NumPy fallbacks, TF's messages, Tensor operators)
+from . import host, messages, operators, variable_ops  # noqa: F401  (NumPy fallbacks, TF's messages, Tensor operators, Variable's sparse methods)
 from .namespaces import exports  # noqa: F401

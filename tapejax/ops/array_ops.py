@@ -24,10 +24,10 @@ from .._core.basic import (  # the core's own ops, rows of this table too
     identity, reshape as _reshape, transpose as _transpose, concat as _concat, stack as _stack,
 )
 from ..extend import defop, freeze
-from . import normalize
+from . import bounds, normalize
 from .math_ops import cast
 from .namespaces import export
-from .messages import _dims, _kernel_message
+from .messages import _kernel_message
 
 # ---------------------------------------------------------------- shapes and structure
 _squeeze = defop(lambda x, axis=None: jnp.squeeze(x, axis=axis), name="squeeze", static=("axis",))
@@ -192,7 +192,7 @@ def stop_gradient(input, name=None):
 
 # ---------------------------------------------------------------- indexing and gathers
 _gather = defop(lambda p, i, axis=0, batch_dims=0: _gather_fn(p, i, axis, batch_dims), name="gather", static=("axis", "batch_dims"))
-_gather_nd = defop(lambda p, i: p[tuple(jnp.moveaxis(i, -1, 0))], name="gather_nd")
+_gather_nd = defop(lambda p, i, batch_dims=0: _gather_nd_fn(p, i, batch_dims), name="gather_nd", static=("batch_dims",))
 _getitem = defop(lambda x, *idx, spec: x[_decode_index(spec, idx)], name="getitem", static=("spec",))
 _one_hot = defop(lambda i, on, off, depth, axis=-1, dtype=np.float32: jnp.where(jax.nn.one_hot(i, depth, axis=axis, dtype=bool), on, off).astype(dtype), name="one_hot", static=("depth", "axis", "dtype"))
 # TensorFlow's gradient of an axis-0 gather w.r.t. its params is IndexedSlices.
@@ -202,19 +202,50 @@ _densify = defop(lambda values, indices, shape: to_dense(values, indices, shape)
 
 def _gather_fn(p, i, axis, batch_dims, xp=jnp):
     if batch_dims == 0:
-        return xp.take(p, i, axis=axis)
+        # An index out of range gives 0, as TensorFlow's GPU kernel (on a CPU it was refused: bounds)
+        return xp.take(p, i, axis=axis) if xp is np else jnp.take(p, i, axis=axis, mode="fill", fill_value=0)
     if xp is np:  # strings, on the host: one batch row at a time
         return np.stack([_gather_fn(pp, ii, axis - 1, batch_dims - 1, np) for pp, ii in zip(p, i)])
     f = lambda pp, ii: _gather_fn(pp, ii, axis - 1, batch_dims - 1)
     return jax.vmap(f)(p, i)
 
 
+def _gather_nd_fn(p, i, batch_dims, xp=jnp):
+    if batch_dims:
+        if xp is np:
+            return np.stack([_gather_nd_fn(pp, ii, batch_dims - 1, np) for pp, ii in zip(p, i)])
+        return jax.vmap(lambda pp, ii: _gather_nd_fn(pp, ii, batch_dims - 1))(p, i)
+    where = tuple(xp.moveaxis(i, -1, 0))
+    return p[where] if xp is np else p.at[where].get(mode="fill", fill_value=0)
+
+
 def getitem(x, key):
-    """``x[key]``: NumPy indexing; array indices are op inputs, a boolean mask is ``tf.boolean_mask``."""
+    """``x[key]``: TensorFlow's indexing (``strided_slice``): integers, slices, ``...``,
+    ``tf.newaxis`` and scalar integer tensors, a list read as a tuple; an index outside its
+    dimension raises InvalidArgumentError. Array indices are op inputs, a boolean mask is
+    ``tf.boolean_mask``."""
     if _is_bool_mask(key):
         return boolean_mask(x, key)
-    spec, dyn = _encode_index(key)
+    spec, dyn = _encode_index(tuple(key) if type(key) is list else key)
+    _check_subscripts(_shape_of(x), spec, dyn)
     return _getitem(x, *dyn, spec=spec)
+
+
+def _check_subscripts(shape, spec, dyn):
+    """Each scalar index in the dimension it indexes (``bounds.subscript``)."""
+    d, it = 0, iter(dyn)
+    for j, s in enumerate(spec):
+        tag = s[0]
+        if tag == "e":
+            d = len(shape) - sum(1 for t in spec[j + 1:] if t[0] in "sid")
+        elif tag == "s":
+            d += 1
+        elif tag != "n":
+            k = next(it) if tag == "d" else s[1]
+            if (tag == "i" and type(k) is int or tag == "d" and np.ndim(k._v if isinstance(k, _TensorBase) else k) == 0) \
+                    and d < len(shape) and shape[d] is not None:
+                bounds.subscript(k, d, shape[d])
+            d += 1
 
 
 def _encode_index(key):
@@ -263,32 +294,39 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     ``indices`` (a RaggedTensor) give a RaggedTensor of the same rows."""
     if hasattr(indices, "with_flat_values") and not batch_dims and axis in (None, 0):
         return indices.with_flat_values(gather(params, indices.flat_values))
-    _check_gather_bounds(params, indices, batch_dims if axis is None else int(axis))
-    return _gather(params, indices, axis=batch_dims if axis is None else int(axis), batch_dims=int(batch_dims))
+    axis = int(batch_dims if axis is None else axis)
+    # TensorFlow's gather of a Variable's rows is its sparse_read; a message of a kernel given
+    # tensors (the fast path) ends with " name: "
+    kernel = "ResourceGather" if isinstance(params, Variable) and axis == batch_dims == 0 else "GatherV2"
+    bounds.gather(indices, _shape_of(params)[axis], kernel, name=bounds.fast_path(indices))
+    return _gather(params, indices, axis=axis, batch_dims=int(batch_dims))
 
 
-def _check_gather_bounds(params, indices, axis):
-    """Eagerly, an out-of-range index raises as in TensorFlow (XLA would clamp it silently)."""
-    p = params._value if isinstance(params, _TensorBase) else params
-    i = indices._value if isinstance(indices, _TensorBase) else indices
-    if is_tracer(p) or is_tracer(i) or not hasattr(p, "shape"):
-        return
-    i = np.asarray(i)
-    if i.dtype.kind not in "iu" or not i.size:
-        return
-    n = p.shape[axis]
-    bad = np.flatnonzero((i.reshape(-1) < 0) | (i.reshape(-1) >= n))
-    if bad.size:
-        k = int(bad[0])
-        where = "" if i.ndim == 0 else "[" + ",".join(map(str, np.unravel_index(k, i.shape))) + "]"
-        raise errors.InvalidArgumentError(None, None, _kernel_message(
-            "GatherV2", f"indices{where} = {int(i.reshape(-1)[k])} is not in [0, {n})"))
+def _shape_of(x):
+    """``x``'s static shape: a Tensor's, a Variable's, a nested list's."""
+    if type(x) is Tensor:
+        return x._v.shape
+    return tuple(x.shape) if hasattr(x, "shape") else np.shape(x)
 
 
 @export("gather_nd")
 def gather_nd(params, indices, batch_dims=0, name=None):
-    """Gathers slices of ``params`` at multi-dimensional ``indices`` (``tf.gather_nd``)."""
-    return _gather_nd(params, indices)
+    """Gathers slices of ``params`` at multi-dimensional ``indices`` (``tf.gather_nd``): each
+    row of ``indices``' last axis is the position of an element (or a slice) of ``params``; with
+    ``batch_dims``, the first dimensions of both are a batch, and each batch row indexes its own.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.gather_nd([[1, 2], [3, 4]], [[1, 0], [0, 1]]).numpy().tolist()
+        [3, 2]
+        >>> tf.gather_nd([[1, 2], [3, 4]], [[1], [0]], batch_dims=1).numpy().tolist()
+        [2, 3]
+    """
+    b, shape = int(batch_dims), _shape_of(params)
+    if not shape:
+        raise InvalidArgumentError(None, None, _kernel_message("GatherNd", "params must be at least a vector", name=""))
+    bounds.nd(indices, shape, "GatherNd", param=True, batch_dims=b, name="" if b else bounds.fast_path(indices))
+    return _gather_nd(params, indices, batch_dims=b)
 
 
 def _scatter_fn(kind):
@@ -299,25 +337,12 @@ def _scatter_fn(kind):
 
 
 _tensor_scatter = {kind: defop(_scatter_fn(kind), name=f"tensor_scatter_{kind}")
-                   for kind in ("set", "add", "sub", "min", "max")}
-
-
-def _check_nd_indices(indices, shape, tf_op):
-    """TF's kernels refuse indices outside the tensor (JAX would drop or wrap them)."""
-    i = to_array(indices)
-    if is_tracer(i):
-        return
-    i = np.asarray(i).reshape(-1, np.shape(i)[-1])
-    bad = np.nonzero(((i < 0) | (i >= np.asarray(shape[:i.shape[1]]))).any(axis=1))[0]
-    if bad.size:
-        k = int(bad[0])
-        raise errors.InvalidArgumentError(None, None, _kernel_message(
-            tf_op, f"indices[{k}] = [{', '.join(map(str, i[k]))}] does not index into shape {_dims(shape)}"))
+                   for kind in ("set", "add", "sub", "min", "max", "multiply", "divide")}   # the last two: Variable.scatter_mul/div
 
 
 def _tensor_scatter_nd(kind, tf_op, tensor, indices, updates):
     tensor = convert_to_tensor(tensor)
-    _check_nd_indices(indices, tuple(tensor.shape), tf_op)
+    bounds.nd(indices, _shape_of(tensor), tf_op, name=bounds.fast_path(indices, updates))
     return _tensor_scatter[kind](tensor, indices, cast(updates, tensor.dtype))
 
 
@@ -390,9 +415,9 @@ def scatter_nd(indices, updates, shape, name=None):
         >>> tf.scatter_nd([[1], [3]], [9, 8], [5]).numpy().tolist()
         [0, 9, 0, 8, 0]
     """
-    updates = convert_to_tensor(updates)
     shape = normalize.static_shape(shape)
-    _check_nd_indices(indices, shape, "ScatterNd")
+    bounds.nd(indices, shape, "ScatterNd", name=bounds.fast_path(indices, updates))
+    updates = convert_to_tensor(updates)
     return _tensor_scatter["add"](Tensor(jnp.zeros(shape, updates.dtype._np)), indices, updates)
 
 

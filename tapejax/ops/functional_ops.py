@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import dtypes as _dtypes, state as _state
+from .._core import checks as _checks, dtypes as _dtypes, state as _state
 from .._core.batching import UNBATCH, rebatched_tree
 from .._core.engine import state
 from .._core.tensor import Tensor, _TensorBase, to_array
@@ -81,7 +81,10 @@ def _no_writes(run, what):
     """Runs ``run()`` (a jax.lax loop); Variables assigned inside ``fn`` would leak tracers."""
     w = _state.Scope()  # assigns nothing to the Variables themselves
     with w:
-        out = run()
+        try:
+            out = run()
+        except jax.errors.JaxRuntimeError as e:   # a check staged in fn failed (an index out of range)
+            _checks.reraise(e)
     if w.written:
         raise NotImplementedError(
             f"{what}: fn assigns a Variable. Inside a tf.map_fn/tf.scan body state cannot be updated per "

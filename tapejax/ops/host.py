@@ -10,7 +10,7 @@ from .math_ops import (
 )
 from .array_ops import (
     _reshape, _transpose, _squeeze, _expand_dims, _tile, _broadcast_to, _concat, _stack, _unstack, _split,
-    _getitem, _reverse, _roll, _gather, _gather_nd, _masked, _repeat, _decode_index, _gather_fn,
+    _getitem, _reverse, _roll, _gather, _gather_nd, _masked, _repeat, _decode_index, _gather_fn, _gather_nd_fn,
 )
 
 for _op, _host in [
@@ -38,7 +38,7 @@ for _op, _host in [
         (_reverse, lambda x, axis: np.flip(x, axis)),
         (_roll, lambda x, shift, axis: np.roll(x, shift, axis)),
         (_gather, lambda p, i, axis=0, batch_dims=0: _gather_fn(p, i, axis, batch_dims, np)),
-        (_gather_nd, lambda p, i: p[tuple(np.moveaxis(i, -1, 0))]),
+        (_gather_nd, lambda p, i, batch_dims=0: _gather_nd_fn(p, i, batch_dims, np)),
         (_masked, lambda x, idx, axis, k: np.take(x.reshape(x.shape[:axis] + (-1,) + x.shape[axis + k:]), idx, axis=axis)),
         (_repeat, lambda x, repeats, axis: np.repeat(x, np.asarray(repeats), axis=axis))]:
     _op.host = _host

@@ -17,7 +17,8 @@ from .._core.custom_gradient import custom_gradient
 from .._core.engine import allows_dtypes, shares_dtype, known_value
 from ..errors import InvalidArgumentError
 from ..extend import defop
-from . import normalize
+from . import bounds, normalize
+from .messages import _kernel_message
 from .namespaces import export
 from .math_ops import (floor, round, acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh, multiply, add_n,
                        _reduction, _no_gradient)
@@ -362,9 +363,9 @@ def _sorted_segment(kind):
     def segment(data, segment_ids, name=None):
         ids = normalize.known(segment_ids, f"segment_{kind}")
         if ids.ndim != 1:
-            raise InvalidArgumentError(None, None, f"segment_ids should be a vector. [Op:Segment{kind.title()}]")
+            raise InvalidArgumentError(None, None, _kernel_message(f"Segment{kind.title()}", "segment_ids should be a vector."))
         if ids.size and (np.any(np.diff(ids) < 0) or ids[0] < 0):
-            raise InvalidArgumentError(None, None, f"segment ids are not increasing [Op:Segment{kind.title()}]")
+            raise InvalidArgumentError(None, None, _kernel_message(f"Segment{kind.title()}", "segment ids are not increasing"))
         n = int(ids[-1]) + 1 if ids.size else 0
         if kind == "prod":
             return _segment_prod(data, Tensor(jnp.asarray(ids)), num_segments=n)
@@ -382,6 +383,9 @@ def _sorted_segment(kind):
 def _unsorted_segment(kind):
     def unsorted_segment(data, segment_ids, num_segments, name=None):
         n = int(normalize.known(num_segments, f"unsorted_segment_{kind}"))
+        # mean and sqrt_n are TensorFlow Python, over UnsortedSegmentSum
+        bounds.segment_ids(segment_ids, n, "UnsortedSegment" + _KERNEL.get(kind, "Sum"), 
+                           name="" if kind in ("mean", "sqrt_n") else bounds.fast_path(segment_ids))
         if kind == "prod":
             return _segment_prod(data, segment_ids, num_segments=n)
         return _segment(data, segment_ids, kind=kind, num_segments=n, empty_zero=False)
@@ -396,6 +400,7 @@ def _unsorted_segment(kind):
     return export(f"math.unsorted_segment_{kind}")(unsorted_segment)
 
 
+_KERNEL = {"max": "Max", "min": "Min", "prod": "Prod"}
 _EXAMPLE = {"sum": "[3.0, 4.0]", "mean": "[1.5, 4.0]", "max": "[2.0, 4.0]", "min": "[1.0, 4.0]", "prod": "[2.0, 4.0]"}
 _UNSORTED_EXAMPLE = {"sum": "[2.0, 5.0]", "mean": "[2.0, 2.5]", "max": "[2.0, 4.0]", "min": "[2.0, 1.0]",
                      "prod": "[2.0, 4.0]", "sqrt_n": "[2.0, 3.535533905029297]"}

@@ -25,7 +25,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import dtypes as _dtypes, state as _state
+from .._core import checks as _checks, dtypes as _dtypes, state as _state
 from .. import errors as errors
 from .._core.tensor import Tensor, TensorShape, _TensorBase, is_tracer
 from .. import ops as _ops
@@ -95,14 +95,13 @@ def _check_bounds(buf, i, what, dynamic_size=False):
     """At run time, an out-of-range traced index raises (``.at[i].set`` would drop the write)."""
     n = buf.shape[0]
 
-    def fail(i):
+    def error(i):
         if dynamic_size and i >= n:
-            raise IndexError(_TRACED_GROW.format(i=int(i), n=n))
-        raise IndexError(f"TensorArray.{what}: index {int(i)} is out of range for a TensorArray of "
-                         f"size {n}.")
+            return errors.InvalidArgumentError(None, None, _TRACED_GROW.format(i=int(i), n=n))
+        verb = "modify" if what == "write" else "access"   # TensorFlow's TensorList kernels
+        return errors.InvalidArgumentError(None, None, f"Trying to {verb} element {int(i)} in a list with {n} elements.")
 
-    _state.note_may_fail()
-    jax.lax.cond((i < 0) | (i >= n), lambda: jax.debug.callback(fail, i), lambda: None)
+    _checks.stage_error((i < 0) | (i >= n), error, i)
 
 
 class TensorArray:

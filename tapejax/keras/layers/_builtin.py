@@ -16,6 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ... import ops as _ops
+from ...ops import bounds as _bounds
 from ..._core import dtypes as _dtypes, philox as _philox
 from ..._core.indexed_slices import register_sparse_gradient
 from ..._core.tensor import TensorShape
@@ -157,7 +158,8 @@ def _dropout_fn(x, seed, rate, noise_shape):
 
 
 def _embedding_fn(table, ids):
-    return jnp.take(table, ids.astype(jnp.int32), axis=0)
+    # an id out of range gives 0, as TensorFlow's GPU gather (on a CPU it was refused: Embedding.call)
+    return jnp.take(table, ids.astype(jnp.int32), axis=0, mode="fill", fill_value=0)
 
 
 def _flatten_fn(x):
@@ -1240,6 +1242,7 @@ class Embedding(Layer):
         self.built = True
 
     def call(self, inputs):
+        _bounds.gather(inputs, self.input_dim)   # Keras 3 on TensorFlow: tf.gather's check
         return _embedding(self.embeddings, inputs)
 
     def compute_mask(self, inputs, previous_mask=None):

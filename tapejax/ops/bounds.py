@@ -1,0 +1,126 @@
+"""Indices checked against the tensor they index, as TensorFlow's CPU kernels check them.
+
+TensorFlow's CPU kernels refuse an index outside the tensor with an InvalidArgumentError naming
+it (``indices[1] = 5 is not in [0, 3)``); XLA would clamp it, drop it or fill in a value, a
+silent wrong result. Indices known now (Python numbers, NumPy arrays, eager tensors) are checked
+now, at the op. Indices known only when a compiled program runs (inside ``tf.function``, a
+``Dataset.map`` function, a loop body) are checked by the program: it calls the host to raise
+the same error only when an index is out of range (``checks.stage_error``), and the call of the
+program raises it.
+
+TensorFlow's GPU kernels check nothing (a gather gives 0 for an index out of range): off a
+CPU, tapejax checks only what it knows without reading a device (Python and NumPy indices), and
+its gathers give 0 too, so a program on an accelerator never waits for the host.
+"""
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import errors
+from .._core import checks as _checks
+from .._core.tensor import _TensorBase, is_tracer
+from .messages import _dims, _kernel_message
+
+
+@functools.lru_cache(maxsize=None)
+def _on_cpu():
+    return jax.default_backend() == "cpu"
+
+
+def _where(shape, k):
+    """TensorFlow's position of the ``k``-th element of an array of ``shape``: ``[1,0]``, or
+    nothing for a scalar."""
+    return "" if not shape else "[" + ",".join(str(int(j)) for j in np.unravel_index(k, shape)) + "]"
+
+
+def _row(v):
+    return "[" + ", ".join(str(int(x)) for x in np.ravel(v)) + "]"
+
+
+def fast_path(*inputs):
+    """The ``name`` TensorFlow's eager message ends with: `` name: `` where the kernel was given
+    tensors (its Python wrapper's fast path), nothing where it converted a list."""
+    return "" if all(isinstance(x, _TensorBase) for x in inputs) else None
+
+
+def check(indices, bad, describe, tf_op, rows=False, name=None):
+    """Raises TensorFlow's InvalidArgumentError for the first index where ``bad`` holds, now or
+    when the program being traced runs.
+
+    ``bad(flat, xp)``: a boolean per index of ``flat`` (``xp`` NumPy or jax.numpy), which is the
+    indices flattened, or with ``rows`` their rows of the last axis (one multi-dimensional index
+    each, as ``gather_nd`` reads them). ``describe(where, index)``: the kernel's message for the
+    index (a number, or a row) at position ``where``."""
+    i = indices._value if isinstance(indices, _TensorBase) else indices
+    traced = is_tracer(i)
+    if not _on_cpu() and (traced or isinstance(i, jax.Array)):
+        return
+    if not traced:
+        i = np.asarray(i)
+    if i.dtype.kind not in "iu" or not i.size:
+        return
+    shape = i.shape[:-1] if rows else i.shape
+    xp = jnp if traced else np
+    flat = xp.reshape(i, (-1, i.shape[-1]) if rows else (-1,))
+    wrong = bad(flat, xp)
+    if traced:
+        k = jnp.argmax(wrong)
+        _checks.stage_error(wrong.any(), lambda k, v: errors.InvalidArgumentError(
+            None, None, describe(_where(shape, int(k)), v)), k, flat[k])
+        return
+    hits = np.flatnonzero(wrong)
+    if hits.size:
+        k = int(hits[0])
+        raise errors.InvalidArgumentError(None, None, _kernel_message(tf_op, describe(_where(shape, k), flat[k]), name))
+
+
+def gather(indices, n, tf_op="GatherV2", name=None):
+    """``tf.gather``'s indices, each in ``[0, n)``."""
+    check(indices, lambda i, xp: (i < 0) | (i >= n), lambda where, v: f"indices{where} = {int(v)} is not in [0, {n})",
+          tf_op, name=name)
+
+
+def nd(indices, shape, tf_op, param=False, batch_dims=0, name=None):
+    """Rows of ``indices`` (``gather_nd``, ``scatter_nd``), each a position in ``shape``; with
+    ``batch_dims``, as TensorFlow checks them: the batch flattened, its row number prefixed."""
+    if batch_dims:
+        i = indices._value if isinstance(indices, _TensorBase) else indices
+        if not _on_cpu() and (is_tracer(i) or isinstance(i, jax.Array)):
+            return
+        xp = jnp if is_tracer(i) else np
+        i = xp.asarray(i)
+        nb = int(np.prod(i.shape[:batch_dims]))
+        i = i.reshape((nb,) + i.shape[batch_dims:])
+        batch = xp.broadcast_to(xp.arange(nb, dtype=i.dtype).reshape((nb,) + (1,) * (i.ndim - 1)), i.shape[:-1] + (1,))
+        indices = xp.concatenate([batch, i], axis=-1)
+        shape = (int(np.prod(shape[:batch_dims])),) + tuple(shape[batch_dims:])
+
+    def bad(rows, xp):
+        return ((rows < 0) | (rows >= xp.asarray(shape[:rows.shape[1]], rows.dtype))).any(axis=1)
+
+    what = "param shape" if param else "shape"
+    node = f", node name: {tf_op}" if param else ""
+    check(indices, bad, lambda where, v: f"indices{where} = {_row(v)} does not index into {what} {_dims(shape)}{node}",
+          tf_op, rows=True, name=name)
+
+
+def segment_ids(ids, n, tf_op, name=None):
+    """``unsorted_segment_*``'s ids: below ``num_segments`` (negative ids are dropped)."""
+    check(ids, lambda i, xp: i >= n, lambda where, v: f"segment_ids{where} = {int(v)} is out of range [0, {n})", tf_op,
+          name=name)
+
+
+def _slice_index(d, n):
+    return lambda where, v: f"slice index {int(v) + n if int(v) < 0 else int(v)} of dimension {d} out of bounds."
+
+
+def subscript(index, d, n):
+    """A scalar index of ``x[...]`` into dimension ``d`` of size ``n``: in ``[-n, n)``."""
+    if isinstance(index, (int, np.integer)):
+        if not -n <= index < n:
+            raise errors.InvalidArgumentError(None, None, _kernel_message(
+                "StridedSlice", _slice_index(d, n)("", index), name="strided_slice/"))
+        return
+    check(index, lambda i, xp: (i < -n) | (i >= n), _slice_index(d, n), "StridedSlice", name="strided_slice/")
