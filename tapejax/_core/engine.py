@@ -47,7 +47,7 @@ class Op:
     __slots__ = ("name", "fn", "vjp", "static", "n_args", "max_args", "arg_names", "takes_name", "variadic",
                  "_jfn", "same_dtype", "host",
                  "explain", "dtype_error", "no_gradient", "__weakref__", "_sized", "_variants", "_limit", "_recent", "_evicted",
-                 "_seen", "lazy_shapes", "fixed_inputs", "lazy_fixed", "signatures")
+                 "_seen", "lazy_shapes", "fixed_inputs", "lazy_fixed", "signatures", "check")
 
     def __init__(self, fn, vjp=None, name=None, static=(), jit=True, first_on_host=True):
         self.name = name or getattr(fn, "__name__", "op")
@@ -99,6 +99,7 @@ class Op:
         self.fixed_inputs = False
         self.lazy_fixed = None
         self.signatures = None  # {(static items, abstract inputs): Signature}, see signature()
+        self.check = None       # check(args): raises TF's kernel error for bad values (ops/bounds.py)
 
     def __call__(self, *args, **kwargs):
         if kwargs:
@@ -108,6 +109,8 @@ class Op:
             for nm, v in zip(names, args[n:]):
                 kwargs[nm] = v
             args = args[:n]
+        if self.check is not None:
+            self.check(args)
         if defer is not None and (result := defer(self, args, kwargs)) is not NotImplemented:
             return result
         return _run(self, args, kwargs)

@@ -824,14 +824,11 @@ class ConcreteFunction:
             # eagerly): the state comes from, and goes back to, that scope.
             return self._call_in_scope(arg_vals, state, env)
         donated = [state[i] for i in self._donate]
-        if self._may_fail:
-            # A host callback may fail (an assertion): that run is then lost, and the Variables
-            # must keep their values. The program does not take their buffers (``_finish``).
-            don = [v._stored for v in donated]
-        else:
-            don = [v._stored for v in donated]
-            if any(map(_SHARED, donated)) or len(set(map(id, don))) < len(don):
-                don = _unshared(donated)
+        don = [v._stored for v in donated]
+        # A program that may fail (an assertion) does not take the buffers (``_finish``): a failed
+        # run leaves the Variables their values.
+        if not self._may_fail and (any(map(_SHARED, donated)) or len(set(map(id, don))) < len(don)):
+            don = _unshared(donated)
         keep = [state[i]._stored for i in self._keep]
         outs, new_vals = self._jitted(arg_vals, don, keep)
         del don

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import errors
 from .._core import checks as _checks
-from .._core.tensor import _TensorBase, is_tracer
+from .._core.tensor import Tensor, _TensorBase, is_tracer
 from .messages import _dims, _kernel_message
 
 
@@ -45,9 +45,9 @@ def fast_path(*inputs):
     return "" if all(isinstance(x, _TensorBase) for x in inputs) else None
 
 
-def check(indices, bad, describe, tf_op, rows=False, name=None):
-    """Raises TensorFlow's InvalidArgumentError for the first index where ``bad`` holds, now or
-    when the program being traced runs.
+def check(indices, bad, describe, tf_op, rows=False, name=None, error=errors.InvalidArgumentError):
+    """Raises TensorFlow's ``error`` (InvalidArgumentError) for the first index where ``bad``
+    holds, now or when the program being traced runs.
 
     ``bad(flat, xp)``: a boolean per index of ``flat`` (``xp`` NumPy or jax.numpy), which is the
     indices flattened, or with ``rows`` their rows of the last axis (one multi-dimensional index
@@ -67,13 +67,13 @@ def check(indices, bad, describe, tf_op, rows=False, name=None):
     wrong = bad(flat, xp)
     if traced:
         k = jnp.argmax(wrong)
-        _checks.stage_error(wrong.any(), lambda k, v: errors.InvalidArgumentError(
-            None, None, describe(_where(shape, int(k)), v)), k, flat[k])
+        _checks.stage_error(wrong.any(), lambda k, v: error(None, None, describe(_where(shape, int(k)), v)),
+                            k, flat[k])
         return
     hits = np.flatnonzero(wrong)
     if hits.size:
         k = int(hits[0])
-        raise errors.InvalidArgumentError(None, None, _kernel_message(tf_op, describe(_where(shape, k), flat[k]), name))
+        raise error(None, None, _kernel_message(tf_op, describe(_where(shape, k), flat[k]), name))
 
 
 def gather(indices, n, tf_op="GatherV2", name=None):
@@ -124,3 +124,22 @@ def subscript(index, d, n):
                 "StridedSlice", _slice_index(d, n)("", index), name="strided_slice/"))
         return
     check(index, lambda i, xp: (i < -n) | (i >= n), _slice_index(d, n), "StridedSlice", name="strided_slice/")
+
+
+def _kind(a):
+    if type(a) is Tensor:
+        return a._v.dtype.kind
+    d = getattr(a, "dtype", None)
+    return np.dtype(getattr(d, "_np", d)).kind if d is not None else np.asarray(a).dtype.kind
+
+
+def divisor(tf_op, message="Integer division by zero", error=errors.InvalidArgumentError):
+    """An integer division's check (``Op.check``): no divisor is zero."""
+    def check_args(args):
+        if len(args) < 2:
+            return
+        x, y = args[0], args[1]
+        if _kind(x if isinstance(x, _TensorBase) else y) in "iu":
+            check(y, lambda v, xp: v == 0, lambda where, v: message, tf_op, name="", error=error)
+    return check_args
+

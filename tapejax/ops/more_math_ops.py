@@ -15,13 +15,14 @@ from .._core import dtypes as _dtypes
 from .._core.tensor import Tensor, _TensorBase, to_array
 from .._core.custom_gradient import custom_gradient
 from .._core.engine import allows_dtypes, shares_dtype, known_value
+from .. import errors
 from ..errors import InvalidArgumentError
 from ..extend import defop
 from . import bounds, normalize
 from .messages import _kernel_message
 from .namespaces import export
 from .math_ops import (floor, round, acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh, multiply, add_n,
-                       _reduction, _no_gradient)
+                       floordiv, floormod, _reduction, _no_gradient)
 from .nn_ops import softmax, log_softmax
 
 # TensorFlow publishes these tf.math ops at the top level too (tf.floor is tf.math.floor).
@@ -50,6 +51,11 @@ def scalar_mul(scalar, x, name=None):
 
 truncatediv = export("truncatediv")(defop(jax.lax.div, name="truncatediv", vjp=_no_gradient))
 truncatemod = export("truncatemod")(defop(jax.lax.rem, name="truncatemod", vjp=_no_gradient))
+# An integer division by zero fails in TensorFlow's CPU kernels (the truncating ones with an internal error).
+floordiv.check, floormod.check = bounds.divisor("FloorDiv"), bounds.divisor("FloorMod")
+truncatediv.check, truncatemod.check = (
+    bounds.divisor(op, "Unexpected error in binary operator (only integer div and mod should have errors)",
+                   errors.InternalError) for op in ("TruncateDiv", "TruncateMod"))
 rint = export("math.rint")(defop(jnp.rint, name="rint", vjp=_no_gradient))
 nextafter = export("math.nextafter")(defop(jnp.nextafter, name="nextafter", vjp=_no_gradient))
 erfinv = export("math.erfinv")(defop(jax.scipy.special.erfinv, name="erfinv"))

@@ -1,5 +1,5 @@
-"""Indices out of range raise TensorFlow's InvalidArgumentError, eagerly and inside compiled
-programs (tf.function, loops, tf.vectorized_map, tf.map_fn), instead of XLA's silent clamping,
+"""Values TensorFlow's CPU kernels refuse (indices out of range, an integer division by zero)
+raise TensorFlow's error, eagerly and inside compiled programs (tf.function, loops, tf.vectorized_map, tf.map_fn), instead of XLA's silent clamping,
 dropping or filling; a failed call leaves every Variable as it was. Expected outputs recorded
 from TensorFlow 2.21 (CPU) running the same code (/tmp/s31/oob*.py, nested.py); inside
 tf.function TF prefixes ``{{function_node __inference_<lambda>_N}} `` (a process-wide number),
@@ -345,3 +345,36 @@ def test_keras_embedding_refuses_ids_out_of_range():
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[0\] = 5 is not in \[0, 3\)"):
         f(tf.constant([5]))
     assert f(tf.constant([2])).shape == (1, 2)
+
+
+def test_integer_division_by_zero():
+    # TF 2.21 (div.py): the CPU kernels refuse it; a float division gives inf
+    a, z = tf.constant([7, -7]), tf.constant([0, 2])
+    prefix = "{{function_node __wrapped__%s_device_/job:localhost/replica:0/task:0/device:CPU:0}} "
+    got = {
+        "floordiv": _run(lambda: a // z),
+        "floordiv_f": _run(lambda: tf.function(lambda a, z: a // z)(a, z)),
+        "mod": _run(lambda: a % z),
+        "mod_f": _run(lambda: tf.function(lambda a, z: a % z)(a, z)),
+        "truncdiv": _run(lambda: tf.truncatediv(a, z)),
+        "truncmod": _run(lambda: tf.truncatemod(tf.constant([7]), tf.constant([0]))),
+        "python_zero": _run(lambda: tf.math.floordiv(tf.constant([7]), 0)),
+        "uint8": _run(lambda: tf.constant([7], tf.uint8) // tf.constant([0], tf.uint8)),
+        "div_int": _run(lambda: a / z),
+        "float_floordiv": _run(lambda: tf.constant([7.]) // 0),
+        "nonzero": _run(lambda: a // tf.constant([2, 2])),
+    }
+    unexpected = "Unexpected error in binary operator (only integer div and mod should have errors)"
+    assert got == {
+        "floordiv": "InvalidArgumentError: " + prefix % "FloorDiv" + "Integer division by zero [Op:FloorDiv] name: ",
+        "floordiv_f": "InvalidArgumentError: Integer division by zero",
+        "mod": "InvalidArgumentError: " + prefix % "FloorMod" + "Integer division by zero [Op:FloorMod] name: ",
+        "mod_f": "InvalidArgumentError: Integer division by zero",
+        "truncdiv": "InternalError: " + prefix % "TruncateDiv" + unexpected + " [Op:TruncateDiv] name: ",
+        "truncmod": "InternalError: " + prefix % "TruncateMod" + unexpected + " [Op:TruncateMod] name: ",
+        "python_zero": "InvalidArgumentError: " + prefix % "FloorDiv" + "Integer division by zero [Op:FloorDiv] name: ",
+        "uint8": "InvalidArgumentError: " + prefix % "FloorDiv" + "Integer division by zero [Op:FloorDiv] name: ",
+        "div_int": "OK [inf, -3.5]",
+        "float_floordiv": "OK [inf]",
+        "nonzero": "OK [3, -4]",
+    }
