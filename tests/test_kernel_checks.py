@@ -1,5 +1,7 @@
-"""Values TensorFlow's CPU kernels refuse (indices out of range, an integer division by zero)
-raise TensorFlow's error, eagerly and inside compiled programs (tf.function, loops, tf.vectorized_map, tf.map_fn), instead of XLA's silent clamping,
+"""Values TensorFlow's CPU kernels treat otherwise than XLA: indices out of range and an integer
+division by zero raise TensorFlow's error, eagerly and inside compiled programs (XLA clamps,
+drops, fills or divides silently), and float-to-integer casts out of range give x86's results
+(XLA saturates) (tf.function, loops, tf.vectorized_map, tf.map_fn), instead of XLA's silent clamping,
 dropping or filling; a failed call leaves every Variable as it was. Expected outputs recorded
 from TensorFlow 2.21 (CPU) running the same code (/tmp/s31/oob*.py, nested.py); inside
 tf.function TF prefixes ``{{function_node __inference_<lambda>_N}} `` (a process-wide number),
@@ -378,3 +380,31 @@ def test_integer_division_by_zero():
         "float_floordiv": "OK [inf]",
         "nonzero": "OK [3, -4]",
     }
+
+
+def test_float_to_int_casts_out_of_range_as_tensorflow_cpu():
+    # TF 2.21 on x86 (cast.py, cast2.py): NaN and values out of range give the most negative
+    # 32-bit (64-bit) integer, narrower integers its low bits; eagerly and in tf.function.
+    x = tf.constant([1e10, -1e10, float("nan"), float("inf"), -float("inf"), 3.7, -3.7, 2147483520.0])
+    want = {
+        "int32": [-2147483648, -2147483648, -2147483648, -2147483648, -2147483648, 3, -3, 2147483520],
+        "int64": [10000000000, -10000000000, -9223372036854775808, -9223372036854775808, -9223372036854775808,
+                  3, -3, 2147483520],
+        "uint8": [0, 0, 0, 0, 0, 3, 253, 128],
+        "int8": [0, 0, 0, 0, 0, 3, -3, -128],
+        "int16": [0, 0, 0, 0, 0, 3, -3, -128],
+    }
+    f = tf.function(lambda v, dt: tf.cast(v, dt))
+    for name, values in want.items():
+        dt = getattr(tf, name)
+        assert tf.cast(x, dt).numpy().tolist() == values, name
+        assert f(x, dt).numpy().tolist() == values, name
+    y = tf.constant([3e9, 4.5e9, 1e10, -1.0, -3e9, 2.5e9, 65537.5, -40000.0, 1e20, float("nan")], tf.float64)
+    assert tf.cast(y, tf.uint8).numpy().tolist() == [0, 0, 0, 255, 0, 0, 1, 192, 0, 0]
+    assert tf.cast(y, tf.int64).numpy().tolist() == [3000000000, 4500000000, 10000000000, -1, -3000000000,
+                                                      2500000000, 65537, -40000, -9223372036854775808,
+                                                      -9223372036854775808]
+    h = tf.constant([300., -1., 70000., float("nan"), float("inf")], tf.float16)
+    assert tf.cast(h, tf.uint8).numpy().tolist() == [44, 255, 0, 0, 0]
+    assert tf.cast(h, tf.uint32).numpy().tolist() == [300, 4294967295, 0, 0, 0]
+    assert tf.cast(tf.constant([300, -1]), tf.uint8).numpy().tolist() == [44, 255]

@@ -388,7 +388,22 @@ def global_norm(t_list, name=None):
 
 
 # ---------------------------------------------------------------- casts
-_cast = defop(lambda x, dtype: x.astype(dtype), name="cast", static=("dtype",))
+def _cast_fn(x, dtype):
+    """``x.astype(dtype)``, converting floats to integers as TensorFlow's CPU kernel does (x86's
+    truncating conversion: NaN and values out of range give the most negative 32-bit integer,
+    or 64-bit for 64-bit and unsigned 32-bit results, and narrower integers keep its low
+    bits), where XLA saturates. Off a CPU, TensorFlow's GPU kernels saturate as XLA does."""
+    d = np.dtype(dtype)
+    if d.kind not in "iu" or not jnp.issubdtype(x.dtype, jnp.floating) or jax.default_backend() != "cpu":
+        return x.astype(d)
+    wide = np.dtype(np.int64) if d.itemsize == 8 or d == np.uint32 else np.dtype(np.int32)
+    limit = float(2 ** (8 * wide.itemsize - 1))
+    bad = jnp.isnan(x) | (x >= limit) | (x < -limit)
+    i = jnp.where(bad, jnp.iinfo(wide).min, jnp.where(bad, jnp.zeros((), x.dtype), x).astype(wide))
+    return i.astype(d)
+
+
+_cast = defop(_cast_fn, name="cast", static=("dtype",))
 
 
 @export("cast", "dtypes.cast")
