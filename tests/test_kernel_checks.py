@@ -408,3 +408,20 @@ def test_float_to_int_casts_out_of_range_as_tensorflow_cpu():
     assert tf.cast(h, tf.uint8).numpy().tolist() == [44, 255, 0, 0, 0]
     assert tf.cast(h, tf.uint32).numpy().tolist() == [300, 4294967295, 0, 0, 0]
     assert tf.cast(tf.constant([300, -1]), tf.uint8).numpy().tolist() == [44, 255]
+
+
+def test_singular_matrix_inverse_and_solve():
+    # TF 2.21 (div.py): an exact zero pivot is refused (XLA gives inf); a batch fails if one does
+    prefix = "{{function_node __wrapped__%s_device_/job:localhost/replica:0/task:0/device:CPU:0}} "
+    s = tf.constant([[1., 2.], [2., 4.]])
+    assert _run(lambda: tf.linalg.inv(s)) == (
+        "InvalidArgumentError: " + prefix % "MatrixInverse" + "Input is not invertible. [Op:MatrixInverse] name: ")
+    assert _run(lambda: tf.function(tf.linalg.inv)(s)) == "InvalidArgumentError: Input is not invertible."
+    assert _run(lambda: tf.linalg.solve(s, tf.constant([[1.], [1.]]))) == (
+        "InvalidArgumentError: " + prefix % "MatrixSolve" + "Input matrix is not invertible. [Op:MatrixSolve] name: ")
+    assert _run(lambda: tf.linalg.inv(tf.stack([tf.eye(2), s]))).startswith("InvalidArgumentError")
+    b = tf.Variable([[2., 1.], [1., 3.]])
+    with tf.GradientTape() as t:
+        y = tf.reduce_sum(tf.linalg.inv(b))
+    np.testing.assert_allclose(t.gradient(y, b).numpy(), [[-0.16, -0.08], [-0.08, -0.04]], rtol=1e-6)
+    np.testing.assert_allclose(tf.linalg.solve(b, [[1.], [2.]]).numpy(), [[0.2], [0.6]], rtol=1e-6)

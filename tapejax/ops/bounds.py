@@ -21,7 +21,16 @@ import numpy as np
 from .. import errors
 from .._core import checks as _checks
 from .._core.tensor import Tensor, _TensorBase, is_tracer
-from .messages import _dims, _kernel_message
+
+
+def _kernel_message(tf_op, text, name=None):
+    from .messages import _kernel_message   # imported when raising: every op module imports this one
+    return _kernel_message(tf_op, text, name)
+
+
+def _dims(shape):
+    from .messages import _dims
+    return _dims(shape)
 
 
 @functools.lru_cache(maxsize=None)
@@ -143,3 +152,28 @@ def divisor(tf_op, message="Integer division by zero", error=errors.InvalidArgum
             check(y, lambda v, xp: v == 0, lambda where, v: message, tf_op, name="", error=error)
     return check_args
 
+
+
+def refuse(bad, tf_op, message, name="", error=errors.InvalidArgumentError):
+    """Raises TensorFlow's ``error`` with the kernel's ``message`` where the boolean array
+    ``bad`` holds anywhere: now, or when the program being traced runs."""
+    if is_tracer(bad):
+        if _on_cpu():
+            _checks.stage_error(jnp.any(bad), lambda: error(None, None, message))
+    elif np.any(bad):
+        raise error(None, None, _kernel_message(tf_op, message, name))
+
+
+def invertible(tf_op, message):
+    """``Op.check`` of an op inverting its first argument: TensorFlow's CPU kernels refuse a
+    matrix whose LU factorization has an exact zero pivot (XLA would give inf or nan)."""
+    def check_args(args):
+        a = args[0]
+        a = a._value if isinstance(a, _TensorBase) else a
+        if not hasattr(a, "dtype") or not jnp.issubdtype(a.dtype, jnp.inexact) or not getattr(a, "size", 0):
+            return
+        if not is_tracer(a) and not _on_cpu():
+            return
+        lu = jax.lax.linalg.lu(a)[0]
+        refuse(jnp.any(jnp.diagonal(lu, axis1=-2, axis2=-1) == 0, axis=-1), tf_op, message)
+    return check_args

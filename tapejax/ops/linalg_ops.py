@@ -6,7 +6,7 @@ import numpy as np
 
 from .._core.engine import shares_dtype
 from ..extend import defop
-from . import kinks, normalize
+from . import bounds, kinks, normalize
 from .namespaces import export
 
 _matmul = defop(lambda a, b, transpose_a=False, transpose_b=False: jnp.matmul(jnp.swapaxes(a, -1, -2) if transpose_a else a, jnp.swapaxes(b, -1, -2) if transpose_b else b), name="matmul", static=("transpose_a", "transpose_b"))
@@ -25,6 +25,8 @@ diag_part = export("linalg.diag_part")(defop(lambda x: jnp.diagonal(x, axis1=-2,
 diag = export("linalg.diag")(defop(lambda x: x[..., :, None] * jnp.eye(x.shape[-1], dtype=x.dtype), name="diag"))
 matrix_transpose = export("linalg.matrix_transpose", "linalg.transpose")(
     defop(lambda x: jnp.swapaxes(x, -1, -2), name="matrix_transpose"))
+inv.check = bounds.invertible("MatrixInverse", "Input is not invertible.")
+_solve.check = bounds.invertible("MatrixSolve", "Input matrix is not invertible.")
 matvec = export("linalg.matvec")(defop(lambda a, b: jnp.einsum("...ij,...j->...i", a, b), name="matvec"))
 
 

@@ -19,7 +19,7 @@ from .._core.basic import identity, negative
 from .._core.engine import allows_dtypes, shares_dtype
 from .._core.indexed_slices import IndexedSlices
 from ..extend import defop
-from . import eigen_math, eigen_reduce, kinks, normalize
+from . import bounds, eigen_math, eigen_reduce, kinks, normalize
 from .namespaces import export
 
 export("identity")(identity)
@@ -103,6 +103,7 @@ divide = truediv = export("divide", "truediv", "math.divide", "math.truediv")(
     defop(lambda x, y: _truediv(x, y), name="truediv"))
 floordiv = export("floordiv", "math.floordiv")(defop(jnp.floor_divide, name="floordiv", vjp=_no_gradient))
 floormod = mod = export("math.floormod", "math.mod")(defop(jnp.mod, name="floormod"))
+floordiv.check, floormod.check = bounds.divisor("FloorDiv"), bounds.divisor("FloorMod")   # integer division by zero
 pow = export("pow", "math.pow")(defop(jnp.power, name="pow", vjp=_pow_vjp))  # noqa: A001
 atan2 = export("math.atan2")(defop(jnp.arctan2, name="atan2"))
 squared_difference = export("math.squared_difference")(

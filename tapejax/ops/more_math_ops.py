@@ -22,7 +22,7 @@ from . import bounds, normalize
 from .messages import _kernel_message
 from .namespaces import export
 from .math_ops import (floor, round, acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh, multiply, add_n,
-                       floordiv, floormod, _reduction, _no_gradient)
+                       _reduction, _no_gradient)
 from .nn_ops import softmax, log_softmax
 
 # TensorFlow publishes these tf.math ops at the top level too (tf.floor is tf.math.floor).
@@ -52,7 +52,6 @@ def scalar_mul(scalar, x, name=None):
 truncatediv = export("truncatediv")(defop(jax.lax.div, name="truncatediv", vjp=_no_gradient))
 truncatemod = export("truncatemod")(defop(jax.lax.rem, name="truncatemod", vjp=_no_gradient))
 # An integer division by zero fails in TensorFlow's CPU kernels (the truncating ones with an internal error).
-floordiv.check, floormod.check = bounds.divisor("FloorDiv"), bounds.divisor("FloorMod")
 truncatediv.check, truncatemod.check = (
     bounds.divisor(op, "Unexpected error in binary operator (only integer div and mod should have errors)",
                    errors.InternalError) for op in ("TruncateDiv", "TruncateMod"))
