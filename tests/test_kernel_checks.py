@@ -425,3 +425,38 @@ def test_singular_matrix_inverse_and_solve():
         y = tf.reduce_sum(tf.linalg.inv(b))
     np.testing.assert_allclose(t.gradient(y, b).numpy(), [[-0.16, -0.08], [-0.08, -0.04]], rtol=1e-6)
     np.testing.assert_allclose(tf.linalg.solve(b, [[1.], [2.]]).numpy(), [[0.2], [0.6]], rtol=1e-6)
+
+
+def test_sparse_cross_entropy_labels_out_of_range():
+    # TF 2.21 (labels.py): the kernel refuses a label outside [0, classes) and lists the labels;
+    # Keras 3's sparse categorical cross-entropy calls it (from logits or probabilities)
+    prefix = ("{{function_node __wrapped__SparseSoftmaxCrossEntropyWithLogits_device_/job:localhost/replica:0/"
+              "task:0/device:CPU:0}} ")
+    suffix = " [Op:SparseSoftmaxCrossEntropyWithLogits] name: "
+    logits = tf.constant([[1., 2., 3.], [1., 0., 0.]])
+    xent = tf.nn.sparse_softmax_cross_entropy_with_logits
+    text3 = "Received a label value of 3 which is outside the valid range of [0, 3).  Label values: 0 3"
+    assert _run(lambda: xent(labels=tf.constant([0, 3]), logits=logits)) == (
+        "InvalidArgumentError: " + prefix + text3 + suffix)
+    assert _run(lambda: xent(labels=tf.constant([0, -1]), logits=logits)) == (
+        "InvalidArgumentError: " + prefix + "Received a label value of -1 which is outside the valid range of "
+        "[0, 3).  Label values: 0 -1" + suffix)
+    assert _run(lambda: tf.function(lambda l, x: xent(labels=l, logits=x))(tf.constant([0, 3]), logits)) == (
+        "InvalidArgumentError: " + text3)
+    scce = tf.keras.losses.SparseCategoricalCrossentropy
+    assert _run(lambda: scce(from_logits=True)(tf.constant([0, 3]), logits)) == "InvalidArgumentError: " + prefix + text3 + suffix
+    assert _run(lambda: scce()(tf.constant([0., 3.]), tf.nn.softmax(logits))) == (
+        "InvalidArgumentError: " + prefix + text3 + suffix)
+    np.testing.assert_allclose(xent(labels=tf.constant([2, 0]), logits=logits).numpy(), [0.40760597, 0.55144465],
+                               rtol=1e-6)
+    # Keras model.fit: the step's check raises at the step
+    m = tf.keras.Sequential([tf.keras.layers.Dense(3)])
+    m.compile(loss=scce(from_logits=True), optimizer="sgd")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Received a label value of 5"):
+        m.fit(np.ones((4, 2), np.float32), np.array([0, 1, 5, 2]), verbose=0)
+
+
+def test_in_top_k_cannot_say():
+    # TF 2.21: a target out of range, or a row with inf or nan, is not in the top k
+    p = tf.constant([[1., 2., 3.], [1., 0., 0.], [1., 1., 1.], [float("nan"), 1., 2.], [3., 2., 1.]])
+    assert tf.math.in_top_k(tf.constant([0, 5, -1, 2, 0]), p, 2).numpy().tolist() == [False, False, False, False, True]

@@ -99,7 +99,7 @@ class Op:
         self.fixed_inputs = False
         self.lazy_fixed = None
         self.signatures = None  # {(static items, abstract inputs): Signature}, see signature()
-        self.check = None       # check(args): raises TF's kernel error for bad values (ops/bounds.py)
+        self.check = None       # check(args, static): raises TF's kernel error for bad values (ops/bounds.py)
 
     def __call__(self, *args, **kwargs):
         if kwargs:
@@ -110,7 +110,7 @@ class Op:
                 kwargs[nm] = v
             args = args[:n]
         if self.check is not None:
-            self.check(args)
+            self.check(args, kwargs)
         if defer is not None and (result := defer(self, args, kwargs)) is not NotImplemented:
             return result
         return _run(self, args, kwargs)

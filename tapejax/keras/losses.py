@@ -20,7 +20,8 @@ import optax
 
 from .._core.tensor import Tensor, _TensorBase, to_array
 from ..extend import defop
-from ..ops import eigen_reduce, kinks
+from ..ops import bounds as _bounds, eigen_reduce, kinks
+from ..ops.array_ops import _shape_of as _bounds_shape
 from ._repr import KerasObjectRepr as _KerasObjectRepr
 
 EPSILON = 1e-7  # Keras's backend.epsilon()
@@ -229,6 +230,20 @@ def _fused(y_true, y_pred, *sample_weight, fn, config, reduction):
 
 
 _loss_op = defop(_fused, name="loss", static=("fn", "config", "reduction"))
+
+
+def _check_labels(args, static):
+    """A sparse cross-entropy's labels, as TensorFlow's kernel checks them (Keras 3 on TF calls
+    ``tf.nn.sparse_softmax_cross_entropy_with_logits``)."""
+    if static.get("fn") != "sparse_categorical_crossentropy":
+        return
+    config = dict(static["config"])
+    y_true, y_pred = args[0], args[1]
+    shape = _bounds_shape(y_pred)
+    _bounds.labels(y_true, shape[config.get("axis", -1)], ignore=config.get("ignore_class"))
+
+
+_loss_op.check = _check_labels
 
 
 def _reduce_fn(values, *sample_weight, reduction):

@@ -54,14 +54,15 @@ def fast_path(*inputs):
     return "" if all(isinstance(x, _TensorBase) for x in inputs) else None
 
 
-def check(indices, bad, describe, tf_op, rows=False, name=None, error=errors.InvalidArgumentError):
+def check(indices, bad, describe, tf_op, rows=False, name=None, error=errors.InvalidArgumentError, whole=False):
     """Raises TensorFlow's ``error`` (InvalidArgumentError) for the first index where ``bad``
     holds, now or when the program being traced runs.
 
     ``bad(flat, xp)``: a boolean per index of ``flat`` (``xp`` NumPy or jax.numpy), which is the
     indices flattened, or with ``rows`` their rows of the last axis (one multi-dimensional index
     each, as ``gather_nd`` reads them). ``describe(where, index)``: the kernel's message for the
-    index (a number, or a row) at position ``where``."""
+    index (a number, or a row) at position ``where``; with ``whole``, ``describe(where, index,
+    flat)`` (a message listing every index)."""
     i = indices._value if isinstance(indices, _TensorBase) else indices
     traced = is_tracer(i)
     if not _on_cpu() and (traced or isinstance(i, jax.Array)):
@@ -76,13 +77,14 @@ def check(indices, bad, describe, tf_op, rows=False, name=None, error=errors.Inv
     wrong = bad(flat, xp)
     if traced:
         k = jnp.argmax(wrong)
-        _checks.stage_error(wrong.any(), lambda k, v: error(None, None, describe(_where(shape, int(k)), v)),
-                            k, flat[k])
+        _checks.stage_error(wrong.any(), lambda k, *v: error(None, None, describe(_where(shape, int(k)), *v)),
+                            k, flat[k], *((flat,) if whole else ()))
         return
     hits = np.flatnonzero(wrong)
     if hits.size:
         k = int(hits[0])
-        raise error(None, None, _kernel_message(tf_op, describe(_where(shape, k), flat[k]), name))
+        text = describe(_where(shape, k), flat[k], *((flat,) if whole else ()))
+        raise error(None, None, _kernel_message(tf_op, text, name))
 
 
 def gather(indices, n, tf_op="GatherV2", name=None):
@@ -144,7 +146,7 @@ def _kind(a):
 
 def divisor(tf_op, message="Integer division by zero", error=errors.InvalidArgumentError):
     """An integer division's check (``Op.check``): no divisor is zero."""
-    def check_args(args):
+    def check_args(args, static):
         if len(args) < 2:
             return
         x, y = args[0], args[1]
@@ -167,7 +169,7 @@ def refuse(bad, tf_op, message, name="", error=errors.InvalidArgumentError):
 def invertible(tf_op, message):
     """``Op.check`` of an op inverting its first argument: TensorFlow's CPU kernels refuse a
     matrix whose LU factorization has an exact zero pivot (XLA would give inf or nan)."""
-    def check_args(args):
+    def check_args(args, static):
         a = args[0]
         a = a._value if isinstance(a, _TensorBase) else a
         if not hasattr(a, "dtype") or not jnp.issubdtype(a.dtype, jnp.inexact) or not getattr(a, "size", 0):
@@ -177,3 +179,22 @@ def invertible(tf_op, message):
         lu = jax.lax.linalg.lu(a)[0]
         refuse(jnp.any(jnp.diagonal(lu, axis1=-2, axis2=-1) == 0, axis=-1), tf_op, message)
     return check_args
+
+
+def labels(labels, depth, ignore=None, tf_op="SparseSoftmaxCrossEntropyWithLogits"):
+    """Class ``labels`` (a sparse cross-entropy's, any number dtype: used as integers) each in
+    ``[0, depth)``, but for the ``ignore`` class."""
+    v = labels._value if isinstance(labels, _TensorBase) else labels
+    if not is_tracer(v):
+        if not _on_cpu() and isinstance(v, jax.Array):
+            return
+        v = np.asarray(v)
+    v = v.astype(np.int64 if not is_tracer(v) else jnp.int32)
+
+    def bad(ids, xp):
+        wrong = (ids < 0) | (ids >= depth)
+        return wrong if ignore is None else wrong & (ids != ignore)
+
+    check(v, bad, lambda where, label, every: (
+        f"Received a label value of {int(label)} which is outside the valid range of [0, {depth}).  "
+        f"Label values: {' '.join(str(int(x)) for x in np.ravel(every))}"), tf_op, name="", whole=True)

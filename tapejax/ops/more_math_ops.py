@@ -482,8 +482,15 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
     return Tensor(jnp.asarray(out, _dtypes.np_dtype(dtype)))
 
 
-_in_top_k = defop(lambda t, p, k: jnp.sum(p > jnp.take_along_axis(p, t[:, None].astype(np.int32), 1), 1) < k,
-                  name="in_top_k", static=("k",))
+def _in_top_k_fn(t, p, k):
+    # TensorFlow's kernel "cannot say" (False) for a target out of range or a row with inf or nan
+    t = t.astype(np.int32)
+    inside = (t >= 0) & (t < p.shape[1])
+    target = jnp.take_along_axis(p, jnp.where(inside, t, 0)[:, None], 1)
+    return inside & jnp.all(jnp.isfinite(p), 1) & (jnp.sum(p > target, 1) < k)
+
+
+_in_top_k = defop(_in_top_k_fn, name="in_top_k", static=("k",))
 
 
 @export("math.in_top_k", "nn.in_top_k")

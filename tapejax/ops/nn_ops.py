@@ -8,9 +8,9 @@ from .._core.tensor import Tensor, _TensorBase, to_array
 from ..errors import InvalidArgumentError
 from .._core.engine import allows_dtypes
 from ..extend import defop
-from . import eigen_math, eigen_reduce, normalize
+from . import bounds, eigen_math, eigen_reduce, normalize
 from .namespaces import export
-from .array_ops import concat, gather, _transpose
+from .array_ops import concat, gather, _shape_of, _transpose
 from .math_ops import clip_by_norm, reduce_sum
 
 relu = export("nn.relu")(defop(jax.nn.relu, name="relu"))
@@ -57,7 +57,9 @@ def leaky_relu(features, alpha=0.2, name=None):
 
 @export("nn.sparse_softmax_cross_entropy_with_logits")
 def sparse_softmax_cross_entropy_with_logits(labels=None, logits=None, name=None):
-    """Per-example cross-entropy of integer ``labels`` and unnormalised ``logits``."""
+    """Per-example cross-entropy of integer ``labels`` and unnormalised ``logits``; a label
+    outside ``[0, classes)`` raises InvalidArgumentError, as TensorFlow's CPU kernel."""
+    bounds.labels(labels, _shape_of(logits)[-1])
     return _sparse_xent(labels, logits)
 
 
