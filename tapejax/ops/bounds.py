@@ -1,16 +1,18 @@
-"""Indices checked against the tensor they index, as TensorFlow's CPU kernels check them.
+"""Values checked as TensorFlow's CPU kernels check them: indices against the tensor they
+index, integer divisors, class labels, matrices to invert.
 
 TensorFlow's CPU kernels refuse an index outside the tensor with an InvalidArgumentError naming
-it (``indices[1] = 5 is not in [0, 3)``); XLA would clamp it, drop it or fill in a value, a
-silent wrong result. Indices known now (Python numbers, NumPy arrays, eager tensors) are checked
-now, at the op. Indices known only when a compiled program runs (inside ``tf.function``, a
-``Dataset.map`` function, a loop body) are checked by the program: it calls the host to raise
-the same error only when an index is out of range (``checks.stage_error``), and the call of the
-program raises it.
+it (``indices[1] = 5 is not in [0, 3)``), as an integer division by zero or a label outside the
+classes; XLA would clamp, drop, fill in or compute a value, a silent wrong result. Values known
+now (Python numbers, NumPy arrays, eager tensors) are checked now, at the op. Values known only
+when a compiled program runs (inside ``tf.function``, a ``Dataset.map`` function, a loop body)
+are checked by the program (``checks.stage_error``), and the call of the program raises.
 
 TensorFlow's GPU kernels check nothing (a gather gives 0 for an index out of range): off a
-CPU, tapejax checks only what it knows without reading a device (Python and NumPy indices), and
+CPU, tapejax checks only what it knows without reading a device (Python and NumPy values), and
 its gathers give 0 too, so a program on an accelerator never waits for the host.
+
+An op's check can be its ``Op.check`` (``divisor``, ``invertible``), run at every call of the op.
 """
 import functools
 
@@ -36,6 +38,11 @@ def _dims(shape):
 @functools.lru_cache(maxsize=None)
 def _on_cpu():
     return jax.default_backend() == "cpu"
+
+
+def _unchecked(x):
+    """Off a CPU, values on the device (or traced) are not checked."""
+    return not _on_cpu() and (is_tracer(x) or isinstance(x, jax.Array))
 
 
 def _where(shape, k):
@@ -65,7 +72,7 @@ def check(indices, bad, describe, tf_op, rows=False, name=None, error=errors.Inv
     flat)`` (a message listing every index)."""
     i = indices._value if isinstance(indices, _TensorBase) else indices
     traced = is_tracer(i)
-    if not _on_cpu() and (traced or isinstance(i, jax.Array)):
+    if _unchecked(i):
         return
     if not traced:
         i = np.asarray(i)
@@ -98,7 +105,7 @@ def nd(indices, shape, tf_op, param=False, batch_dims=0, name=None):
     ``batch_dims``, as TensorFlow checks them: the batch flattened, its row number prefixed."""
     if batch_dims:
         i = indices._value if isinstance(indices, _TensorBase) else indices
-        if not _on_cpu() and (is_tracer(i) or isinstance(i, jax.Array)):
+        if _unchecked(i):
             return
         xp = jnp if is_tracer(i) else np
         i = xp.asarray(i)
@@ -155,7 +162,6 @@ def divisor(tf_op, message="Integer division by zero", error=errors.InvalidArgum
     return check_args
 
 
-
 def refuse(bad, tf_op, message, name="", error=errors.InvalidArgumentError):
     """Raises TensorFlow's ``error`` with the kernel's ``message`` where the boolean array
     ``bad`` holds anywhere: now, or when the program being traced runs."""
@@ -171,10 +177,8 @@ def invertible(tf_op, message):
     matrix whose LU factorization has an exact zero pivot (XLA would give inf or nan)."""
     def check_args(args, static):
         a = args[0]
-        a = a._value if isinstance(a, _TensorBase) else a
-        if not hasattr(a, "dtype") or not jnp.issubdtype(a.dtype, jnp.inexact) or not getattr(a, "size", 0):
-            return
-        if not is_tracer(a) and not _on_cpu():
+        a = a._value if isinstance(a, _TensorBase) else a if hasattr(a, "dtype") else np.asarray(a)
+        if not jnp.issubdtype(a.dtype, jnp.inexact) or a.ndim < 2 or not a.size or _unchecked(a):
             return
         lu = jax.lax.linalg.lu(a)[0]
         refuse(jnp.any(jnp.diagonal(lu, axis1=-2, axis2=-1) == 0, axis=-1), tf_op, message)
@@ -185,11 +189,9 @@ def labels(labels, depth, ignore=None, tf_op="SparseSoftmaxCrossEntropyWithLogit
     """Class ``labels`` (a sparse cross-entropy's, any number dtype: used as integers) each in
     ``[0, depth)``, but for the ``ignore`` class."""
     v = labels._value if isinstance(labels, _TensorBase) else labels
-    if not is_tracer(v):
-        if not _on_cpu() and isinstance(v, jax.Array):
-            return
-        v = np.asarray(v)
-    v = v.astype(np.int64 if not is_tracer(v) else jnp.int32)
+    if _unchecked(v):
+        return
+    v = v.astype(jnp.int32) if is_tracer(v) else np.asarray(v).astype(np.int64)
 
     def bad(ids, xp):
         wrong = (ids < 0) | (ids >= depth)
