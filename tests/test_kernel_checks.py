@@ -460,3 +460,36 @@ def test_in_top_k_cannot_say():
     # TF 2.21: a target out of range, or a row with inf or nan, is not in the top k
     p = tf.constant([[1., 2., 3.], [1., 0., 0.], [1., 1., 1.], [float("nan"), 1., 2.], [3., 2., 1.]])
     assert tf.math.in_top_k(tf.constant([0, 5, -1, 2, 0]), p, 2).numpy().tolist() == [False, False, False, False, True]
+
+
+def test_a_check_of_an_unused_op_raises_nothing():
+    # TF 2.21 (guide intro_to_graphs): a graph runs only the ops its outputs need, so an unused
+    # gather's bad index raises nothing; used, or assigned to a Variable, it raises
+    p = tf.constant([1., 2., 3.])
+    v = tf.Variable(0.)
+
+    @tf.function
+    def unused(i):
+        tf.gather(p, i)
+        tf.gather(p, [7])
+        return p
+
+    @tf.function
+    def used(i):
+        return tf.gather(p, i) + tf.gather(p, [0])
+
+    @tf.function
+    def assigned(i):
+        v.assign(tf.gather(p, i))
+        return tf.constant(0.)
+
+    assert unused(tf.constant(5)).numpy().tolist() == [1., 2., 3.]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices = 5 is not in \[0, 3\)"):
+        used(tf.constant(5))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices = 5 is not in \[0, 3\)"):
+        assigned(tf.constant(5))
+    assert v.numpy() == 0.0
+    assigned(tf.constant(2))
+    assert v.numpy() == 3.0
+    with pytest.raises(ValueError, match="slice index 5 of dimension 0 out of bounds"):   # TF's shape inference
+        tf.function(lambda x: x[5])(p)

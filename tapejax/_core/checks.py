@@ -77,9 +77,11 @@ def collecting(scope, trace):
     scope.flags, scope.trace = [], trace
 
 
-def stage_error(bad, error, *values):
+def stage_error(bad, error, *values, subject=None):
     """Stages ``if bad: raise error(*values)`` into the program being traced: ``bad`` a traced
     boolean scalar, ``values`` traced arrays the error's message needs (given as NumPy arrays).
+    ``subject``: the value the check guards (an op's result), if the check is needed only
+    when the program uses it (TensorFlow runs only the ops a graph's outputs need).
 
     At the top of a ``tf.function`` body, ``bad`` and ``values`` become outputs of its program,
     which its call reads and raises from (``collecting``), and a failed check leaves every
@@ -93,8 +95,9 @@ def stage_error(bad, error, *values):
     while s is not None and s.flags is None:
         s = s.parent
     # a value of the body's own trace, not of a loop's, a branch's or a transformation's in it
-    if s is not None and s.trace is not None and getattr(bad, "_trace", None) is s.trace:
-        s.flags.append((bad, values, error))
+    if s is not None and s.trace is not None and (
+            bad._trace if isinstance(bad, jax.core.Tracer) else current_trace()) is s.trace:
+        s.flags.append((bad, values, error, None if subject is None else jnp.asarray(subject)))
         return
 
     def fail(bad, *values):

@@ -38,6 +38,7 @@ import weakref
 
 import jax
 import jax.numpy as jnp
+from jax.extend.core import Literal as _Literal
 import numpy as np
 
 from .._core import cache as _cache, dtypes as _dtypes, engine as _engine, host as _host, logs as _logs, state as _state
@@ -500,6 +501,28 @@ def _same_batch(tkey):
     return len(sizes) <= 1
 
 
+def _used_checks(jaxpr, n_real, n_out, flagged, guarded):
+    """The checks (``checks.stage_error``) of the ops the program uses: as TensorFlow runs only
+    the ops its outputs, its state and its effects need, a check guarding an unused value
+    (``tf.gather(x, [5])`` whose result is dropped) raises nothing. Returns the positions of
+    the outputs to keep (the program's own, then each kept check's), the positions of the kept
+    checks' conditions, and the kept ``flagged`` entries."""
+    live = {v for v in jaxpr.outvars[:n_real] + jaxpr.outvars[n_out:] if not isinstance(v, _Literal)}
+    for eqn in reversed(jaxpr.eqns):
+        if eqn.effects or any(v in live for v in eqn.outvars):
+            live.update(v for v in eqn.invars if not isinstance(v, _Literal))
+    subjects = iter(jaxpr.outvars[n_out - sum(guarded):n_out])
+    picks, bads, kept, pos = list(range(n_real)), [], [], n_real
+    for (error, k), guards in zip(flagged, guarded):
+        subject = next(subjects) if guards else None
+        if subject is None or isinstance(subject, _Literal) or subject in live:
+            picks.extend(range(pos, pos + 1 + k))
+            bads.append(pos)
+            kept.append((error, k))
+        pos += 1 + k
+    return picks, bads, kept
+
+
 class _Polymorphic:
     """A program exported for every size of its unknown dimensions, compiled once per size
     it is called with (the Python function is not traced again)."""
@@ -590,6 +613,7 @@ class ConcreteFunction:
         self._calls_back = False   # the program calls the host (tf.print, asserts, py_function, host ops)
         self._may_fail = False     # one of those callbacks may raise (state.note_may_fail)
         self._flagged = []         # (error, number of values) per check returned as outputs (_raise_flagged)
+        self._guarded = []         # per check: whether it guards a value (kept only if the program uses it)
         self._no_creation = False  # creating a Variable while traced raises (TensorFlow's singleton rule)
         self._uid = next(_concrete_ids)
         # The states of its seeded random ops (``_state.random_ops``); the Function gives every
@@ -670,18 +694,17 @@ class ConcreteFunction:
         if self._host is not None:
             # Values the host ops after the program take: outputs of the program too.
             outputs.arrays.extend(self._host.late_inputs)
-        # The checks staged at the top (an index out of range): outputs last, read by the call;
-        # a failed one gives the Variables their values back.
-        self._flagged = [(error, len(values)) for _, values, error in scope.flags]
-        arrays = list(outputs.arrays) + [x for bad, values, _ in scope.flags for x in (bad, *values)]
+        # The checks staged at the top (an index out of range): their values, then the values
+        # they guard, outputs last (``_finish`` keeps the checks of the ops the program uses).
+        flags = scope.flags
+        self._flagged = [(error, len(values)) for _, values, error, _ in flags]
+        self._guarded = [subject is not None for *_, subject in flags]
+        arrays = (list(outputs.arrays) + [x for bad, values, _, _ in flags for x in (bad, *values)]
+                  + [subject for *_, subject in flags if subject is not None])
         outputs.forget_values()
         self._outputs, self._scope = outputs, scope
         self._updated = self._donate + tuple(i for i in self._keep if state[i]._id in scope.written)
-        new = self._new_state(state, scope)
-        if scope.flags:
-            failed = jnp.any(jnp.stack([bad for bad, _, _ in scope.flags]))
-            new = [jnp.where(failed, given[i], x) for i, x in zip(self._updated, new)]
-        return arrays, new
+        return arrays, self._new_state(state, scope)
 
     def _trace(self, arg_vals):
         """Traces the body; returns its scope (what it captured, assigned and created).
@@ -736,7 +759,7 @@ class ConcreteFunction:
         fail (an assertion, an index check: a failed run must leave the Variables as they were);
         with unknown dimensions it is exported (``jax.export``) and compiled per size."""
         if self._shapes is None and not set(self._updated) - set(self._donate) and self._host is None \
-                and not self._may_fail:
+                and not self._may_fail and not self._flagged:
             self._traced = None
             return
         closed, self._traced = self._traced.jaxpr, None
@@ -745,14 +768,21 @@ class ConcreteFunction:
         old_don, old_keep, n_state = self._donate, self._keep, len(self._trace_state)
         self._donate = tuple(sorted(set(self._updated)))
         self._keep = tuple(i for i in range(n_state) if i not in self._donate)
-        n_out = len(self._outputs.arrays) + sum(1 + n for _, n in self._flagged)
+        n_out = len(self._outputs.arrays) + sum(1 + n for _, n in self._flagged) + sum(self._guarded)
+        picks, bads, self._flagged = _used_checks(closed.jaxpr, len(self._outputs.arrays), n_out, self._flagged,
+                                                  self._guarded)
+        updated = self._updated
 
         def replay(arg_vals, don_vals, keep_vals):
             given = dict(zip(self._donate, don_vals))
             given.update(zip(self._keep, keep_vals))
             flat = list(arg_vals) + [given[i] for i in old_don] + [given[i] for i in old_keep]
             out = jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *flat)
-            return out[:n_out], out[n_out:]
+            new = out[n_out:]
+            if bads:   # a failed check gives the Variables their values back
+                failed = jnp.any(jnp.stack([out[i] for i in bads]))
+                new = [jnp.where(failed, given[i], x) for i, x in zip(updated, new)]
+            return [out[i] for i in picks], new
 
         donate = () if self._may_fail else (1,)
         if self._shapes is None:

@@ -227,12 +227,17 @@ def getitem(x, key):
     if _is_bool_mask(key):
         return boolean_mask(x, key)
     spec, dyn = _encode_index(tuple(key) if type(key) is list else key)
-    _check_subscripts(_shape_of(x), spec, dyn)
-    return _getitem(x, *dyn, spec=spec)
+    traced = _check_subscripts(_shape_of(x), spec, dyn)
+    out = _getitem(x, *dyn, spec=spec)
+    for k, d, n in traced:
+        bounds.subscript(k, d, n, then=lambda: out)
+    return out
 
 
 def _check_subscripts(shape, spec, dyn):
-    """Each scalar index in the dimension it indexes (``bounds.subscript``)."""
+    """Each scalar index in the dimension it indexes (``bounds.subscript``): the known ones
+    now; returns the traced ones, ``(index, dimension, size)``, to check with the result."""
+    traced = []
     d, it = 0, iter(dyn)
     for j, s in enumerate(spec):
         tag = s[0]
@@ -244,8 +249,12 @@ def _check_subscripts(shape, spec, dyn):
             k = next(it) if tag == "d" else s[1]
             if (tag == "i" and type(k) is int or tag == "d" and np.ndim(k._v if isinstance(k, _TensorBase) else k) == 0) \
                     and d < len(shape) and shape[d] is not None:
-                bounds.subscript(k, d, shape[d])
+                if tag == "i":
+                    bounds.subscript(k, d, shape[d])
+                else:
+                    traced.append((k, d, shape[d]))
             d += 1
+    return traced
 
 
 def _encode_index(key):
@@ -298,8 +307,8 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     # TensorFlow's gather of a Variable's rows is its sparse_read; a message of a kernel given
     # tensors (the fast path) ends with " name: "
     kernel = "ResourceGather" if isinstance(params, Variable) and axis == batch_dims == 0 else "GatherV2"
-    bounds.gather(indices, _shape_of(params)[axis], kernel, name=bounds.fast_path(indices))
-    return _gather(params, indices, axis=axis, batch_dims=int(batch_dims))
+    return bounds.gather(indices, _shape_of(params)[axis], kernel, name=bounds.fast_path(indices),
+                         then=lambda: _gather(params, indices, axis=axis, batch_dims=int(batch_dims)))
 
 
 def _shape_of(x):
@@ -325,8 +334,8 @@ def gather_nd(params, indices, batch_dims=0, name=None):
     b, shape = int(batch_dims), _shape_of(params)
     if not shape:
         raise InvalidArgumentError(None, None, _kernel_message("GatherNd", "params must be at least a vector", name=""))
-    bounds.nd(indices, shape, "GatherNd", param=True, batch_dims=b, name="" if b else bounds.fast_path(indices))
-    return _gather_nd(params, indices, batch_dims=b)
+    return bounds.nd(indices, shape, "GatherNd", param=True, batch_dims=b, name="" if b else bounds.fast_path(indices),
+                     then=lambda: _gather_nd(params, indices, batch_dims=b))
 
 
 def _scatter_fn(kind):
@@ -342,8 +351,8 @@ _tensor_scatter = {kind: defop(_scatter_fn(kind), name=f"tensor_scatter_{kind}")
 
 def _tensor_scatter_nd(kind, tf_op, tensor, indices, updates):
     tensor = convert_to_tensor(tensor)
-    bounds.nd(indices, _shape_of(tensor), tf_op, name=bounds.fast_path(indices, updates))
-    return _tensor_scatter[kind](tensor, indices, cast(updates, tensor.dtype))
+    return bounds.nd(indices, _shape_of(tensor), tf_op, name=bounds.fast_path(indices, updates),
+                     then=lambda: _tensor_scatter[kind](tensor, indices, cast(updates, tensor.dtype)))
 
 
 @export("tensor_scatter_nd_update")
@@ -416,9 +425,10 @@ def scatter_nd(indices, updates, shape, name=None):
         [0, 9, 0, 8, 0]
     """
     shape = normalize.static_shape(shape)
-    bounds.nd(indices, shape, "ScatterNd", name=bounds.fast_path(indices, updates))
+    name = bounds.fast_path(indices, updates)
     updates = convert_to_tensor(updates)
-    return _tensor_scatter["add"](Tensor(jnp.zeros(shape, updates.dtype._np)), indices, updates)
+    return bounds.nd(indices, shape, "ScatterNd", name=name, then=lambda: _tensor_scatter["add"](
+        Tensor(jnp.zeros(shape, updates.dtype._np)), indices, updates))
 
 
 _slice = defop(lambda x, begin, size: jax.lax.slice(x, begin, tuple(b + s for b, s in zip(begin, size))),

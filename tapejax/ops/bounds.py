@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import errors
-from .._core import checks as _checks
+from .._core import checks as _checks, state as _state
 from .._core.tensor import Tensor, _TensorBase, is_tracer
 
 
@@ -61,7 +61,8 @@ def fast_path(*inputs):
     return "" if all(isinstance(x, _TensorBase) for x in inputs) else None
 
 
-def check(indices, bad, describe, tf_op, rows=False, name=None, error=errors.InvalidArgumentError, whole=False):
+def check(indices, bad, describe, tf_op, rows=False, name=None, error=errors.InvalidArgumentError, whole=False,
+          then=None):
     """Raises TensorFlow's ``error`` (InvalidArgumentError) for the first index where ``bad``
     holds, now or when the program being traced runs.
 
@@ -69,44 +70,58 @@ def check(indices, bad, describe, tf_op, rows=False, name=None, error=errors.Inv
     indices flattened, or with ``rows`` their rows of the last axis (one multi-dimensional index
     each, as ``gather_nd`` reads them). ``describe(where, index)``: the kernel's message for the
     index (a number, or a row) at position ``where``; with ``whole``, ``describe(where, index,
-    flat)`` (a message listing every index)."""
+    flat)`` (a message listing every index).
+
+    ``then()``: the op, run after a check made now and before a staged one, whose result it
+    guards (the check is made only if the program uses the result, as TensorFlow's graph runs
+    only the ops its outputs need); returns its result."""
+    run = then or (lambda: None)
     i = indices._value if isinstance(indices, _TensorBase) else indices
     traced = is_tracer(i)
     if _unchecked(i):
-        return
+        return run()
     if not traced:
         i = np.asarray(i)
     if i.dtype.kind not in "iu" or not i.size:
-        return
+        return run()
     shape = i.shape[:-1] if rows else i.shape
     xp = jnp if traced else np
     flat = xp.reshape(i, (-1, i.shape[-1]) if rows else (-1,))
     wrong = bad(flat, xp)
-    if traced:
-        k = jnp.argmax(wrong)
-        _checks.stage_error(wrong.any(), lambda k, *v: error(None, None, describe(_where(shape, int(k)), *v)),
-                            k, flat[k], *((flat,) if whole else ()))
-        return
-    hits = np.flatnonzero(wrong)
-    if hits.size:
+    hits = None if traced else np.flatnonzero(wrong)
+    if not traced and not hits.size:
+        return run()
+    if not traced and not _state.tracing():
         k = int(hits[0])
-        text = describe(_where(shape, k), flat[k], *((flat,) if whole else ()))
-        raise error(None, None, _kernel_message(tf_op, text, name))
+        raise error(None, None, _kernel_message(tf_op, describe(_where(shape, k), flat[k], *((flat,) if whole else ())),
+                                                name))
+    out = run()
+    subject = out._value if isinstance(out, _TensorBase) else out
+    if traced:
+        # the shape as a value too: a dimension may be known only when the program runs (jax.export)
+        dims = jnp.stack([jnp.asarray(d, np.int64) for d in shape]) if shape else jnp.zeros((0,), np.int64)
+        _checks.stage_error(wrong.any(), lambda k, dims, *v: error(None, None, describe(_where(tuple(dims), int(k)), *v)),
+                            jnp.argmax(wrong), dims, flat[jnp.argmax(wrong)], *((flat,) if whole else ()),
+                            subject=subject)
+    else:   # known now, inside a tf.function: raised when the program runs the op
+        text = describe(_where(shape, int(hits[0])), flat[hits[0]], *((flat,) if whole else ()))
+        _checks.stage_error(np.bool_(True), lambda: error(None, None, text), subject=subject)
+    return out
 
 
-def gather(indices, n, tf_op="GatherV2", name=None):
+def gather(indices, n, tf_op="GatherV2", name=None, then=None):
     """``tf.gather``'s indices, each in ``[0, n)``."""
-    check(indices, lambda i, xp: (i < 0) | (i >= n), lambda where, v: f"indices{where} = {int(v)} is not in [0, {n})",
-          tf_op, name=name)
+    return check(indices, lambda i, xp: (i < 0) | (i >= n),
+                 lambda where, v: f"indices{where} = {int(v)} is not in [0, {n})", tf_op, name=name, then=then)
 
 
-def nd(indices, shape, tf_op, param=False, batch_dims=0, name=None):
+def nd(indices, shape, tf_op, param=False, batch_dims=0, name=None, then=None):
     """Rows of ``indices`` (``gather_nd``, ``scatter_nd``), each a position in ``shape``; with
     ``batch_dims``, as TensorFlow checks them: the batch flattened, its row number prefixed."""
     if batch_dims:
         i = indices._value if isinstance(indices, _TensorBase) else indices
         if _unchecked(i):
-            return
+            return then and then()
         xp = jnp if is_tracer(i) else np
         i = xp.asarray(i)
         nb = int(np.prod(i.shape[:batch_dims]))
@@ -120,28 +135,33 @@ def nd(indices, shape, tf_op, param=False, batch_dims=0, name=None):
 
     what = "param shape" if param else "shape"
     node = f", node name: {tf_op}" if param else ""
-    check(indices, bad, lambda where, v: f"indices{where} = {_row(v)} does not index into {what} {_dims(shape)}{node}",
-          tf_op, rows=True, name=name)
+    return check(indices, bad,
+                 lambda where, v: f"indices{where} = {_row(v)} does not index into {what} {_dims(shape)}{node}",
+                 tf_op, rows=True, name=name, then=then)
 
 
-def segment_ids(ids, n, tf_op, name=None):
+def segment_ids(ids, n, tf_op, name=None, then=None):
     """``unsorted_segment_*``'s ids: below ``num_segments`` (negative ids are dropped)."""
-    check(ids, lambda i, xp: i >= n, lambda where, v: f"segment_ids{where} = {int(v)} is out of range [0, {n})", tf_op,
-          name=name)
+    return check(ids, lambda i, xp: i >= n, lambda where, v: f"segment_ids{where} = {int(v)} is out of range [0, {n})",
+                 tf_op, name=name, then=then)
 
 
 def _slice_index(d, n):
     return lambda where, v: f"slice index {int(v) + n if int(v) < 0 else int(v)} of dimension {d} out of bounds."
 
 
-def subscript(index, d, n):
-    """A scalar index of ``x[...]`` into dimension ``d`` of size ``n``: in ``[-n, n)``."""
+def subscript(index, d, n, then=None):
+    """A scalar index of ``x[...]`` into dimension ``d`` of size ``n``: in ``[-n, n)``. (A
+    Python int out of range fails as TensorFlow's shape inference does, when the op is made.)"""
     if isinstance(index, (int, np.integer)):
         if not -n <= index < n:
-            raise errors.InvalidArgumentError(None, None, _kernel_message(
-                "StridedSlice", _slice_index(d, n)("", index), name="strided_slice/"))
+            text = _slice_index(d, n)("", index)
+            if _state.tracing():   # TensorFlow's shape inference, as the graph is built
+                raise ValueError(text)
+            raise errors.InvalidArgumentError(None, None, _kernel_message("StridedSlice", text, name="strided_slice/"))
         return
-    check(index, lambda i, xp: (i < -n) | (i >= n), _slice_index(d, n), "StridedSlice", name="strided_slice/")
+    return check(index, lambda i, xp: (i < -n) | (i >= n), _slice_index(d, n), "StridedSlice", name="strided_slice/",
+                 then=then)
 
 
 def _kind(a):

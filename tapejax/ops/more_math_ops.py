@@ -388,12 +388,13 @@ def _sorted_segment(kind):
 def _unsorted_segment(kind):
     def unsorted_segment(data, segment_ids, num_segments, name=None):
         n = int(normalize.known(num_segments, f"unsorted_segment_{kind}"))
+        def run():
+            if kind == "prod":
+                return _segment_prod(data, segment_ids, num_segments=n)
+            return _segment(data, segment_ids, kind=kind, num_segments=n, empty_zero=False)
         # mean and sqrt_n are TensorFlow Python, over UnsortedSegmentSum
-        bounds.segment_ids(segment_ids, n, "UnsortedSegment" + _KERNEL.get(kind, "Sum"), 
-                           name="" if kind in ("mean", "sqrt_n") else bounds.fast_path(segment_ids))
-        if kind == "prod":
-            return _segment_prod(data, segment_ids, num_segments=n)
-        return _segment(data, segment_ids, kind=kind, num_segments=n, empty_zero=False)
+        return bounds.segment_ids(segment_ids, n, "UnsortedSegment" + _KERNEL.get(kind, "Sum"),
+                                  name="" if kind in ("mean", "sqrt_n") else bounds.fast_path(segment_ids), then=run)
     unsorted_segment.__name__ = unsorted_segment.__qualname__ = f"unsorted_segment_{kind}"
     unsorted_segment.__doc__ = (
         f"The {kind.replace('_', ' ')} of ``data``'s rows in each of ``num_segments`` segments "

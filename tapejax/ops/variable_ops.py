@@ -24,8 +24,8 @@ def sparse_read(self, indices, name=None):
         >>> v.sparse_read([2, 0]).numpy().tolist()
         [[5.0, 6.0], [1.0, 2.0]]
     """
-    bounds.gather(indices, _shape_of(self)[0], "ResourceGather", name=bounds.fast_path(indices))
-    return _gather(self, indices, axis=0, batch_dims=0)
+    return bounds.gather(indices, _shape_of(self)[0], "ResourceGather", name=bounds.fast_path(indices),
+                         then=lambda: _gather(self, indices, axis=0, batch_dims=0))
 
 
 def _variable_gather_nd(self, indices, name=None):
@@ -36,8 +36,8 @@ def _variable_gather_nd(self, indices, name=None):
         >>> tf.Variable([[1., 2.], [3., 4.]]).gather_nd([[1, 0]]).numpy().tolist()
         [3.0]
     """
-    bounds.nd(indices, _shape_of(self), "ResourceGatherNd", param=True, name=bounds.fast_path(indices))
-    return _gather_nd(self, indices, batch_dims=0)
+    return bounds.nd(indices, _shape_of(self), "ResourceGatherNd", param=True, name=bounds.fast_path(indices),
+                     then=lambda: _gather_nd(self, indices, batch_dims=0))
 
 
 def _scatter(tf_kind, nd):

@@ -1242,8 +1242,8 @@ class Embedding(Layer):
         self.built = True
 
     def call(self, inputs):
-        _bounds.gather(inputs, self.input_dim)   # Keras 3 on TensorFlow: tf.gather's check
-        return _embedding(self.embeddings, inputs)
+        # Keras 3 on TensorFlow: tf.gather's check
+        return _bounds.gather(inputs, self.input_dim, then=lambda: _embedding(self.embeddings, inputs))
 
     def compute_mask(self, inputs, previous_mask=None):
         """With ``mask_zero``, the positions of non-zero ids (``inputs != 0``), for the layers after."""
