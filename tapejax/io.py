@@ -41,7 +41,7 @@ from ._core.tensor import Tensor, string_array, to_array
 from .image import _image_bytes as _bytes  # a scalar string's bytes
 from .image import (convert_image_dtype, decode_image, decode_jpeg, decode_png, encode_jpeg,  # noqa: F401
                     encode_png, is_jpeg)
-from .ops.messages import _kernel_message
+from .ops.bounds import _kernel_message
 from .strings import _numbers, _text
 from . import ragged as _ragged, sparse as _sparse
 

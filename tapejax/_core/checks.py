@@ -97,7 +97,8 @@ def stage_error(bad, error, *values, subject=None):
     # a value of the body's own trace, not of a loop's, a branch's or a transformation's in it
     if s is not None and s.trace is not None and (
             bad._trace if isinstance(bad, jax.core.Tracer) else current_trace()) is s.trace:
-        s.flags.append((bad, values, error, None if subject is None else jnp.asarray(subject)))
+        # only a traced subject can be unused (a constant, or strings on the host, always count)
+        s.flags.append((bad, values, error, subject if isinstance(subject, jax.core.Tracer) else None))
         return
 
     def fail(bad, *values):

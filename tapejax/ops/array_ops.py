@@ -27,7 +27,7 @@ from ..extend import defop, freeze
 from . import bounds, normalize
 from .math_ops import cast
 from .namespaces import export
-from .messages import _kernel_message
+from .bounds import _kernel_message
 
 # ---------------------------------------------------------------- shapes and structure
 _squeeze = defop(lambda x, axis=None: jnp.squeeze(x, axis=axis), name="squeeze", static=("axis",))

@@ -26,13 +26,15 @@ from .._core.tensor import Tensor, _TensorBase, is_tracer
 
 
 def _kernel_message(tf_op, text, name=None):
-    from .messages import _kernel_message   # imported when raising: every op module imports this one
-    return _kernel_message(tf_op, text, name)
+    """A kernel's error ``text`` as TensorFlow's eager errors print it (``name``: the op's name
+    TF appends where its Python wrapper passed one). Used by every op module (via messages)."""
+    device = "/job:localhost/replica:0/task:0/device:CPU:0"
+    return (f"{{{{function_node __wrapped__{tf_op}_device_{device}}}}} {text} [Op:{tf_op}]"
+            + ("" if name is None else f" name: {name}"))
 
 
 def _dims(shape):
-    from .messages import _dims
-    return _dims(shape)
+    return "[" + ",".join(map(str, shape)) + "]"
 
 
 @functools.lru_cache(maxsize=None)

@@ -12,16 +12,7 @@ from .math_ops import (
     divide_no_nan, multiply_no_nan, xlogy, select, clip_by_value, _add_n,
 )
 from .linalg_ops import _matmul, _tensordot, _einsum
-
-
-def _kernel_message(tf_op, text, name=None):
-    device = "/job:localhost/replica:0/task:0/device:CPU:0"
-    return (f"{{{{function_node __wrapped__{tf_op}_device_{device}}}}} {text} [Op:{tf_op}]"
-            + ("" if name is None else f" name: {name}"))
-
-
-def _dims(shape):
-    return "[" + ",".join(map(str, shape)) + "]"
+from .bounds import _dims, _kernel_message
 
 
 def _explain_broadcast(tf_op):

@@ -19,7 +19,7 @@ from .. import errors
 from ..errors import InvalidArgumentError
 from ..extend import defop
 from . import bounds, normalize
-from .messages import _kernel_message
+from .bounds import _kernel_message
 from .namespaces import export
 from .math_ops import (floor, round, acos, acosh, asin, asinh, atan, atan2, atanh, cosh, sinh, multiply, add_n,
                        _reduction, _no_gradient)
