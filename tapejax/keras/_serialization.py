@@ -17,6 +17,7 @@ import types
 
 import numpy as np
 
+from .. import ops as _ops
 from .._core import dtypes as _dtypes
 from .._core.tensor import Tensor, TensorShape
 
@@ -37,6 +38,73 @@ _PUBLIC_MODULES = {
 # Classes that Keras 3 exports under another name than tapejax's (none yet) or from 'keras'.
 _KERAS_TOP = {"DTypePolicy": "tapejax.keras.mixed_precision", "Sequential": "tapejax.keras.models",
               "Model": "tapejax.keras.models", "Functional": "tapejax.keras.models"}
+
+
+_REGISTERED = {}   # "package>name" -> class (register_keras_serializable)
+# The operation classes of functional models (x * 2 on a KerasTensor) by their Keras class name:
+# layers/_base.py, above this module, sets it.
+_OPERATIONS = None
+
+
+def register_keras_serializable(package="Custom", name=None):
+    """Registers a class under ``"package>name"`` so that ``load_model`` can rebuild saved
+    instances of it (Keras 3's ``keras.saving.register_keras_serializable``).
+
+    Args:
+        package: the namespace of the name (``"Custom"``).
+        name: the name in it; the class's name by default.
+
+    Returns:
+        A decorator that registers the class and returns it unchanged.
+
+    Raises:
+        ValueError: the class has no ``get_config`` method.
+
+    Example:
+        >>> import tapejax as tf
+        >>> @tf.keras.saving.register_keras_serializable(package="Demo")
+        ... class Twice(tf.keras.layers.Layer):
+        ...     def call(self, x):
+        ...         return 2 * x
+        >>> tf.keras.saving.get_registered_name(Twice)
+        'Demo>Twice'
+    """
+    def decorator(arg):
+        registered = f"{package}>{name or arg.__name__}"
+        if isinstance(arg, type) and not hasattr(arg, "get_config"):
+            raise ValueError("Cannot register a class that does not have a get_config() method.")
+        _REGISTERED[registered] = arg
+        return arg
+    return decorator
+
+
+def get_registered_name(obj):
+    """The name ``obj`` is registered under (``"package>name"``), else its ``__name__``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.saving.get_registered_name(tf.keras.layers.Dense)
+        'Dense'
+    """
+    for registered, cls in _REGISTERED.items():
+        if cls is obj:
+            return registered
+    return obj.__name__
+
+
+def get_registered_object(name, custom_objects=None, module_objects=None):
+    """The class registered (or passed in ``custom_objects`` / ``module_objects``) as ``name``, or None.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.saving.get_registered_object("Nope>Missing") is None
+        True
+    """
+    for table in (custom_objects, _REGISTERED, module_objects):
+        if table and name in table:
+            return table[name]
+    return None
+
 
 
 def _public_module(cls):
@@ -101,7 +169,6 @@ def serialize_keras_object(obj):
         if name is None:
             raise TypeError(f"Cannot serialize object {obj} of type {type(obj)}. To be serializable, a class "
                             "must implement the `get_config()` method.")
-        from .saving import get_registered_name
         # Keras 3 names a function by the public class of functions: module 'builtins', registered 'function'
         return {"module": "builtins", "class_name": "function", "config": get_registered_name(obj),
                 "registered_name": "function"}
@@ -120,7 +187,6 @@ def serialize_keras_object(obj):
         out = {"module": module, "class_name": getattr(cls, "_keras_class_name", cls.__name__),
                "config": serialize_dict(config), "registered_name": getattr(cls, "_keras_registered_name", None)}
     else:
-        from .saving import get_registered_name
         out = {"module": cls.__module__, "class_name": cls.__name__, "config": serialize_dict(config),
                "registered_name": get_registered_name(cls)}
     _add_build_and_compile_config(obj, out)
@@ -143,14 +209,12 @@ def _add_build_and_compile_config(obj, out):
 def _lookup(class_name, module, registered_name, custom_objects):
     """The class a configuration names: ``custom_objects``, then the registered classes, then
     tapejax's class for the public Keras module."""
-    from .saving import _REGISTERED
     for table, key in ((custom_objects, registered_name), (custom_objects, class_name),
                        (_REGISTERED, registered_name)):
         if table and key in table:
             return table[key]
     if module == "keras.src.ops.numpy":   # an operation of a functional model (x * 2 on a KerasTensor)
-        from .layers._base import _operation_by_class_name
-        return _operation_by_class_name(class_name)
+        return _OPERATIONS(class_name)
     here = _PUBLIC_MODULES.get(module) if isinstance(module, str) else None
     if module == "keras" and class_name in _KERAS_TOP:
         here = _KERAS_TOP[class_name]
@@ -193,7 +257,6 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
     if class_name in ("__numpy__", "__tensor__"):
         value = np.array(inner["value"], dtype=_dtypes.np_dtype(inner["dtype"]))
         if class_name == "__tensor__":
-            from .. import ops as _ops
             return _ops.convert_to_tensor(value)
         return value
     if class_name == "__bytes__":
@@ -236,7 +299,6 @@ def get(identifier, module_objects, public_module, kind):
     ``module.get``."""
     class_name = identifier.get("class_name")
     if class_name == "function":   # a user's function, by its registered name
-        from .saving import get_registered_object
         fn = get_registered_object(identifier.get("config")) if isinstance(identifier.get("config"), str) else None
         if not callable(fn):
             raise ValueError(f"Could not interpret {kind} identifier: {identifier}")

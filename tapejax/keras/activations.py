@@ -16,6 +16,7 @@ import jax.numpy as jnp
 from .. import ops as _ops
 from ..ops import eigen_math, kinks
 from ..extend import defop, Op
+from ._serialization import get_registered_object, serialize_keras_object
 
 relu6 = _ops.relu6
 sigmoid = _ops.sigmoid
@@ -239,7 +240,6 @@ def serialize(activation):
             return k
     if isinstance(activation, types.FunctionType) and activation.__name__ != "<lambda>" \
             and not activation.__module__.startswith("tapejax."):
-        from ._serialization import serialize_keras_object
         return serialize_keras_object(activation)
     return getattr(activation, "__name__", getattr(activation, "name", repr(activation)))
 
@@ -258,7 +258,6 @@ def deserialize(config, custom_objects=None):
     """
     if isinstance(config, dict):
         name = config.get("config")
-        from .saving import get_registered_object
         fn = get_registered_object(name, custom_objects) if isinstance(name, str) else None
         if fn is None and isinstance(name, str):
             fn = _BY_NAME.get(name)

@@ -123,6 +123,8 @@ class Model(Layer):
         618
     """
 
+    _k_model = True   # a keras Model (its auto config takes no arguments)
+
     # The compiled metrics' state is not part of the model's checkpoints (save_weights /
     # load_weights, as Keras 3's weights files): loading weights leaves the metrics as they are.
     _TF_MODULE_IGNORED_PROPERTIES = Layer._TF_MODULE_IGNORED_PROPERTIES | frozenset(
@@ -192,6 +194,8 @@ class Model(Layer):
         if self.__dict__.get("_k_graph") is not None and not isinstance(self, Sequential):
             return _model_config.functional_config(self)
         return super().get_config()
+
+    get_config._k_default = True   # the base configuration (layers/_base._default_get_config)
 
     @classmethod
     def from_config(cls, config, custom_objects=None):

@@ -23,7 +23,10 @@ from .._core.logs import absl_warning as _absl_warning
 from . import layers as _layers, losses as _losses, metrics as _metrics, optimizers as _optimizers
 
 from ._serialization import (  # noqa: E402,F401 -- tf.keras.saving's names
-    deserialize_keras_object as deserialize_keras_object, serialize_keras_object as serialize_keras_object)
+    deserialize_keras_object as deserialize_keras_object, serialize_keras_object as serialize_keras_object,
+    register_keras_serializable as register_keras_serializable, get_registered_name as get_registered_name,
+    get_registered_object as get_registered_object, _REGISTERED)
+from ._model_config import layer_from_config
 
 __all__ = ["save_model", "load_model", "save_weights", "load_weights", "register_keras_serializable",
            "get_registered_name", "get_registered_object", "serialize_keras_object", "deserialize_keras_object"]
@@ -32,69 +35,6 @@ _KERAS_FILE = "keras_model.json"
 # The class load_model rebuilds a saved configuration of layers as: tapejax.keras.models, which
 # builds on this module for Model.save, sets "Sequential".
 _MODEL_CLASSES = {}
-_REGISTERED = {}   # "package>name" -> class (register_keras_serializable)
-
-
-def register_keras_serializable(package="Custom", name=None):
-    """Registers a class under ``"package>name"`` so that ``load_model`` can rebuild saved
-    instances of it (Keras 3's ``keras.saving.register_keras_serializable``).
-
-    Args:
-        package: the namespace of the name (``"Custom"``).
-        name: the name in it; the class's name by default.
-
-    Returns:
-        A decorator that registers the class and returns it unchanged.
-
-    Raises:
-        ValueError: the class has no ``get_config`` method.
-
-    Example:
-        >>> import tapejax as tf
-        >>> @tf.keras.saving.register_keras_serializable(package="Demo")
-        ... class Twice(tf.keras.layers.Layer):
-        ...     def call(self, x):
-        ...         return 2 * x
-        >>> tf.keras.saving.get_registered_name(Twice)
-        'Demo>Twice'
-    """
-    def decorator(arg):
-        registered = f"{package}>{name or arg.__name__}"
-        if isinstance(arg, type) and not hasattr(arg, "get_config"):
-            raise ValueError("Cannot register a class that does not have a get_config() method.")
-        _REGISTERED[registered] = arg
-        return arg
-    return decorator
-
-
-def get_registered_name(obj):
-    """The name ``obj`` is registered under (``"package>name"``), else its ``__name__``.
-
-    Example:
-        >>> import tapejax as tf
-        >>> tf.keras.saving.get_registered_name(tf.keras.layers.Dense)
-        'Dense'
-    """
-    for registered, cls in _REGISTERED.items():
-        if cls is obj:
-            return registered
-    return obj.__name__
-
-
-def get_registered_object(name, custom_objects=None, module_objects=None):
-    """The class registered (or passed in ``custom_objects`` / ``module_objects``) as ``name``, or None.
-
-    Example:
-        >>> import tapejax as tf
-        >>> tf.keras.saving.get_registered_object("Nope>Missing") is None
-        True
-    """
-    for table in (custom_objects, _REGISTERED, module_objects):
-        if table and name in table:
-            return table[name]
-    return None
-
-
 def save_weights(model, filepath, overwrite=True, max_shard_size=None, **kwargs):
     """Writes the weights of ``model`` (and its compiled optimizer's state) as a ``tf.train``
     checkpoint at ``filepath`` (``model.save_weights(filepath)``).
@@ -339,7 +279,6 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True, **kw
         raise damaged("'compile' must be an object with a loss, metrics (names or configurations) and an "
                       "optimizer configuration")
     custom_objects = dict(custom_objects or {})
-    from ._model_config import layer_from_config
     layers = []
     functional = "input_layers" in config
     for i, entry in enumerate(config["layers"]):

@@ -24,6 +24,7 @@ from .. import initializers as _initializers
 from .._variables import KerasVariable
 from .. import regularizers as regularizers
 from .. import activations as _activations
+from .. import _serialization
 from .._serialization import serialize_keras_object
 from ._input_spec import InputSpec as InputSpec, assert_input_compatibility  # noqa: F401
 from ...ops import cast
@@ -546,6 +547,8 @@ class Layer(Module):
         ['linear/w', 'linear/b']
     """
 
+    _k_model = False   # a keras Model (its auto config takes no arguments)
+
     # Keras 3: only tensors (or None) may be passed positionally to a layer, but to the
     # preprocessing layers and functional models, which take other values.
     _allow_non_tensor_positional_args = False
@@ -562,8 +565,7 @@ class Layer(Module):
             # Keras 3 keeps the constructor arguments of a user's layer without a get_config of
             # its own (its "auto config"); a Model subclass's are its defaults (Keras 3's
             # Model.__new__ passes no arguments on)
-            from ..models import Model
-            if issubclass(cls, Model):
+            if cls._k_model:
                 args, kwargs = (), {}
             obj.__dict__["_k_auto_config"] = _auto_config(cls, args, kwargs)
         return obj
@@ -1142,6 +1144,8 @@ class Layer(Module):
             config[key] = value
         return config
 
+    get_config._k_default = True   # the base configuration (layers/_base._default_get_config)
+
     def _k_config_value(self, key):
         """The value ``get_config`` lists for one of ``_k_config_keys``: the attribute of that name."""
         return getattr(self, key)
@@ -1249,6 +1253,9 @@ def _operation_by_class_name(class_name):
     return None
 
 
+_serialization._OPERATIONS = _operation_by_class_name
+
+
 class _LayerScope:
     """The layer's name scope, entered once however deeply its own methods nest."""
 
@@ -1307,8 +1314,7 @@ def _is_keras_object(value):
 
 def _default_get_config(cls):
     """Whether ``cls`` configures itself with the base ``get_config`` (no get_config of its own)."""
-    from ..models import Model
-    return cls.get_config in (Layer.get_config, Model.get_config) and not cls._k_config_keys
+    return getattr(cls.get_config, "_k_default", False) and not cls._k_config_keys
 
 
 def _auto_config(cls, args, kwargs):
