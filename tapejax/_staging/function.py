@@ -504,23 +504,23 @@ def _same_batch(tkey):
 def _used_checks(jaxpr, n_real, n_out, flagged, guarded):
     """The checks (``checks.stage_error``) of the ops the program uses: as TensorFlow runs only
     the ops its outputs, its state and its effects need, a check guarding an unused value
-    (``tf.gather(x, [5])`` whose result is dropped) raises nothing. Returns the positions of
-    the outputs to keep (the program's own, then each kept check's), the positions of the kept
-    checks' conditions, and the kept ``flagged`` entries."""
+    (``tf.gather(x, [5])`` whose result is dropped) raises nothing. Returns the positions of the
+    kept checks' conditions, of their values (what their errors say), and the kept ``flagged``
+    entries."""
     live = {v for v in jaxpr.outvars[:n_real] + jaxpr.outvars[n_out:] if not isinstance(v, _Literal)}
     for eqn in reversed(jaxpr.eqns):
         if eqn.effects or any(v in live for v in eqn.outvars):
             live.update(v for v in eqn.invars if not isinstance(v, _Literal))
     subjects = iter(jaxpr.outvars[n_out - sum(guarded):n_out])
-    picks, bads, kept, pos = list(range(n_real)), [], [], n_real
+    bads, values, kept, pos = [], [], [], n_real
     for (error, k), guards in zip(flagged, guarded):
         subject = next(subjects) if guards else None
         if subject is None or isinstance(subject, _Literal) or subject in live:
-            picks.extend(range(pos, pos + 1 + k))
             bads.append(pos)
+            values.extend(range(pos + 1, pos + 1 + k))
             kept.append((error, k))
         pos += 1 + k
-    return picks, bads, kept
+    return bads, values, kept
 
 
 class _Polymorphic:
@@ -769,8 +769,8 @@ class ConcreteFunction:
         self._donate = tuple(sorted(set(self._updated)))
         self._keep = tuple(i for i in range(n_state) if i not in self._donate)
         n_out = len(self._outputs.arrays) + sum(1 + n for _, n in self._flagged) + sum(self._guarded)
-        picks, bads, self._flagged = _used_checks(closed.jaxpr, len(self._outputs.arrays), n_out, self._flagged,
-                                                  self._guarded)
+        n_real = len(self._outputs.arrays)
+        bads, values, self._flagged = _used_checks(closed.jaxpr, n_real, n_out, self._flagged, self._guarded)
         updated = self._updated
 
         def replay(arg_vals, don_vals, keep_vals):
@@ -778,11 +778,13 @@ class ConcreteFunction:
             given.update(zip(self._keep, keep_vals))
             flat = list(arg_vals) + [given[i] for i in old_don] + [given[i] for i in old_keep]
             out = jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *flat)
-            new = out[n_out:]
-            if bads:   # a failed check gives the Variables their values back
-                failed = jnp.any(jnp.stack([out[i] for i in bads]))
-                new = [jnp.where(failed, given[i], x) for i, x in zip(updated, new)]
-            return [out[i] for i in picks], new
+            new, outs = out[n_out:], out[:n_real]
+            if bads:   # the checks' conditions as one output, then their values
+                failed = jnp.stack([out[i] for i in bads])
+                outs = outs + [failed] + [out[i] for i in values]
+                # a failed check gives the Variables their values back
+                new = [jnp.where(jnp.any(failed), given[i], x) for i, x in zip(updated, new)]
+            return outs, new
 
         donate = () if self._may_fail else (1,)
         if self._shapes is None:
@@ -884,19 +886,23 @@ class ConcreteFunction:
         return self._outputs.build(outs, env)
 
     def _split_flags(self, outs):
-        """The program's outputs, and its checks' (``checks.stage_error``): the last."""
-        n = sum(1 + k for _, k in self._flagged)
+        """The program's outputs, and its checks' (``checks.stage_error``; ``_finish``): the
+        last, their conditions as one array, then their values."""
+        n = 1 + sum(k for _, k in self._flagged) if self._flagged else 0
         return (outs[:len(outs) - n], outs[len(outs) - n:]) if n else (outs, ())
 
     def _raise_flagged(self, flags):
-        """Raises the first failed check's error (the call then waits for the program: as
-        TensorFlow, the call that failed raises). The program gave the Variables their values
-        back."""
+        """Raises the first failed check's error. Reading the conditions waits for the program
+        (as TensorFlow, the call that failed raises); their values are read only then. The
+        program gave the Variables their values back."""
         if not flags:
             return
-        it = iter(jax.device_get(flags))
-        for error, k in self._flagged:
-            bad, values = next(it), [next(it) for _ in range(k)]
+        failed = np.asarray(flags[0])
+        if not failed.any():
+            return
+        it = iter(jax.device_get(flags[1:]))
+        for (error, k), bad in zip(self._flagged, failed):
+            values = [next(it) for _ in range(k)]
             if bad:
                 raise error(*values)
 
