@@ -73,7 +73,7 @@ def current_trace():
 def collecting(scope, trace):
     """Makes ``scope`` (a ``tf.function`` body's, traced as ``trace``) collect the checks staged
     at the top of its trace as outputs of the program: ``scope.flags``, a list of
-    ``(bad, values, error)``."""
+    ``(bad, values, error, subject)``."""
     scope.flags, scope.trace = [], trace
 
 
@@ -84,11 +84,11 @@ def stage_error(bad, error, *values, subject=None):
     when the program uses it (TensorFlow runs only the ops a graph's outputs need).
 
     At the top of a ``tf.function`` body, ``bad`` and ``values`` become outputs of its program,
-    which its call reads and raises from (``collecting``), and a failed check leaves every
-    Variable as it was: the program stays without effects (JAX's fast dispatch) and keeps
+    which its call waits for, reads and raises from (``collecting``), and a failed check leaves
+    every Variable as it was: the program stays without effects (JAX's fast dispatch) and keeps
     donating the Variables' buffers. Elsewhere (a loop body, a branch, a ``Dataset.map``
-    function) a host callback raises, called only when ``bad`` holds. Nothing is staged while ``quiet()``, nor
-    into a SavedModel's programs (which compute on numbers)."""
+    function) a host callback raises, called only when ``bad`` holds. Nothing is staged while
+    ``quiet()``, nor into a SavedModel's programs (which compute on numbers)."""
     if quiet() or _state.is_exporting():
         return
     s = _state._local.scope
