@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import errors
 from .._core import checks as _checks, state as _state
-from .._core.tensor import Tensor, _TensorBase, is_tracer
+from .._core.tensor import _TensorBase, is_tracer
 
 
 def _kernel_message(tf_op, text, name=None):
@@ -166,11 +166,9 @@ def subscript(index, d, n, then=None):
                  then=then)
 
 
-def _kind(a):
-    if type(a) is Tensor:
-        return a._v.dtype.kind
-    d = getattr(a, "dtype", None)
-    return np.dtype(getattr(d, "_np", d)).kind if d is not None else np.asarray(a).dtype.kind
+def _integer(a):
+    """Whether ``a`` (a tensor, a Variable, a Python or NumPy value) holds integers."""
+    return a.dtype.is_integer if isinstance(a, _TensorBase) else np.asarray(a).dtype.kind in "iu"
 
 
 def divisor(tf_op, message="Integer division by zero", error=errors.InvalidArgumentError):
@@ -179,7 +177,7 @@ def divisor(tf_op, message="Integer division by zero", error=errors.InvalidArgum
         if len(args) < 2:
             return
         x, y = args[0], args[1]
-        if _kind(x if isinstance(x, _TensorBase) else y) in "iu":
+        if _integer(x if isinstance(x, _TensorBase) else y):
             check(y, lambda v, xp: v == 0, lambda where, v: message, tf_op, name="", error=error)
     return check_args
 
