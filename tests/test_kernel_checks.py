@@ -493,3 +493,44 @@ def test_a_check_of_an_unused_op_raises_nothing():
     assert v.numpy() == 3.0
     with pytest.raises(ValueError, match="slice index 5 of dimension 0 out of bounds"):   # TF's shape inference
         tf.function(lambda x: x[5])(p)
+
+
+def test_checks_of_the_arguments_run_before_the_program():
+    # A check that reads the arguments alone (the labels of a training step) is computed by
+    # NumPy before the program runs, so the program returns no conditions and its call need not
+    # wait for it; a failed one raises TF 2.21's error and changes no Variable. A check of a
+    # computed value stays in the program.
+    model = tf.keras.Sequential([tf.keras.layers.Dense(3)])
+    model.build((None, 2))
+    opt = tf.keras.optimizers.SGD(0.1)
+    loss_fn = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    @tf.function
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            loss = loss_fn(y, model(x))
+        opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        return loss
+
+    x = tf.ones([2, 2])
+    step(x, tf.constant([0, 2]))
+    conc = step.get_concrete_function(x, tf.constant([0, 2]))
+    assert conc._precheck is not None and conc._flagged == []   # nothing for the call to wait for
+    before = [w.numpy() for w in model.weights]
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"Received a label value of 3 which is outside the valid range of \[0, 3\)"):
+        step(x, tf.constant([0, 3]))
+    for w, b in zip(model.weights, before):
+        np.testing.assert_array_equal(w.numpy(), b)
+    assert np.isfinite(step(x, tf.constant([1, 2])).numpy())
+
+    v = tf.Variable([0, 1])
+
+    @tf.function
+    def computed(p):
+        return tf.gather(p, v + 2)
+
+    assert computed(tf.constant([1., 2., 3., 4.])).numpy().tolist() == [3., 4.]
+    v.assign([0, 3])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[1\] = 5 is not in \[0, 4\)"):
+        computed(tf.constant([1., 2., 3., 4.]))

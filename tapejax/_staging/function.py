@@ -39,10 +39,11 @@ import weakref
 import jax
 import jax.numpy as jnp
 from jax.extend.core import Literal as _Literal
+from jax._src.interpreters import partial_eval as _pe   # dce_jaxpr: no public spelling
 import numpy as np
 
 from .._core import cache as _cache, dtypes as _dtypes, engine as _engine, host as _host, logs as _logs, state as _state
-from .._core import checks as _checks, graph_options as _graph_options, variable as _variable
+from .._core import checks as _checks, graph_options as _graph_options, host_eval as _host_eval, variable as _variable
 from .. import errors
 from .._core.module import Module as _Module
 from .._core.state import pause_recording
@@ -512,15 +513,99 @@ def _used_checks(jaxpr, n_real, n_out, flagged, guarded):
         if eqn.effects or any(v in live for v in eqn.outvars):
             live.update(v for v in eqn.invars if not isinstance(v, _Literal))
     subjects = iter(jaxpr.outvars[n_out - sum(guarded):n_out])
-    bads, values, kept, pos = [], [], [], n_real
+    kept, pos = [], n_real
     for (error, k), guards in zip(flagged, guarded):
         subject = next(subjects) if guards else None
         if subject is None or isinstance(subject, _Literal) or subject in live:
-            bads.append(pos)
-            values.extend(range(pos + 1, pos + 1 + k))
-            kept.append((error, k))
+            kept.append((pos, range(pos + 1, pos + 1 + k), (error, k)))
         pos += 1 + k
-    return bads, values, kept
+    return kept
+
+
+def _split_flags(outs, flagged):
+    """A program's outputs, and its checks' (``checks.stage_error``; ``_finish``): the last,
+    their conditions as one array, then their values; ``flagged`` says how many."""
+    n = 1 + sum(k for _, k in flagged) if flagged else 0
+    return (outs[:len(outs) - n], outs[len(outs) - n:]) if n else (outs, ())
+
+
+def _raise_flagged(flags, flagged):
+    """Raises the first failed check's error. Reading the conditions waits for the program
+    (as TensorFlow, the call that failed raises); their values are read only then. The
+    program gave the Variables their values back."""
+    if not flags:
+        return
+    failed = np.asarray(flags[0])
+    if not failed.any():
+        return
+    it = iter(jax.device_get(flags[1:]))
+    for (error, k), bad in zip(flagged, failed):
+        values = [next(it) for _ in range(k)]
+        if bad:
+            raise error(*values)
+
+
+class _ChecksAhead:
+    """The conditions of a program's checks that depend on its arguments alone and are cheap
+    to compute (an index or label range check), computed by NumPy before the program runs
+    (``host_eval``): a call can then raise without waiting for its program (which leaves them
+    out), so the next call's Python runs while it computes, as for a program without checks. A
+    program queued on the device would wait for the programs before it."""
+
+    _MAX_EQNS = 64
+
+    def __init__(self, jaxpr, consts, positions, used):
+        self.positions = frozenset(positions)
+        self._used = used
+        # only the constants the conditions read
+        read = {v for v in [*(v for eqn in jaxpr.eqns for v in eqn.invars), *jaxpr.outvars]
+                if not isinstance(v, _Literal)}
+        kept = [(v, c) for v, c in zip(jaxpr.constvars, consts) if v in read]
+        self._jaxpr = types.SimpleNamespace(jaxpr=jaxpr.replace(constvars=[v for v, _ in kept]),
+                                            consts=[c for _, c in kept])
+
+    def failed(self, arg_vals):
+        """Whether a condition holds (TensorFlow's kernel would raise); None where it cannot
+        say: the arguments are traced (a call inside a JAX transformation), or NumPy does not
+        compute a primitive of the conditions as XLA does (``host_eval.Unsupported``)."""
+        args = [a for a, u in zip(arg_vals, self._used) if u]
+        if any(is_tracer(a) for a in args):
+            return None
+        try:
+            return any(bool(np.any(c)) for c in _host_eval.evaluate(self._jaxpr, args))
+        except _host_eval.Unsupported:
+            return None
+
+    @classmethod
+    def cheap(cls, jaxpr):
+        n = 0
+        for eqn in jaxpr.eqns:
+            n += 1
+            if eqn.primitive.name in ("dot_general", "conv_general_dilated") or eqn.effects:
+                return False
+            for p in eqn.params.values():
+                for sub in (p if isinstance(p, (tuple, list)) else (p,)):
+                    inner = getattr(sub, "jaxpr", sub)
+                    if hasattr(inner, "eqns"):
+                        if not cls.cheap(inner):
+                            return False
+                        n += len(inner.eqns)
+        return n <= cls._MAX_EQNS
+
+
+def _checks_ahead(closed, bads, n_args):
+    """A ``_ChecksAhead`` of the checks among ``bads`` (positions of their conditions among
+    the outputs of ``closed``) computed cheaply from the first ``n_args`` inputs alone, or None."""
+    jaxpr, n_outs = closed.jaxpr, len(closed.jaxpr.outvars)
+    ahead = []
+    for pos in bads:
+        sliced, used = _pe.dce_jaxpr(jaxpr, [i == pos for i in range(n_outs)])
+        if not any(used[n_args:]) and not sliced.effects and _ChecksAhead.cheap(sliced):
+            ahead.append(pos)
+    if not ahead:
+        return None
+    sliced, used = _pe.dce_jaxpr(jaxpr, [i in ahead for i in range(n_outs)])
+    return _ChecksAhead(sliced, closed.consts, ahead, used[:n_args])
 
 
 class _Polymorphic:
@@ -614,6 +699,8 @@ class ConcreteFunction:
         self._may_fail = False     # one of those callbacks may raise (state.note_may_fail)
         self._flagged = []         # (error, number of values) per check returned as outputs (_raise_flagged)
         self._guarded = []         # per check: whether it guards a value (kept only if the program uses it)
+        self._precheck = None      # the checks run ahead of the program (``_ChecksAhead``)
+        self._checking = None      # (program, flagged) checking everything: where those fail
         self._no_creation = False  # creating a Variable while traced raises (TensorFlow's singleton rule)
         self._uid = next(_concrete_ids)
         # The states of its seeded random ops (``_state.random_ops``); the Function gives every
@@ -770,28 +857,45 @@ class ConcreteFunction:
         self._keep = tuple(i for i in range(n_state) if i not in self._donate)
         n_out = len(self._outputs.arrays) + sum(1 + n for _, n in self._flagged) + sum(self._guarded)
         n_real = len(self._outputs.arrays)
-        bads, values, self._flagged = _used_checks(closed.jaxpr, n_real, n_out, self._flagged, self._guarded)
+        kept = _used_checks(closed.jaxpr, n_real, n_out, self._flagged, self._guarded)
         updated = self._updated
 
-        def replay(arg_vals, don_vals, keep_vals):
-            given = dict(zip(self._donate, don_vals))
-            given.update(zip(self._keep, keep_vals))
-            flat = list(arg_vals) + [given[i] for i in old_don] + [given[i] for i in old_keep]
-            out = jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *flat)
-            new, outs = out[n_out:], out[:n_real]
-            if bads:   # the checks' conditions as one output, then their values
-                failed = jnp.stack([out[i] for i in bads])
-                outs = outs + [failed] + [out[i] for i in values]
-                # a failed check gives the Variables their values back
-                new = [jnp.where(jnp.any(failed), given[i], x) for i, x in zip(updated, new)]
-            return outs, new
+        def replay_checking(kept):
+            """The program, its checks ``kept`` returned as outputs (``_split_flags``)."""
+            bads = [bad for bad, _, _ in kept]
+            values = [v for _, vals, _ in kept for v in vals]
+
+            def replay(arg_vals, don_vals, keep_vals):
+                given = dict(zip(self._donate, don_vals))
+                given.update(zip(self._keep, keep_vals))
+                flat = list(arg_vals) + [given[i] for i in old_don] + [given[i] for i in old_keep]
+                out = jax.core.eval_jaxpr(closed.jaxpr, closed.consts, *flat)
+                new, outs = out[n_out:], out[:n_real]
+                if bads:   # the checks' conditions as one output, then their values
+                    failed = jnp.stack([out[i] for i in bads])
+                    outs = outs + [failed] + [out[i] for i in values]
+                    # a failed check gives the Variables their values back
+                    new = [jnp.where(jnp.any(failed), given[i], x) for i, x in zip(updated, new)]
+                return outs, new
+            return replay
 
         donate = () if self._may_fail else (1,)
+        self._flagged = [entry for _, _, entry in kept]
+        self._precheck = self._checking = None
         if self._shapes is None:
-            self._jitted = jax.jit(replay, donate_argnums=donate)
+            ahead = _checks_ahead(closed, [bad for bad, _, _ in kept], len(closed.jaxpr.invars) - n_state)
+            if ahead is not None:
+                # Checks of the arguments alone run first, in a program of their own, so the
+                # program itself need not be waited for (``_run``); a failed one runs the program
+                # that checks everything, for the error and its values.
+                self._precheck = ahead
+                self._checking = (jax.jit(replay_checking(kept), donate_argnums=donate), self._flagged)
+                kept = [c for c in kept if c[0] not in ahead.positions]
+                self._flagged = [entry for _, _, entry in kept]
+            self._jitted = jax.jit(replay_checking(kept), donate_argnums=donate)
             return
         state = self._trace_state
-        exported = jax.export.export(jax.jit(replay))(
+        exported = jax.export.export(jax.jit(replay_checking(kept)))(
             self._arg_specs, [state[i]._stored for i in self._donate], [state[i]._stored for i in self._keep])
         self._jitted = _Polymorphic(exported, donate)
 
@@ -862,9 +966,14 @@ class ConcreteFunction:
         if not self._may_fail and (any(map(_SHARED, donated)) or len(set(map(id, don))) < len(don)):
             don = _unshared(donated)
         keep = [state[i]._stored for i in self._keep]
-        outs, new_vals = self._jitted(arg_vals, don, keep)
+        jitted, flagged = self._jitted, self._flagged
+        if self._precheck is not None:
+            failed = self._precheck.failed(arg_vals)
+            if failed is not False:
+                jitted, flagged = self._checking
+        outs, new_vals = jitted(arg_vals, don, keep)
         del don
-        outs, flags = self._split_flags(outs)
+        outs, flags = _split_flags(outs, flagged)
         if env is not None:   # the host program's values must live until its callbacks ran
             self._host_wait(outs, new_vals, env)
         elif self._calls_back:
@@ -880,46 +989,26 @@ class ConcreteFunction:
             held.update(k for k, n in collections.Counter(new_ids).items() if n > 1)
         _state.store_outputs(donated if self._updated == self._donate else [state[i] for i in self._updated],
                              new_vals, held)
-        self._raise_flagged(flags)
+        _raise_flagged(flags, flagged)
         for check in self._checks:
             check()
         return self._outputs.build(outs, env)
-
-    def _split_flags(self, outs):
-        """The program's outputs, and its checks' (``checks.stage_error``; ``_finish``): the
-        last, their conditions as one array, then their values."""
-        n = 1 + sum(k for _, k in self._flagged) if self._flagged else 0
-        return (outs[:len(outs) - n], outs[len(outs) - n:]) if n else (outs, ())
-
-    def _raise_flagged(self, flags):
-        """Raises the first failed check's error. Reading the conditions waits for the program
-        (as TensorFlow, the call that failed raises); their values are read only then. The
-        program gave the Variables their values back."""
-        if not flags:
-            return
-        failed = np.asarray(flags[0])
-        if not failed.any():
-            return
-        it = iter(jax.device_get(flags[1:]))
-        for (error, k), bad in zip(self._flagged, failed):
-            values = [next(it) for _ in range(k)]
-            if bad:
-                raise error(*values)
 
     def _call_in_scope(self, arg_vals, state, env=None):
         # The scope's values may be the Variables' own buffers: donate copies (a program that
         # may fail takes none).
         copy = (lambda x: x) if self._may_fail else _state.copy_buffer
-        outs, new_vals = self._jitted(arg_vals, [copy(state[i]._value) for i in self._donate],
-                                      [state[i]._value for i in self._keep])
-        outs, flags = self._split_flags(outs)
+        jitted, flagged = self._checking or (self._jitted, self._flagged)
+        outs, new_vals = jitted(arg_vals, [copy(state[i]._value) for i in self._donate],
+                                [state[i]._value for i in self._keep])
+        outs, flags = _split_flags(outs, flagged)
         if env is not None:
             self._host_wait(outs, new_vals, env)
         elif self._calls_back:
             _wait_for_callbacks(outs, new_vals)
         for i, x in zip(self._updated, new_vals):
             state[i]._set(x)
-        self._raise_flagged(flags)
+        _raise_flagged(flags, flagged)
         for check in self._checks:
             check()
         return self._outputs.build(outs, env)
