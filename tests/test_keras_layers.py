@@ -1,5 +1,8 @@
 """tf.keras layers: forward equals a direct JAX/flax computation, tape gradients equal jax.grad,
 Keras weight layouts, names and defaults, and the Layer life cycle."""
+import os
+import tempfile
+
 import flax.linen as linen
 import jax
 import jax.numpy as jnp
@@ -421,19 +424,18 @@ def test_custom_layer_add_weight_and_variable_attribute():
     assert layer.built and layer.last_training is None
     layer(x, training=True)
     assert layer.last_training is True
-    # tf.Variable attributes keep TF names; add_weight makes Keras 3 variables (name, path).
-    # (Keras 3.15 on TF 2.21 leaves raw tf.Variable attributes out of `weights`; tapejax tracks
-    # them, as the TF guides written for Keras 2 expect.)
-    assert [getattr(v, "path", v.name) for v in layer.trainable_weights] == ["scale:0", "linear/w", "linear/b"]
-    assert [getattr(v, "path", v.name) for v in layer.non_trainable_weights] == ["offset:0", "linear/counter"]
-    assert len(layer.weights) == 5 and layer.variables == layer.weights
+    # add_weight makes Keras 3 variables (name, path); a plain tf.Variable attribute is not a
+    # weight (TF 2.21, Keras 3.15: not in `weights`, not counted; gradients still reach it)
+    assert [getattr(v, "path", v.name) for v in layer.trainable_weights] == ["linear/w", "linear/b"]
+    assert [getattr(v, "path", v.name) for v in layer.non_trainable_weights] == ["linear/counter"]
+    assert len(layer.weights) == 3 and layer.variables == layer.weights
     assert layer.trainable_variables == layer.trainable_weights
     assert_close(y, (x @ layer.w.numpy() + layer.b.numpy()) * 2.0, rtol=1e-5)
     with tf.GradientTape() as tape:
         out = tf.reduce_sum(layer(x))
-    grads = tape.gradient(out, layer.trainable_weights)
+    grads = tape.gradient(out, layer.trainable_weights + [layer.scale])
     assert all(g is not None for g in grads)
-    assert layer.count_params() == 1 + 1 + 12 + 3 + 1
+    assert layer.count_params() == 12 + 3 + 1
 
 
 def test_sublayers_tracked_in_assignment_order_and_trainable_freezes():
@@ -452,7 +454,8 @@ def test_sublayers_tracked_in_assignment_order_and_trainable_freezes():
     names = [v.path for v in block.trainable_weights]
     assert names[0].startswith(block.name + "/b_second/kernel")
     assert [n.split("/")[1] for n in names] == ["b_second", "b_second", "a_first", "a_first", "listed", "listed"]
-    assert len(block.submodules) == 3
+    with pytest.raises(AttributeError, match="'Block' object has no attribute 'submodules'"):
+        block.submodules    # Keras 3's layers are not tf.Modules (TF 2.21)
     block.first.trainable = False
     assert len(block.trainable_weights) == 4 and len(block.non_trainable_weights) == 2
     block.trainable = False
@@ -477,16 +480,18 @@ def test_weights_listing_follows_containers_changed_after_a_listing():
     h = Holder()
     assert h.trainable_weights == []
     h.blocks.append(tf.Variable(1.0))
+    assert h.trainable_weights == []      # TF 2.21: a plain tf.Variable is not a weight
+    h.blocks.append(tf.keras.Variable(1.0))
     assert len(h.trainable_weights) == 1
     h.blocks.append([L.Dense(2)])
-    h.blocks[1][0].build((None, 3))
+    h.blocks[2][0].build((None, 3))
     assert [tuple(w.shape) for w in h.trainable_weights] == [(), (3, 2), (2,)]
-    h.blocks[1][0] = L.Dense(5)
-    h.blocks[1][0].build((None, 3))
+    h.blocks[2][0] = L.Dense(5)
+    h.blocks[2][0].build((None, 3))
     assert [tuple(w.shape) for w in h.trainable_weights] == [(), (3, 5), (5,)]
     h.named["x"] = L.Dense(1)
     h.named["x"].build((None, 2))
-    assert len(h.trainable_weights) == 5 and len(h.submodules) == 2
+    assert len(h.trainable_weights) == 5
     del h.blocks
     assert [tuple(w.shape) for w in h.trainable_weights] == [(), (2, 1), (1,)]
 
@@ -586,6 +591,7 @@ def test_flax_nnx_layer():
 
 def test_tf_guide_custom_layers_with_tf_initializers():
     # The TensorFlow guide's custom layers: tf.Variable attributes made with tf.*_initializer.
+    # TF 2.21 (Keras 3.15): they compute, but are not the layers' weights.
     class Linear(L.Layer):
         def __init__(self, units=32, input_dim=32):
             super().__init__()
@@ -608,11 +614,11 @@ def test_tf_guide_custom_layers_with_tf_initializers():
 
     x = tf.ones((2, 2))
     linear = Linear(4, 2)
-    assert linear(x).shape == (2, 4) and len(linear.trainable_weights) == 2
+    assert linear(x).shape == (2, 4) and len(linear.trainable_weights) == 0
     my_sum = ComputeSum(2)
     my_sum(x)
     assert my_sum(x).numpy().tolist() == [4.0, 4.0]
-    assert (len(my_sum.weights), len(my_sum.non_trainable_weights), len(my_sum.trainable_weights)) == (1, 1, 0)
+    assert (len(my_sum.weights), len(my_sum.non_trainable_weights), len(my_sum.trainable_weights)) == (0, 0, 0)
 
 
 def test_flax_linen_dropout_gets_rngs():
@@ -942,3 +948,53 @@ def test_input_spec_checks_calls_as_keras3():
     c(tf.ones([1, 5, 5, 3]))
     assert repr(c.input_spec) == "InputSpec(min_ndim=4, axes={-1: 3})"
     assert repr(L.InputSpec(shape=(None, 28, 28, 1), dtype="float32")) == "InputSpec(dtype=float32, shape=(None, 28, 28, 1), ndim=4)"
+
+
+def test_keras_layers_and_tf_modules_track_each_other_as_tf_2_21():
+    # Recorded from TF 2.21 (Keras 3.15): a Keras layer's weights are its Keras Variables and its
+    # Keras sub-layers' (a plain tf.Variable or tf.Module attribute is not one: fit does not
+    # train it); a tf.Module does not look inside the Keras layers it holds; checkpoints save all.
+    d = L.Dense(2)
+    d(tf.ones([1, 3]))
+
+    class M(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.d = d
+            self.ls = [L.Dense(1)]
+            self.v = tf.Variable(1.0, name="v")
+
+    class Inner(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.u = tf.Variable(2.0, name="u")
+
+    class Lay(L.Layer):
+        def __init__(self):
+            super().__init__()
+            self.inner = Inner()
+            self.kv = tf.keras.Variable(3.0, name="kv")
+            self.raw = tf.Variable(4.0, name="raw")
+
+        def call(self, x):
+            return x * self.inner.u * self.kv * self.raw
+
+    m = M()
+    assert [v.name for v in m.variables] == ["v:0"] and [v.name for v in m.trainable_variables] == ["v:0"]
+    assert m.submodules == ()
+    lay = Lay()
+    lay(tf.ones([1]))
+    assert [v.name for v in lay.variables] == ["kv"] and lay.non_trainable_weights == []
+    with pytest.raises(AttributeError, match="'Lay' object has no attribute 'submodules'"):
+        lay.submodules
+    path = tf.train.Checkpoint(m=m, l=lay).save(os.path.join(tempfile.mkdtemp(), "c"))
+    assert sorted(k for k, _ in tf.train.list_variables(path)) == [
+        "_CHECKPOINTABLE_OBJECT_GRAPH", "l/inner/u/.ATTRIBUTES/VARIABLE_VALUE", "l/kv/.ATTRIBUTES/VARIABLE_VALUE",
+        "l/raw/.ATTRIBUTES/VARIABLE_VALUE", "m/d/_kernel/.ATTRIBUTES/VARIABLE_VALUE",
+        "m/d/bias/.ATTRIBUTES/VARIABLE_VALUE", "m/v/.ATTRIBUTES/VARIABLE_VALUE", "save_counter/.ATTRIBUTES/VARIABLE_VALUE"]
+    model = tf.keras.Sequential([Lay()])
+    model(tf.ones([1, 1]))
+    assert [v.name for v in model.trainable_variables] == ["kv"]
+    model.compile(loss="mse", optimizer=tf.keras.optimizers.SGD(0.1))
+    model.fit(np.ones((2, 1), np.float32), np.zeros((2, 1), np.float32), verbose=0)
+    assert model.layers[0].raw.numpy() == 4.0 and model.layers[0].kv.numpy() != 3.0   # TF: raw not trained

@@ -42,6 +42,9 @@ class Module:
     """
 
     _TF_MODULE_IGNORED_PROPERTIES = frozenset()
+    # A Keras 3 layer is not a tf.Module: a tf.Module's variables and submodules do not include
+    # the Keras layers its attributes hold, nor theirs (TF 2.21). Layers say False.
+    _is_tf_module = True
 
     def __init__(self, name=None):
         if name is None:
@@ -63,7 +66,9 @@ class Module:
     def name_scope(self):
         return _name_scope(self._name)
 
-    def _flatten(self, predicate, recursive=True, seen=None):
+    def _flatten(self, predicate, recursive=True, seen=None, everything=False):
+        """The attributes' leaves ``predicate`` holds for, then the submodules'. ``everything``:
+        also inside the Keras layers held (every Variable reachable, for tapejax's own use)."""
         seen = {id(self)} if seen is None else seen
         subs = []
         attrs = vars(self)
@@ -74,12 +79,22 @@ class Module:
                 if id(leaf) in seen:
                     continue
                 seen.add(id(leaf))
+                if isinstance(leaf, Module) and not (everything or leaf._is_tf_module):
+                    continue
                 if predicate(leaf):
                     yield leaf
                 if recursive and isinstance(leaf, Module):
                     subs.append(leaf)
         for m in subs:
-            yield from m._flatten(predicate, recursive, seen)
+            if everything and not m._is_tf_module:
+                yield from (v for v in m._every_variable() if predicate(v))
+            else:
+                yield from m._flatten(predicate, recursive, seen, everything)
+
+    def _every_variable(self):
+        """Every Variable this object reaches (a tf.Module's attributes, the Keras layers they
+        hold and those layers' own state): what a ``tf.function`` may capture."""
+        return self._flatten(lambda x: isinstance(x, Variable), everything=True)
 
     @property
     def variables(self):

@@ -566,11 +566,12 @@ class _ChecksAhead:
 
     def failed(self, arg_vals):
         """Whether a condition holds (TensorFlow's kernel would raise); None where it cannot
-        say: the arguments are traced (a call inside a JAX transformation), or NumPy does not
-        compute a primitive of the conditions as XLA does (``host_eval.Unsupported``)."""
+        say: the arguments are traced (a call inside a JAX transformation) or partly in other
+        processes, or NumPy does not compute a primitive of the conditions as XLA does
+        (``host_eval.Unsupported``)."""
         args = [a for a, u in zip(arg_vals, self._used) if u]
-        if any(is_tracer(a) for a in args):
-            return None
+        if any(is_tracer(a) or not getattr(a, "is_fully_addressable", True) for a in args):
+            return None     # traced, or spread over other processes' devices (multi-worker)
         try:
             return any(bool(np.any(c)) for c in _host_eval.evaluate(self._jaxpr, args))
         except _host_eval.Unsupported:
@@ -2069,7 +2070,7 @@ def _variables_in(objs):
                 seen.add(x._id)
                 out.append(x)
         elif isinstance(x, _Module):
-            for v in x.variables:
+            for v in x._every_variable():
                 visit(v)
             # State the object's methods use besides its variables (a Keras model's optimizer
             # and metrics, which its train_step updates).

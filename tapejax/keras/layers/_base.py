@@ -547,6 +547,13 @@ class Layer(Module):
         ['linear/w', 'linear/b']
     """
 
+    _is_tf_module = False   # Keras 3's layers are not tf.Modules (``Module._flatten``)
+
+    @property
+    def submodules(self):
+        # Keras 3's layers have no ``submodules`` (a tf.Module's): TF 2.21's AttributeError
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute 'submodules'")
+
     _k_model = False   # a keras Model (its auto config takes no arguments)
 
     # Keras 3: only tensors (or None) may be passed positionally to a layer, but to the
@@ -626,7 +633,7 @@ class Layer(Module):
         if not name.startswith(_BOOKKEEPING_PREFIX) and name != "built":
             self._k_init_state()
             for leaf in _leaves(value):
-                if isinstance(leaf, Variable):
+                if isinstance(leaf, KerasVariable):
                     self._k_track_variable(leaf, leaf.trainable)
             self._k_rescan()
         object.__setattr__(self, name, value)
@@ -675,10 +682,14 @@ class Layer(Module):
         scan = self.__dict__.get("_k_scan")
         if scan is None or scan[0] != key:
             subs = []
+            # As Keras 3: its own Variables (add_weight, tf.keras.Variable) and the Keras layers
+            # held; a plain tf.Variable or tf.Module attribute is not a weight (TF 2.21: not in
+            # ``weights``, not trained by ``fit``; checkpoints still save it).
             for x in self._k_held():
                 if isinstance(x, Variable):
-                    self._k_track_variable(x, x.trainable)
-                elif x is not self:
+                    if isinstance(x, KerasVariable):
+                        self._k_track_variable(x, x.trainable)
+                elif x is not self and not x._is_tf_module:
                     subs.append(x)
             scan = self.__dict__["_k_scan"] = (key, self._k_layers_first(_dedup(subs)), items)
         return self._k_trainable, self._k_non_trainable, scan[1]
@@ -1175,14 +1186,6 @@ class Layer(Module):
             raise AttributeError(f"The layer '{self.name}' has never been called and thus has no defined "
                                  "output shape. Call it on data (or build the model) first.")
         return _batchless(self._k_output_shape)
-
-    @property
-    def submodules(self):
-        out = []
-        for sub in self._k_sublayers():
-            out.append(sub)
-            out.extend(sub.submodules)
-        return tuple(_dedup(out))
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"
