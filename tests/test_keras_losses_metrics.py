@@ -81,12 +81,18 @@ def test_loss_gradient_equals_jax_grad_and_is_one_op(name, loss, t, p, oracle):
 
 
 def test_function_forms_and_get():
-    np.testing.assert_allclose(losses.mean_squared_error(REG_T, REG_P).numpy(), ((REG_P - REG_T) ** 2).mean(-1),
+    np.testing.assert_allclose(losses.mse(REG_T, REG_P).numpy(), ((REG_P - REG_T) ** 2).mean(-1),
                                rtol=1e-5)
     np.testing.assert_allclose(
         losses.sparse_categorical_crossentropy(LABELS, LOGITS, from_logits=True).numpy(),
         np.asarray(optax.softmax_cross_entropy_with_integer_labels(LOGITS, LABELS)), rtol=1e-5)
-    assert losses.get("mse") is losses.mean_squared_error
+    assert losses.get("mse") is losses.mse and losses.get("mean_squared_error") is losses.mse
+    assert losses.mse.__name__ == "mean_squared_error"
+    # TF 2.21: tf.keras.losses names these functions by their short names only
+    for name in ("mean_squared_error", "mean_absolute_error", "mean_absolute_percentage_error",
+                 "mean_squared_logarithmic_error", "log_cosh", "kl_divergence"):
+        with pytest.raises(AttributeError, match=f"has no attribute '{name}'"):
+            getattr(tf.keras.losses, name)
     assert losses.get("sparse_categorical_crossentropy") is losses.sparse_categorical_crossentropy
     assert isinstance(losses.get("CategoricalCrossentropy"), losses.CategoricalCrossentropy)
     assert losses.MeanSquaredError().name == "mean_squared_error"

@@ -267,7 +267,7 @@ def mean_squared_error(y_true, y_pred):
 
     Example:
         >>> from tapejax.keras import losses
-        >>> losses.mean_squared_error([[0.0, 2.0]], [[1.0, 1.0]]).numpy()
+        >>> losses.mse([[0.0, 2.0]], [[1.0, 1.0]]).numpy()
         array([1.], dtype=float32)
     """
     return _call("mean_squared_error", y_true, y_pred)
@@ -526,6 +526,11 @@ _FUNCTIONS = {
     "poisson": poisson, "hinge": hinge, "squared_hinge": squared_hinge,
     "cosine_similarity": cosine_similarity,
 }
+# tf.keras.losses (TF 2.21, Keras 3) names these functions only by their short names (``mse``,
+# ``logcosh``...): ``tf.keras.losses.mean_squared_error`` is an AttributeError there, as here;
+# ``get("mean_squared_error")`` finds them.
+del mean_squared_error, mean_absolute_error, mean_absolute_percentage_error, mean_squared_logarithmic_error
+del log_cosh, kl_divergence, bce, cce, scce
 _CLASSES = {c.__name__: c for c in (
     MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError, MeanSquaredLogarithmicError,
     BinaryCrossentropy, CategoricalCrossentropy, SparseCategoricalCrossentropy, Huber, LogCosh,
@@ -538,7 +543,7 @@ def get(identifier):
 
     Example:
         >>> from tapejax.keras import losses
-        >>> losses.get("mse") is losses.mean_squared_error
+        >>> losses.get("mean_squared_error") is losses.mse
         True
     """
     if identifier is None or callable(identifier):

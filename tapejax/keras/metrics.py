@@ -675,11 +675,11 @@ class FalseNegatives(_Count):
 
 # The loss functions TensorFlow also exports as metrics (these names only): the same objects as in
 # tf.keras.losses.
-mse = MSE = _losses.mean_squared_error
-mae = MAE = _losses.mean_absolute_error
-mape = MAPE = _losses.mean_absolute_percentage_error
-msle = MSLE = _losses.mean_squared_logarithmic_error
-kld = KLD = _losses.kl_divergence
+mse = MSE = _losses.mse
+mae = MAE = _losses.mae
+mape = MAPE = _losses.mape
+msle = MSLE = _losses.msle
+kld = KLD = _losses.kld
 binary_crossentropy = _losses.binary_crossentropy
 categorical_crossentropy = _losses.categorical_crossentropy
 sparse_categorical_crossentropy = _losses.sparse_categorical_crossentropy
@@ -687,7 +687,7 @@ hinge = _losses.hinge
 squared_hinge = _losses.squared_hinge
 huber = _losses.huber
 poisson = _losses.poisson
-logcosh = _losses.log_cosh
+logcosh = _losses.logcosh
 
 
 class AUC(_Confusion):
