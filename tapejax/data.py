@@ -53,7 +53,7 @@ import time
 import jax
 import numpy as np
 
-from ._core.tensor import refined_shape as _refined_shape, refining_shapes as _refining_shapes
+from ._core.tensor import refined_shape as _refined_shape
 from ._core.tensor import (Tensor, _TensorBase, _python_default_dtype, TensorShape, check_python_kinds, from_numpy,
                            string_array, to_array)
 from ._core import dtypes as _dtypes, philox as _philox, state as _state, logs as _logs
@@ -805,8 +805,7 @@ def _traced_spec(fn, in_spec, call=_call, method=None, check=None):
     refined = []   # per output, the static shape set_shape gave it (TF's shape inference keeps it)
     before, _NO_PEEK.on = getattr(_NO_PEEK, "on", False), True
     try:
-        with _capturing_stdout(printed), _state.Scope(strict=True, tracing=True), _calls_run_eagerly(), \
-                _refining_shapes():
+        with _capturing_stdout(printed), _state.Scope(strict=True, tracing=True), _calls_run_eagerly():
             out = jax.eval_shape(run, *structs)
     except _Refusal as e:
         raise e.args[0] from None

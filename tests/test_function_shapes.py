@@ -170,3 +170,88 @@ def test_calls_reuse_a_concrete_function_with_unknown_dimensions(capsys):
     assert f.experimental_get_tracing_count() == 1
     f(tf.ones([3, 3]), tf.constant(1.))
     assert f.experimental_get_tracing_count() == 2
+
+
+def test_ensure_shape_refines_the_static_shape_and_checks_sizes(capsys):
+    # tf.ensure_shape docstring and tf.Tensor.get_shape docstring, TF 2.21: the result has the
+    # sizes given (ops after it see them: a matmul with a [3, 2] matrix traces), and the
+    # program refuses other sizes when it runs, naming the tensor.
+    @tf.function
+    def f(x):
+        print("before:", x.shape)
+        y = tf.ensure_shape(x, [None, 3])
+        print("after:", y.shape, (y @ tf.ones([3, 2])).shape)
+        return tf.reduce_sum(y)
+
+    cf = f.get_concrete_function(tf.TensorSpec([None, None]))
+    assert capsys.readouterr().out == "before: (None, None)\nafter: (None, 3) (None, 2)\n"
+    assert cf(tf.ones([2, 3])).numpy() == 6.0
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"^Shape of tensor x \[2,4\] is not compatible with expected shape \[\?,3\]\.$"):
+        cf(tf.ones([2, 4]))
+
+    @tf.function
+    def my_fun(a):
+        a = tf.ensure_shape(a, [5, 5])
+        print("Result shape: ", a.shape)
+        return a
+
+    cf = my_fun.get_concrete_function(tf.TensorSpec([None, None]))
+    assert capsys.readouterr().out == "Result shape:  (5, 5)\n"
+    assert cf(tf.ones([5, 5])).shape == (5, 5)
+
+    @tf.function
+    def unused(x):
+        tf.ensure_shape(x, [None, 3])   # its result unused: TF's graph does not run it
+        return tf.reduce_sum(x)
+
+    assert unused.get_concrete_function(tf.TensorSpec([None, None]))(tf.ones([2, 4])).numpy() == 8.0
+
+
+def test_ensure_shape_gradient_in_unknown_dimension_function():
+    v = tf.Variable([[1., 2., 3.]])
+
+    @tf.function(input_signature=[tf.TensorSpec([None, None])])
+    def grads(x):
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = tf.ensure_shape(x * v, [None, 3])
+            loss = tf.reduce_sum(y * y)
+        return t.gradient(loss, [x, v])
+
+    gx, gv = grads(tf.ones([2, 3]))   # TF 2.21's values
+    close(gx, [[2., 8., 18.], [2., 8., 18.]])
+    close(gv, [[4., 8., 12.]])
+
+
+@pytest.mark.parametrize("shape,want,message", [
+    ([3], [5], "Dimension 0 in both shapes must be equal, but are 5 and 3. Shapes are [5] and [3]. for "
+               "'{{node EnsureShape}} = EnsureShape[T=DT_FLOAT, shape=[5]](x)' with input shapes: [3]."),
+    ([3, 2], [5], "Shape must be rank 1 but is rank 2 for '{{node EnsureShape}} = EnsureShape[T=DT_FLOAT, "
+                  "shape=[5]](x)' with input shapes: [3,2]."),
+    ([2, 3], [None, 4], "Dimension 1 in both shapes must be equal, but are 4 and 3. Shapes are [?,4] and [2,3]. "
+                        "for '{{node EnsureShape}} = EnsureShape[T=DT_FLOAT, shape=[?,4]](x)' with input shapes: "
+                        "[2,3]."),
+])
+def test_ensure_shape_of_a_known_shape_in_a_function_is_a_value_error(shape, want, message):
+    # TF 2.21: shape inference refuses it while the function is traced.
+    @tf.function
+    def g(x):
+        return tf.ensure_shape(x, want)
+
+    with pytest.raises(ValueError) as e:
+        g(tf.zeros(shape))
+    assert str(e.value).rstrip().endswith(message)
+
+
+def test_set_shape_gives_the_static_shape_only(capsys):
+    # TF 2.21: set_shape refines what .shape says while traced; the value is the call's.
+    @tf.function
+    def h(x):
+        x.set_shape([None, 3])
+        print(x.shape)
+        return x * 2
+
+    cf = h.get_concrete_function(tf.TensorSpec([None, None]))
+    assert capsys.readouterr().out == "(None, 3)\n"
+    assert cf(tf.zeros([2, 4])).shape == (2, 4)

@@ -4,7 +4,7 @@ Operators are attached by ``_ops`` (they delegate to the op table), so this modu
 has no dependency on the ops and can be imported by the engine.
 """
 import itertools
-import threading
+import weakref
 
 import jax
 import jax.numpy as jnp
@@ -437,6 +437,10 @@ class _TensorBase:
 
     @property
     def shape(self):
+        if _static_shapes:   # a tensor of a trace on unknown sizes may have been given sizes (set_shape)
+            refined = refined_shape(self)
+            if refined is not None:
+                return refined
         return TensorShape(self._aval.shape)
 
     @property
@@ -563,27 +567,17 @@ class _Ref:
         return isinstance(other, _Ref) and other._obj is self._obj
 
 
-# While a function is traced on unknown sizes (``refining_shapes``): the shapes its tensors were
-# given by ``set_shape``, by id, as TensorFlow's static shapes are refined.
-_shape_refinements = threading.local()
+# The static shapes ``set_shape`` gave tensors traced on unknown sizes (jax.export's symbolic
+# dimensions: a tf.function's or a dataset function's trace), by id, with a weak reference to the
+# tensor (its entry goes with it). TensorFlow's ``set_shape`` changes only the static shape: the
+# value, whose sizes the program learns when it runs, is the same.
+_static_shapes = {}
 
 
 def refined_shape(t):
-    """The static shape ``set_shape`` gave ``t`` in the current trace (``refining_shapes``), else None."""
-    table = getattr(_shape_refinements, "table", None)
-    hit = table.get(id(t)) if table is not None else None
-    return hit[1] if hit is not None and hit[0] is t else None
-
-
-class refining_shapes:
-    """A context in which ``Tensor.set_shape`` on tensors of unknown sizes is recorded (``refined_shape``)."""
-
-    def __enter__(self):
-        self._before = getattr(_shape_refinements, "table", None)
-        _shape_refinements.table = {}
-
-    def __exit__(self, *exc):
-        _shape_refinements.table = self._before
+    """The static shape ``set_shape`` gave ``t`` (a tensor of a trace on unknown sizes), else None."""
+    hit = _static_shapes.get(id(t))
+    return hit[1] if hit is not None and hit[0]() is t else None
 
 
 class Tensor(_TensorBase):
@@ -662,11 +656,11 @@ class Tensor(_TensorBase):
         if not self.shape.is_compatible_with(shape):
             raise ValueError(f"Tensor's shape {self.shape} is not compatible with supplied shape "
                              f"{TensorShape(shape)}.")
-        table = getattr(_shape_refinements, "table", None)
-        if table is not None and None in self.shape:
-            # Traced on unknown sizes (a dataset function's spec): the sizes given are TF's static shape.
-            known = table.get(id(self), (self, self.shape))[1]
-            table[id(self)] = (self, TensorShape([a if a is not None else b for a, b in zip(known, TensorShape(shape))]))
+        if None in self.shape:
+            # Traced on unknown sizes: the sizes given are TF's static shape from here on.
+            key = id(self)
+            _static_shapes[key] = (weakref.ref(self, lambda _, key=key: _static_shapes.pop(key, None)),
+                                   TensorShape([a if a is not None else b for a, b in zip(self.shape, TensorShape(shape))]))
 
     def __format__(self, spec):
         """As TF's eager tensors: formatted as the NumPy value (``f"{tf.size(x)}"`` is ``12``)."""

@@ -8,13 +8,14 @@ values on the host, so they run eagerly (TensorFlow runs them in graphs too).
 """
 import builtins
 import collections
+import functools
 import time
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .._core import dtypes as _dtypes
+from .._core import checks as _checks, dtypes as _dtypes, state as _state
 from .._core.basic import identity
 from . import normalize
 from .._core.tensor import is_tracer
@@ -36,22 +37,77 @@ def _dims(shape):
     return "[" + ",".join("?" if d is None else str(d) for d in shape) + "]"
 
 
+def _refine(x, *, sizes):
+    # Each unknown (symbolic) dimension given a size, gathered to it: a gather's size need not be
+    # compared with the dimension's while traced (a slice's must), and the value then has TF's
+    # static shape, which the ops after it see. The program's check refuses other sizes.
+    for axis, n in enumerate(sizes):
+        if n is not None and jax.export.is_symbolic_dim(x.shape[axis]):
+            x = jnp.take(x, jnp.arange(n), axis=axis, mode="fill")
+    return x
+
+
+_refined = defop(_refine, name="EnsureShape", static=("sizes",))
+
+
+def _not_mergeable(want, have):
+    """TensorFlow's shape inference's message for shapes that do not merge (``Merge``)."""
+    if want.rank != have.rank:
+        return f"Shape must be rank {want.rank} but is rank {have.rank}"
+    i = next(i for i, (a, b) in enumerate(zip(want, have)) if a is not None and b is not None and a != b)
+    return (f"Dimension {i} in both shapes must be equal, but are {want[i]} and {have[i]}. "
+            f"Shapes are {_dims(want)} and {_dims(have)}.")
+
+
 @export("ensure_shape")
 def ensure_shape(x, shape, name=None):
-    """``x`` unchanged if its shape is compatible with ``shape`` (None: any size), else TF's
+    """``x`` if its shape is compatible with ``shape`` (None: any size), else TF's
     InvalidArgumentError (``tf.ensure_shape``).
+
+    Inside a ``tf.function`` traced on unknown sizes, the result has the sizes ``shape`` gives
+    (its static shape, as TensorFlow's shape inference refines it), and the program checks
+    them when it runs; a known shape that is not compatible is TensorFlow's ValueError while
+    the function is traced.
 
     Example:
         >>> import tapejax as tf
         >>> tf.ensure_shape(tf.zeros([2, 3]), [None, 3]).shape
         TensorShape([2, 3])
+        >>> @tf.function
+        ... def f(t):
+        ...   t = tf.ensure_shape(t, [None, 3])
+        ...   print(t.shape)
+        ...   return t
+        >>> cf = f.get_concrete_function(tf.TensorSpec([None, None]))
+        (None, 3)
     """
     x = _tensor(x)
     want = TensorShape(shape)
     if not want.is_compatible_with(x.shape):
+        if is_tracer(x._aval):   # a graph's shape inference refuses it
+            raise ValueError(
+                f"{_not_mergeable(want, x.shape)} for '{{{{node EnsureShape}}}} = EnsureShape["
+                f"T=DT_{_dtypes.c_name(x.dtype).upper()}, shape={_dims(want)}]({_input_name(x)})' "
+                f"with input shapes: {_dims(x.shape)}.")
         raise InvalidArgumentError(None, None, f"Shape of tensor input {_dims(x.shape)} is not compatible with expected "
                                    f"shape {_dims(want)}. [Op:EnsureShape]")
-    return identity(x)
+    dims = x._aval.shape
+    if want.rank is None or not any(w is not None and jax.export.is_symbolic_dim(d) for d, w in zip(dims, want)):
+        return identity(x)
+    out = _refined(x, sizes=builtins.tuple(want))
+    bad = functools.reduce(jnp.logical_or, [jnp.asarray(d) != w for d, w in zip(dims, want) if w is not None])
+    label = _input_name(x)
+    _checks.stage_error(
+        bad, lambda actual: InvalidArgumentError(None, None, f"Shape of tensor {label} {_dims(actual)} is not "
+                                                             f"compatible with expected shape {_dims(want)}."),
+        jnp.stack([jnp.asarray(d, np.int64) for d in dims]), subject=out._value)
+    return out
+
+
+def _input_name(x):
+    """The name of ``x``'s op in the graph being traced (TF's ensure_shape messages name it)."""
+    name = _state.traced_name(x)
+    return name.rsplit(":", 1)[0] if name else "input"
 
 
 @export("identity_n")
