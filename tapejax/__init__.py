@@ -10,6 +10,7 @@ from ._core.variable import Variable as Variable, name_scope as name_scope
 from ._core.variable import VariableAggregationV2 as VariableAggregation, VariableSynchronization as VariableSynchronization
 from ._core.module import Module as Module
 from ._core.tape import GradientTape as GradientTape, UnconnectedGradients as UnconnectedGradients
+from ._core.tape import AggregationMethod as AggregationMethod
 from ._core.custom_gradient import custom_gradient as custom_gradient, recompute_grad as recompute_grad
 from ._staging.printing import print_ as print  # noqa: A001
 from ._staging.function import (

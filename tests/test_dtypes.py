@@ -315,3 +315,17 @@ def test_integer_inputs_of_floating_kernels_in_a_traced_function():
     assert str(info.value).strip().split("\n")[-1].strip() == (
         "TypeError: Value passed to parameter 'x' has DataType int32 not in list of allowed values: "
         "bfloat16, float16, float32, float64, complex64, complex128")
+
+
+def test_as_dtype_of_datatype_enum_numbers():
+    # tf.as_dtype docstring: TF 2.21 reads an int as its DataType enum (types.proto), and a
+    # DType compares equal to its number.
+    want = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6, "string": 7,
+            "complex64": 8, "int64": 9, "bool": 10, "bfloat16": 14, "uint16": 17, "complex128": 18,
+            "float16": 19, "uint32": 22, "uint64": 23}
+    for name, n in want.items():
+        assert tf.as_dtype(n) is tf.as_dtype(name) and tf.as_dtype(name).as_datatype_enum == n
+    assert repr(tf.as_dtype(2)) == "tf.float64"
+    assert (tf.float32 == 1, tf.float32 == 2, tf.float64 == 2, tf.float32 != 1) == (True, False, True, False)
+    with pytest.raises(TypeError, match=r"^Cannot convert the argument `type_value`: 99 to a TensorFlow DType\.$"):
+        tf.as_dtype(99)

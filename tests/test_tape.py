@@ -1193,3 +1193,19 @@ def test_op_without_tf_gradient_raises_lookup_error():
     with tf.GradientTape() as t:
         y = x * x
     assert float(t.gradient(y, x)) == 6.0
+
+
+def test_aggregation_method_constants_and_tf_gradients():
+    # tf.AggregationMethod docstring, TF 2.21: the constants, and tf.gradients takes one.
+    assert (tf.AggregationMethod.ADD_N, tf.AggregationMethod.DEFAULT, tf.AggregationMethod.EXPERIMENTAL_TREE,
+            tf.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N) == (0, 0, 1, 2)
+
+    @tf.function
+    def example():
+        x = tf.constant(1.0)
+        y = x * 2.0
+        z = y + y + y + y
+        return tf.gradients(z, [x, y], aggregation_method=tf.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N)
+
+    assert repr(example()) == ("[<tf.Tensor: shape=(), dtype=float32, numpy=8.0>, "
+                               "<tf.Tensor: shape=(), dtype=float32, numpy=4.0>]")

@@ -67,6 +67,17 @@ class DType:
         return self
 
     @property
+    def as_datatype_enum(self):
+        """The dtype's number in TensorFlow's ``DataType`` enum (``tf.float32``: 1, ``tf.float64``: 2).
+
+        Example:
+            >>> import tapejax as tf
+            >>> tf.float64.as_datatype_enum, tf.as_dtype(2)
+            (2, tf.float64)
+        """
+        return _ENUMS[self.name]
+
+    @property
     def size(self):
         return self._np.itemsize
 
@@ -125,12 +136,14 @@ string = _make("string", np.object_)
 
 
 def as_dtype(value):
-    """Converts a DType, numpy dtype, type or name to a :class:`DType`.
+    """Converts a DType, numpy dtype, type, name or ``DataType`` enum number to a :class:`DType`.
 
     Example:
         >>> import tapejax as tf, numpy as np
         >>> tf.as_dtype(np.int32)
         tf.int32
+        >>> tf.as_dtype(2)  # Enum value for float64.
+        tf.float64
     """
     if isinstance(value, DType):
         return value
@@ -140,6 +153,10 @@ def as_dtype(value):
             return known
     if isinstance(value, str) and value in _BY_NAME:
         return _BY_NAME[value]
+    if type(value) is int:   # TensorFlow's DataType enum (types.proto): numpy would read 2 as a size
+        if value in _BY_ENUM:
+            return _BY_ENUM[value]
+        raise TypeError(f"Cannot convert the argument `type_value`: {value!r} to a TensorFlow DType.")
     try:
         np_dtype = np.dtype(value)
     except TypeError:
@@ -154,6 +171,12 @@ def as_dtype(value):
 
 
 _BY_NP = {}
+
+# TensorFlow's DataType enum (tensorflow/core/framework/types.proto) of the dtypes there are here.
+_ENUMS = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6, "string": 7, "complex64": 8,
+          "int64": 9, "bool": 10, "bfloat16": 14, "uint16": 17, "complex128": 18, "float16": 19, "uint32": 22,
+          "uint64": 23}
+_BY_ENUM = {n: _BY_NAME[name] for name, n in _ENUMS.items()}
 
 
 def np_dtype(value):

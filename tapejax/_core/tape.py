@@ -37,6 +37,32 @@ class UnconnectedGradients(enum.Enum):
     ZERO = "zero"
 
 
+class AggregationMethod:
+    """How ``tf.gradients`` sums the gradients a tensor gets from its several uses
+    (``tf.AggregationMethod``).
+
+    TensorFlow's methods differ in the order and memory of the sum, not in its value: the
+    backward pass here sums fan-out in the engine, whichever is given.
+
+    Example:
+        >>> import tapejax as tf
+        >>> @tf.function
+        ... def example():
+        ...   x = tf.constant(1.0)
+        ...   y = x * 2.0
+        ...   z = y + y + y + y
+        ...   return tf.gradients(z, [x, y],
+        ...     aggregation_method=tf.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N)
+        >>> example()
+        [<tf.Tensor: shape=(), dtype=float32, numpy=8.0>, <tf.Tensor: shape=(), dtype=float32, numpy=4.0>]
+    """
+
+    ADD_N = 0
+    DEFAULT = ADD_N
+    EXPERIMENTAL_TREE = 1
+    EXPERIMENTAL_ACCUMULATE_N = 2
+
+
 def _unconnected(value):
     if isinstance(value, UnconnectedGradients):
         return value
