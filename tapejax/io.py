@@ -978,10 +978,17 @@ def _parse_fixed(examples, key, spec):
 
 
 def _parse(serialized, features, batched):
-    examples = [EXAMPLE_PROTOS["Example"].FromString(bytes(s)) for s in
-                (_text(serialized).reshape(-1) if batched else _text(serialized).reshape(1))]
+    text = _text(serialized)
+    if batched and text.ndim > 1:
+        raise errors.InvalidArgumentError(None, None, "Expected serialized to be a scalar or vector, got shape: "
+                                          f"[{','.join(map(str, text.shape))}] [Op:ParseExampleV2]")
+    batched = batched and text.ndim == 1   # one serialized Example (a scalar): its features, no batch dimension
+    examples = [EXAMPLE_PROTOS["Example"].FromString(bytes(s)) for s in text.reshape(-1)]
     out = {}
-    for key, spec in features.items():
+    # TensorFlow's order (parsing_config): the sparse features, then the dense, then the ragged, each by key.
+    kinds = (VarLenFeature, FixedLenFeature, RaggedFeature)
+    for key, spec in sorted(features.items(), key=lambda kv: (
+            next((i for i, k in enumerate(kinds) if isinstance(kv[1], k)), len(kinds)), kv[0])):
         if isinstance(spec, FixedLenFeature):
             rows = _parse_fixed(examples, key, spec)
             stacked = np.stack(rows) if rows else np.zeros([0] + list(spec.shape))
@@ -1005,10 +1012,11 @@ def _parse(serialized, features, batched):
 
 
 def parse_example(serialized, features, example_names=None, name=None):
-    """Parses a batch of serialized ``tf.train.Example`` protos (``tf.io.parse_example``): a dict,
-    in the order of ``features``, of dense tensors (``FixedLenFeature``), SparseTensors
-    (``VarLenFeature``) and RaggedTensors (``RaggedFeature``), with TensorFlow's errors for a
-    missing required feature, a wrong number of values or a wrong type.
+    """Parses a batch of serialized ``tf.train.Example`` protos (``tf.io.parse_example``): a dict of
+    SparseTensors (``VarLenFeature``), dense tensors (``FixedLenFeature``) and RaggedTensors
+    (``RaggedFeature``), in TensorFlow's order (sparse, dense, ragged; each by key), with
+    TensorFlow's errors for a missing required feature, a wrong number of values or a wrong
+    type. A scalar ``serialized`` (one Example) parses as :func:`parse_single_example` does.
 
     Example:
         >>> import tapejax as tf
@@ -1016,6 +1024,8 @@ def parse_example(serialized, features, example_names=None, name=None):
         ...     'x': tf.train.Feature(float_list=tf.train.FloatList(value=[1.0, 2.0]))}))
         >>> tf.io.parse_example([ex.SerializeToString()], {'x': tf.io.FixedLenFeature([2], tf.float32)})['x']
         <tf.Tensor: shape=(1, 2), dtype=float32, numpy=array([[1., 2.]], dtype=float32)>
+        >>> tf.io.parse_example(ex.SerializeToString(), {'x': tf.io.RaggedFeature(tf.float32)})
+        {'x': <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>}
     """
     return _parse(serialized, features, batched=True)
 

@@ -88,3 +88,25 @@ def test_guide_ragged_features_through_tf_data():
                                'length_ranges': tf.ragged.range(f['lengths'])})
     assert [('{}'.format(e['mean_length']), '{}'.format(e['length_ranges'])) for e in ranges] == [
         ('7', '<tf.RaggedTensor [[0, 1, 2, 3, 4, 5, 6]]>'), ('0', '<tf.RaggedTensor []>')]
+
+
+def test_parse_example_of_one_serialized_example_and_tf_key_order():
+    # tf.train.Example / Feature / Features / Int64List docstrings, TF 2.21: a scalar is one Example
+    # (no batch dimension: a RaggedFeature gives a Tensor), the dict lists the sparse features,
+    # then the dense, then the ragged, each by key; a matrix of strings is refused.
+    ex = tf.train.Example(features=tf.train.Features(feature={
+        'x': tf.train.Feature(float_list=tf.train.FloatList(value=[1.0, 2.0])),
+        'b': tf.train.Feature(int64_list=tf.train.Int64List(value=[3]))}))
+    s = ex.SerializeToString()
+    got = tf.io.parse_example(s, {'x': tf.io.FixedLenFeature([2], tf.float32), 'b': tf.io.RaggedFeature(tf.int64),
+                                  'v': tf.io.VarLenFeature(tf.int64)})
+    assert str(got) == (
+        "{'v': SparseTensor(indices=tf.Tensor([], shape=(0, 1), dtype=int64), values=tf.Tensor([], shape=(0,), "
+        "dtype=int64), dense_shape=tf.Tensor([0], shape=(1,), dtype=int64)), 'x': <tf.Tensor: shape=(2,), "
+        "dtype=float32, numpy=array([1., 2.], dtype=float32)>, 'b': <tf.Tensor: shape=(1,), dtype=int64, "
+        "numpy=array([3])>}")
+    got = tf.io.parse_example([s], {'my_ints': tf.io.RaggedFeature(tf.int64), 'b': tf.io.RaggedFeature(tf.int64)})
+    assert list(got) == ['b', 'my_ints'] and isinstance(got['b'], tf.RaggedTensor)
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"^Expected serialized to be a scalar or vector, got shape: \[1,1\] \[Op:ParseExampleV2\]$"):
+        tf.io.parse_example([[s]], {'x': tf.io.FixedLenFeature([2], tf.float32)})
