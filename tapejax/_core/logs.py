@@ -2,7 +2,7 @@
 
 As in TensorFlow (``tensorflow/python/platform/tf_logging.py``) it is the ``"tensorflow"``
 logger, and where the program configured no logging (the root logger has no handler) its
-first use gives it one that prints ``WARNING:tensorflow:<message>`` to stderr (stdout in an
+import gives it one (as TensorFlow's import does) that prints ``WARNING:tensorflow:<message>`` to stderr (stdout in an
 interactive shell), so warnings read as TensorFlow's do.
 """
 import logging
@@ -54,3 +54,8 @@ def absl_warning(msg, *args):
     if not logging.root.handlers:
         logging.basicConfig()
     logging.getLogger("absl").warning(msg, *args)
+
+
+# TensorFlow's own import uses its logger: the handler exists once ``import tensorflow`` returns,
+# bound to the stderr of that moment (a harness or a notebook may later swap ``sys.stderr``).
+get_logger()
