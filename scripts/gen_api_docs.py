@@ -30,7 +30,7 @@ MODULES = [
     "tapejax.data", "tapejax.io", "tapejax.train", "tapejax.saved_model", "tapejax.extend",
     "tapejax.autograph", "tapejax.summary", "tapejax.debugging", "tapejax.dtypes", "tapejax.config",
     "tapejax.strings", "tapejax.ragged", "tapejax.sparse", "tapejax.image", "tapejax.nest", "tapejax.compat",
-    "tapejax.signal", "tapejax.lookup", "tapejax.lookup.experimental", "tapejax.audio", "tapejax.sets",
+    "tapejax.signal", "tapejax.lookup", "tapejax.lookup.experimental", "tapejax.audio", "tapejax.sets", "tapejax.test",
 ]
 
 

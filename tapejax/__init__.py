@@ -57,6 +57,7 @@ from . import data as data  # noqa: F401
 from . import train as train, saved_model as saved_model  # noqa: F401
 from . import distribute as distribute  # noqa: F401
 from . import nest as nest  # noqa: F401
+from . import test as test  # noqa: F401
 from . import compat as compat  # noqa: F401
 from .debugging import (  # noqa: F401  (TensorFlow's top-level aliases of tf.debugging)
     assert_equal as assert_equal, assert_greater as assert_greater, assert_less as assert_less,
