@@ -1209,3 +1209,12 @@ def test_aggregation_method_constants_and_tf_gradients():
 
     assert repr(example()) == ("[<tf.Tensor: shape=(), dtype=float32, numpy=8.0>, "
                                "<tf.Tensor: shape=(), dtype=float32, numpy=4.0>]")
+
+
+def test_logger_handler_is_made_at_import_as_tf():
+    # tf.get_logger docstring, TF 2.21: the handler exists once the import returns, on the stderr
+    # of that moment (a later sys.stderr swap does not take the message).
+    code = ("import io, sys\nimport tapejax as tf\nsys.stderr = io.StringIO()\n"
+            "tf.get_logger().error('The value %d is invalid.', 3)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stderr.splitlines()[-1] == "ERROR:tensorflow:The value 3 is invalid."
