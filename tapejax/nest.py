@@ -3,8 +3,9 @@
 Everything else is an atom (a leaf): Tensors, numbers, strings, ``None``. A dict's values are
 visited in sorted key order (an ``OrderedDict``'s too), and packing rebuilds the same types.
 Unlike ``jax.tree_util``, ``None`` is a leaf. Composite values are leaves too; with
-``expand_composites=True`` an ExtensionType is a structure of its components (TensorFlow's
-``_to_components``), RaggedTensor and SparseTensor stay leaves here.
+``expand_composites=True`` they are structures of their components (TensorFlow's
+``_to_components``): an ExtensionType's fields, a RaggedTensor's ``flat_values`` and
+``nested_row_splits``, a SparseTensor's ``indices``, ``values`` and ``dense_shape``.
 
 Example:
     >>> import tapejax as tf
@@ -18,6 +19,8 @@ Example:
 import collections.abc
 
 from .experimental import extension_type as _ext
+from .ragged import RaggedTensor as _RaggedTensor
+from .sparse import SparseTensor as _SparseTensor
 
 __all__ = ["assert_same_structure", "flatten", "is_nested", "map_structure", "pack_sequence_as"]
 
@@ -48,14 +51,21 @@ def _sorted(keys):
         raise TypeError("nest only supports dicts with sortable keys.") from e
 
 
+_COMPOSITES = (_ext.ExtensionType, _RaggedTensor, _SparseTensor)
+
+
 def _nested(s, expand):
-    return is_nested(s) or expand and isinstance(s, _ext.ExtensionType)
+    return is_nested(s) or expand and isinstance(s, _COMPOSITES)
 
 
 def _children(s):
     """The direct substructures of a nested ``s``, in TensorFlow's order."""
     if isinstance(s, _ext.ExtensionType):
         return list(_ext.components(s))
+    if isinstance(s, _RaggedTensor):
+        return [s.flat_values, *s.nested_row_splits]
+    if isinstance(s, _SparseTensor):
+        return [s.indices, s.values, s.dense_shape]
     if isinstance(s, collections.abc.Mapping):
         return [s[k] for k in _sorted(s)]
     if _is_attrs(s):
@@ -67,6 +77,10 @@ def _rebuild(s, kids):
     """A structure like ``s`` with the direct substructures ``kids``."""
     if isinstance(s, _ext.ExtensionType):
         return _ext.rebuilt(s, kids)
+    if isinstance(s, _RaggedTensor):
+        return _RaggedTensor.from_nested_row_splits(kids[0], kids[1:], validate=False)
+    if isinstance(s, _SparseTensor):
+        return _SparseTensor(*kids)
     if isinstance(s, collections.abc.Mapping):
         by_key = dict(zip(_sorted(s), kids))
         if isinstance(s, collections.defaultdict):
@@ -91,6 +105,8 @@ def flatten(structure, expand_composites=False):
         >>> import tapejax as tf
         >>> tf.nest.flatten(None), tf.nest.flatten([])
         ([None], [])
+        >>> tf.nest.flatten(tf.ragged.constant([[3, 1, 4, 1], [], [5, 9, 2]]), expand_composites=True)
+        [<tf.Tensor: shape=(7,), dtype=int32, numpy=array([3, 1, 4, 1, 5, 9, 2], dtype=int32)>, <tf.Tensor: shape=(4,), dtype=int64, numpy=array([0, 4, 4, 7])>]
     """
     if not _nested(structure, expand_composites):
         return [structure]

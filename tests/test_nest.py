@@ -84,3 +84,31 @@ def test_other_errors():
     with pytest.raises(ValueError) as e:
         tf.nest.map_structure(lambda a: a, (1,), check_types=False, foo=1)
     assert str(e.value) == "Only valid keyword arguments are `check_types` and `expand_composites`, not: `foo`"
+
+
+def test_expand_composites_of_ragged_and_sparse_tensors():
+    # tf.nest.flatten / pack_sequence_as docstrings, TF 2.21: a RaggedTensor's components are its
+    # flat_values and nested_row_splits, a SparseTensor's its indices, values and dense_shape.
+    got = tf.nest.flatten(tf.ragged.constant([[3, 1, 4, 1], [], [5, 9, 2]]), expand_composites=True)
+    assert repr(got) == ("[<tf.Tensor: shape=(7,), dtype=int32, numpy=array([3, 1, 4, 1, 5, 9, 2], dtype=int32)>, "
+                         "<tf.Tensor: shape=(4,), dtype=int64, numpy=array([0, 4, 4, 7])>]")
+    structure = {"foo": tf.ragged.constant([[1., 2.], [3.]]), "bar": tf.constant([[5.]])}
+    tensors = tf.nest.flatten(structure, expand_composites=True)
+    assert repr(tensors) == (
+        "[<tf.Tensor: shape=(1, 1), dtype=float32, numpy=array([[5.]], dtype=float32)>, <tf.Tensor: shape=(3,), "
+        "dtype=float32, numpy=array([1., 2., 3.], dtype=float32)>, <tf.Tensor: shape=(3,), dtype=int64, "
+        "numpy=array([0, 2, 3])>]")
+    assert repr(tf.nest.pack_sequence_as(structure, tensors, expand_composites=True)) == (
+        "{'foo': <tf.RaggedTensor [[1.0, 2.0], [3.0]]>, 'bar': <tf.Tensor: shape=(1, 1), dtype=float32, "
+        "numpy=array([[5.]], dtype=float32)>}")
+    r = tf.ragged.constant([[[1], [2, 3]], [[4]]])
+    assert [t.numpy().tolist() for t in tf.nest.flatten(r, expand_composites=True)] == [[1, 2, 3, 4], [0, 2, 3],
+                                                                                         [0, 1, 3, 4]]
+    doubled = tf.nest.map_structure(lambda x: x * 2 if x.dtype == tf.int32 else x, r, expand_composites=True)
+    assert doubled.to_list() == [[[2], [4, 6]], [[8]]]
+    sp = tf.sparse.SparseTensor([[0, 1]], [2.0], [2, 3])
+    parts = tf.nest.flatten(sp, expand_composites=True)
+    assert [p.numpy().tolist() for p in parts] == [[[0, 1]], [2.0], [2, 3]]
+    assert tf.sparse.to_dense(tf.nest.pack_sequence_as(sp, parts, expand_composites=True)).numpy().tolist() == [
+        [0.0, 2.0, 0.0], [0.0, 0.0, 0.0]]
+    assert tf.nest.flatten(r) == [r]
