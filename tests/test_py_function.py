@@ -179,3 +179,32 @@ def test_numpy_function_gradient_is_none_as_tf():
     with tf.GradientTape() as t:
         y = tf.reduce_sum(tf.numpy_function(lambda a: a * 2, [x], tf.float32))
     assert t.gradient(y, x) is None
+
+
+def test_eager_numpy_function_converts_as_tensorflow():
+    # tf.numpy_function docstring, TF 2.21 (script_ops: eagerly, func(*[np.array(x) for x in inp])
+    # and the results converted without Tout): a Python float is float64, the result keeps its dtype.
+    seen = []
+
+    @tf.numpy_function(Tout=tf.float32)
+    def my_numpy_func(x):
+        seen.append(repr(x))
+        return np.sinh(x)
+
+    assert repr(my_numpy_func(1.0).numpy()) == "np.float64(1.1752011936438014)" and seen == ["array(1.)"]
+    assert repr(tf.numpy_function(lambda x: x * 2, [tf.constant(1)], tf.float32)) == (
+        "<tf.Tensor: shape=(), dtype=int32, numpy=2>")
+    assert repr(tf.numpy_function(lambda x: (x, [x * 2.0]), [tf.constant(1.)], [tf.float32, tf.float32])) == (
+        "[<tf.Tensor: shape=(), dtype=float32, numpy=1.0>, <tf.Tensor: shape=(), dtype=float32, numpy=2.0>]")
+    assert tf.numpy_function(lambda x: None, [tf.constant(1.)], []) is None
+
+    def fn_using_numpy(x):   # TF's docstring: the input array is the function's to write
+        x[0] = 0.
+        return x
+
+    assert repr(tf.numpy_function(fn_using_numpy, inp=[tf.constant([1., 2.])], Tout=tf.float32)) == (
+        "<tf.Tensor: shape=(2,), dtype=float32, numpy=array([0., 2.], dtype=float32)>")
+    t = tf.constant([1., 2.])
+    a = np.array(t)
+    a[0] = 5.0   # np.array(t) is a copy (np.asarray(t) stays the read-only view)
+    assert t.numpy().tolist() == [1.0, 2.0] and not np.asarray(t).flags.writeable

@@ -484,7 +484,11 @@ class _TensorBase:
         for f in export_listeners:
             f(self)
         a = np.asarray(v)
-        return a if dtype is None else a.astype(dtype)
+        if dtype is not None:
+            return a.astype(dtype)
+        # np.array(t) asks for a copy (NumPy 2 passes copy=True) and may write to it: the view of
+        # the jax buffer is read-only.
+        return a.copy() if copy else a
 
     def __jax_array__(self):
         return self._value

@@ -290,6 +290,15 @@ def _callback_op(func, single, specs, shapes, n_in):
 
 
 # ---------------------------------------------------------------- numpy_function
+def _flat(x):
+    """``x``'s leaves as TensorFlow's ``nest.flatten`` lists them (dict values by sorted key)."""
+    if isinstance(x, dict):
+        return [leaf for k in sorted(x) for leaf in _flat(x[k])]
+    if isinstance(x, (list, tuple)):
+        return [leaf for e in x for leaf in _flat(e)]
+    return [x]
+
+
 def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
     """Runs ``func`` on NumPy arrays, also inside a ``tf.function`` (``tf.numpy_function``).
 
@@ -326,11 +335,10 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
     vals = [x._value if isinstance(x, _TensorBase) else to_array(x) for x in inp]
     _refuse_if_asked("numpy_function")
     if not _staged(vals):
-        ret = func(*[np.asarray(v) for v in vals])
-        if ret is None and not specs:
-            return []
-        return _result([Tensor(jnp.asarray(a)) for a in _convert_outputs(ret, single, specs, "numpy_function")],
-                       single)
+        # TensorFlow's eager numpy_function: the inputs as np.array gives them (a Python float is
+        # float64), the results converted as they come (Tout is not applied), one result unwrapped.
+        outs = [r if r is None else Tensor(to_array(r)) for r in _flat(func(*[np.array(x) for x in inp]))]
+        return outs[0] if len(outs) == 1 else outs
     ins = [Tensor(v) for v in vals]
     shapes = tuple(_learn_shapes(func, ins, single, specs, "numpy_function", numpy=True))
 
