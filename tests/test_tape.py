@@ -1218,3 +1218,21 @@ def test_logger_handler_is_made_at_import_as_tf():
             "tf.get_logger().error('The value %d is invalid.', 3)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stderr.splitlines()[-1] == "ERROR:tensorflow:The value 3 is invalid."
+
+
+def test_print_inside_recompute_grad_prints_per_call(capsys):
+    # tf.recompute_grad docstring, TF 2.21: the function's tf.print runs at each of the 4 forward
+    # calls (it printed when the op was traced only: 3 times, the first call on the host none).
+    y = tf.Variable(1.0)
+
+    def my_function(x):
+        tf.print('running')
+        return x * y
+
+    my_function_recompute = tf.recompute_grad(my_function)
+    with tf.GradientTape() as tape:
+        r = tf.constant(1.0)
+        for _ in range(4):
+            r = my_function_recompute(r)
+    assert capsys.readouterr().out == "running\n" * 4
+    assert float(tape.gradient(r, y)) == 4.0

@@ -70,6 +70,16 @@ def current_trace():
         return None
 
 
+def staging():
+    """Whether ops are being staged into a JAX program now (a jit, ``eval_shape``, a ``vmap``, an op's
+    trace), not run: a print then belongs to the program, to happen when it runs."""
+    try:
+        from jax._src import core
+        return not isinstance(core.trace_ctx.trace, core.EvalTrace)
+    except (ImportError, AttributeError):
+        return False
+
+
 def collecting(scope, trace):
     """Makes ``scope`` (a ``tf.function`` body's, traced as ``trace``) collect the checks staged
     at the top of its trace as outputs of the program: ``scope.flags``, a list of

@@ -24,7 +24,7 @@ def print_(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=Non
     """
     stream = output_stream if output_stream not in (None, "stderr") and hasattr(output_stream, "write") else sys.stdout
     tracers = [x for x in inputs if isinstance(x, _TensorBase) and is_tracer(x._value)]
-    if tracers or _state.tracing():
+    if tracers or _state.tracing() or _checks.staging():
         # Inside a tapejax.function every print is part of the program: it prints per call.
         if _checks.quiet() or _graph_options.strips_debug_ops():
             return None   # (Grappler's debug_stripper leaves prints out of TF's graphs)
