@@ -329,3 +329,9 @@ def test_as_dtype_of_datatype_enum_numbers():
     assert (tf.float32 == 1, tf.float32 == 2, tf.float64 == 2, tf.float32 != 1) == (True, False, True, False)
     with pytest.raises(TypeError, match=r"^Cannot convert the argument `type_value`: 99 to a TensorFlow DType\.$"):
         tf.as_dtype(99)
+
+
+def test_as_dtype_of_tensorflow_c_names():
+    # tf.as_dtype docstring, TF 2.21: 'float' is float32 (NumPy reads float64), 'double', 'half'.
+    assert (repr(tf.as_dtype('float')), repr(tf.as_dtype('double')), repr(tf.as_dtype('half'))) == (
+        "tf.float32", "tf.float64", "tf.float16")

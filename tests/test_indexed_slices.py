@@ -2,6 +2,7 @@
 
 Expected values (indices, values, types) were recorded with TensorFlow 2.21.
 """
+import re
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -237,3 +238,15 @@ def test_keras_embedding_gradient_is_indexed_slices_as_in_tensorflow():
     np.testing.assert_allclose(np.asarray(g.values), [[0.00314, -0.03819], [-0.00019, 0.09735],
                                                       [-0.00019, 0.09735], [0.06778, -0.07868]], atol=1e-5)
     assert [int(d) for d in np.asarray(g.dense_shape)] == [5, 2]
+
+
+def test_indexed_slices_repr_is_the_objects_as_tf():
+    # tf.IndexedSlices docstring, TF 2.21: repr is the default object repr, str shows the parts.
+    v = tf.Variable([[0., 1, 2], [2, 3, 4], [4, 5, 6], [6, 7, 8]])
+    with tf.GradientTape() as tape:
+        r = tf.gather(v, [1, 3])
+    s = tape.gradient(r, v)
+    assert re.fullmatch(r"<tapejax\.\S+\.IndexedSlices object at 0x[0-9a-f]+>", repr(s))
+    assert str(s) == ("IndexedSlices(indices=tf.Tensor([1 3], shape=(2,), dtype=int32), values=tf.Tensor(\n"
+                      "[[1. 1. 1.]\n [1. 1. 1.]], shape=(2, 3), dtype=float32), dense_shape=tf.Tensor([4 3], "
+                      "shape=(2,), dtype=int32))")

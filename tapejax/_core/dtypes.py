@@ -144,6 +144,8 @@ def as_dtype(value):
         tf.int32
         >>> tf.as_dtype(2)  # Enum value for float64.
         tf.float64
+        >>> tf.as_dtype('float')
+        tf.float32
     """
     if isinstance(value, DType):
         return value
@@ -153,6 +155,8 @@ def as_dtype(value):
             return known
     if isinstance(value, str) and value in _BY_NAME:
         return _BY_NAME[value]
+    if isinstance(value, str) and value in _C_ALIASES:   # TF's C names: 'float' is float32 (NumPy's float64)
+        return _C_ALIASES[value]
     if type(value) is int:   # TensorFlow's DataType enum (types.proto): numpy would read 2 as a size
         if value in _BY_ENUM:
             return _BY_ENUM[value]
@@ -185,6 +189,7 @@ def np_dtype(value):
 
 
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+_C_ALIASES = {c: _BY_NAME[name] for name, c in _C_NAMES.items()}
 
 
 def c_name(dtype):

@@ -93,7 +93,7 @@ class IndexedSlices:
     def __str__(self):
         return f"IndexedSlices(indices={self._indices!s}, values={self._values!s}, dense_shape={self._dense_shape!s})"
 
-    __repr__ = __str__
+    # repr: the object's default, as TF 2.21's (only str shows the parts).
 
 
 def _is_python_shape(s):
