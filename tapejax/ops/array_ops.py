@@ -37,6 +37,7 @@ _broadcast_to = defop(lambda x, shape: jnp.broadcast_to(x, shape), name="broadca
 _pad = defop(lambda x, c, paddings, mode="CONSTANT": _pad_fn(x, c, paddings, mode), name="pad", static=("paddings", "mode"))
 _unstack = defop(lambda x, axis=0: tuple(jnp.moveaxis(x, axis, 0)), name="unstack", static=("axis",))
 _split = defop(lambda x, sections, axis=0: tuple(jnp.split(x, sections, axis=axis)), name="split", static=("sections", "axis"))
+_conjugate_transpose = defop(lambda x, perm=None: jnp.conj(jnp.transpose(x, perm)), name="conjugate_transpose", static=("perm",))
 _reverse = defop(lambda x, axis: jnp.flip(x, axis), name="reverse", static=("axis",))
 _roll = defop(lambda x, shift, axis: jnp.roll(x, shift, axis), name="roll", static=("shift", "axis"))
 _sort = defop(lambda x, axis=-1, direction="ASCENDING": jnp.sort(x, axis=axis) if direction == "ASCENDING" else -jnp.sort(-x, axis=axis), name="sort", static=("axis", "direction"))
@@ -105,8 +106,23 @@ def broadcast_to(input, shape, name=None):
 
 @export("transpose")
 def transpose(a, perm=None, conjugate=False, name=None):
-    """Permutes dimensions by ``perm`` (reverses them by default) (``tf.transpose``)."""
-    return _transpose(a, perm=None if perm is None else normalize.static_shape(perm))
+    """Permutes dimensions by ``perm`` (reverses them by default) (``tf.transpose``);
+    ``conjugate=True`` also conjugates a complex tensor (TF's ``ConjugateTranspose``).
+
+    >>> import tapejax as tf
+    >>> x = tf.constant([[1 + 1j, 2 + 2j, 3 + 3j], [4 + 4j, 5 + 5j, 6 + 6j]])
+    >>> tf.transpose(x, conjugate=True)
+    <tf.Tensor: shape=(3, 2), dtype=complex128, numpy=
+    array([[1.-1.j, 4.-4.j],
+           [2.-2.j, 5.-5.j],
+           [3.-3.j, 6.-6.j]])>
+    """
+    perm = None if perm is None else normalize.static_shape(perm)
+    if conjugate:
+        a = convert_to_tensor(a)
+        if a.dtype.is_complex:
+            return _conjugate_transpose(a, perm=perm)
+    return _transpose(a, perm=perm)
 
 
 @export("concat")

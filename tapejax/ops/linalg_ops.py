@@ -9,7 +9,18 @@ from ..extend import defop
 from . import bounds, kinks, normalize
 from .namespaces import export
 
-_matmul = defop(lambda a, b, transpose_a=False, transpose_b=False: jnp.matmul(jnp.swapaxes(a, -1, -2) if transpose_a else a, jnp.swapaxes(b, -1, -2) if transpose_b else b), name="matmul", static=("transpose_a", "transpose_b"))
+
+
+def _flip(x, transpose, adjoint):
+    """``x`` transposed (``transpose``) or conjugate-transposed (``adjoint``) in its last two axes."""
+    if adjoint:
+        return jnp.conj(jnp.swapaxes(x, -1, -2))
+    return jnp.swapaxes(x, -1, -2) if transpose else x
+
+
+_matmul = defop(lambda a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False:
+                jnp.matmul(_flip(a, transpose_a, adjoint_a), _flip(b, transpose_b, adjoint_b)),
+                name="matmul", static=("transpose_a", "transpose_b", "adjoint_a", "adjoint_b"))
 _tensordot = defop(lambda a, b, axes: jnp.tensordot(a, b, axes), name="tensordot", static=("axes",))
 _einsum = defop(lambda *xs, equation: jnp.einsum(equation, *xs), name="einsum", static=("equation",))
 for _op in (_matmul, _tensordot, _einsum):
@@ -23,8 +34,7 @@ cholesky = export("linalg.cholesky")(defop(jnp.linalg.cholesky, name="cholesky")
 trace = export("linalg.trace")(defop(lambda x: jnp.trace(x, axis1=-2, axis2=-1), name="trace"))
 diag_part = export("linalg.diag_part")(defop(lambda x: jnp.diagonal(x, axis1=-2, axis2=-1), name="diag_part"))
 diag = export("linalg.diag")(defop(lambda x: x[..., :, None] * jnp.eye(x.shape[-1], dtype=x.dtype), name="diag"))
-matrix_transpose = export("linalg.matrix_transpose", "linalg.transpose")(
-    defop(lambda x: jnp.swapaxes(x, -1, -2), name="matrix_transpose"))
+_matrix_transpose = defop(lambda x, conjugate=False: _flip(x, True, conjugate), name="matrix_transpose", static=("conjugate",))
 inv.check = bounds.invertible("MatrixInverse", "Input is not invertible.")
 _solve.check = bounds.invertible("MatrixSolve", "Input matrix is not invertible.")
 matvec = export("linalg.matvec")(defop(lambda a, b: jnp.einsum("...ij,...j->...i", a, b), name="matvec"))
@@ -40,7 +50,43 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
         >>> tf.matmul([[1.0, 2.0]], [[3.0], [4.0]]).numpy()
         array([[11.]], dtype=float32)
     """
-    return _matmul(a, b, transpose_a=bool(transpose_a or adjoint_a), transpose_b=bool(transpose_b or adjoint_b))
+    for t, adj, x in ((transpose_a, adjoint_a, "a"), (transpose_b, adjoint_b, "b")):
+        if t and adj:
+            raise ValueError(f"Only one of `transpose_{x}` and `adjoint_{x}` can be True. "
+                             f"Received `transpose_{x}`={t}, `adjoint_{x}`={adj}.")
+    return _matmul(a, b, transpose_a=bool(transpose_a), transpose_b=bool(transpose_b),
+                   adjoint_a=bool(adjoint_a), adjoint_b=bool(adjoint_b))
+
+
+@export("linalg.matrix_transpose", "linalg.transpose")
+def matrix_transpose(a, name="matrix_transpose", conjugate=False):
+    """Transposes the last two dimensions of ``a``; ``conjugate=True`` also conjugates a
+    complex ``a`` (``tf.linalg.matrix_transpose``).
+
+    >>> import tapejax as tf
+    >>> x = tf.constant([[1 + 1j, 2 + 2j, 3 + 3j], [4 + 4j, 5 + 5j, 6 + 6j]])
+    >>> tf.linalg.matrix_transpose(x, conjugate=True)
+    <tf.Tensor: shape=(3, 2), dtype=complex128, numpy=
+    array([[1.-1.j, 4.-4.j],
+           [2.-2.j, 5.-5.j],
+           [3.-3.j, 6.-6.j]])>
+    """
+    return _matrix_transpose(a, conjugate=bool(conjugate))
+
+
+@export("linalg.adjoint")
+def adjoint(matrix, name=None):
+    """The conjugate transpose of the last two dimensions of ``matrix`` (``tf.linalg.adjoint``).
+
+    >>> import tapejax as tf
+    >>> x = tf.constant([[1 + 1j, 2 + 2j, 3 + 3j], [4 + 4j, 5 + 5j, 6 + 6j]])
+    >>> tf.linalg.adjoint(x)
+    <tf.Tensor: shape=(3, 2), dtype=complex128, numpy=
+    array([[1.-1.j, 4.-4.j],
+           [2.-2.j, 5.-5.j],
+           [3.-3.j, 6.-6.j]])>
+    """
+    return _matrix_transpose(matrix, conjugate=True)
 
 
 @export("einsum", "linalg.einsum")
@@ -64,7 +110,7 @@ def tensordot(a, b, axes, name=None):
 @export("linalg.solve")
 def solve(matrix, rhs, adjoint=False, name=None):
     """Solves ``matrix @ x = rhs`` for ``x`` (``tf.linalg.solve``)."""
-    return _solve(matrix_transpose(matrix) if adjoint else matrix, rhs)
+    return _solve(_matrix_transpose(matrix, conjugate=True) if adjoint else matrix, rhs)
 
 
 @export("norm", "linalg.norm")

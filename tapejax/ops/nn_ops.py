@@ -39,8 +39,8 @@ _sparse_xent = defop(lambda labels, logits: -jnp.take_along_axis(jax.nn.log_soft
 _xent = defop(lambda labels, logits, axis=-1: -jnp.sum(labels * jax.nn.log_softmax(logits, axis=axis), axis=axis), name="softmax_cross_entropy_with_logits", static=("axis",),
               vjp=lambda ans, labels, logits, axis=-1: lambda g: (jnp.expand_dims(g, axis) * -jax.nn.log_softmax(logits, axis=axis), jnp.expand_dims(g, axis) * (jax.nn.softmax(logits, axis=axis) - labels)))
 # TensorFlow's formula, whose gradient at logits == 0 is sigmoid(0) - labels (JAX's maximum and
-# abs at 0 gave 0 - labels).
-_sigmoid_xent = defop(lambda labels, logits: jnp.where(logits >= 0, logits, 0) - logits * labels + jnp.log1p(jnp.exp(jnp.where(logits >= 0, -logits, logits))), name="sigmoid_cross_entropy_with_logits")
+# abs at 0 gave 0 - labels), with TF's Exp and Log1p kernels (XLA's log1p(exp(-1)) is 1 ulp off).
+_sigmoid_xent = defop(lambda labels, logits: jnp.where(logits >= 0, logits, 0) - logits * labels + eigen_math.log1p(eigen_math.exp(jnp.where(logits >= 0, -logits, logits))), name="sigmoid_cross_entropy_with_logits")
 l2_loss = export("nn.l2_loss")(defop(lambda x: jnp.sum(x * x) / 2, name="l2_loss"))
 bias_add = export("nn.bias_add")(defop(lambda x, b: x + b, name="bias_add"))
 _conv2d = defop(lambda x, w, strides, padding, dilations: jax.lax.conv_general_dilated(x, w, strides, padding, rhs_dilation=dilations, dimension_numbers=("NHWC", "HWIO", "NHWC")), name="conv2d", static=("strides", "padding", "dilations"))

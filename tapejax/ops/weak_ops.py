@@ -16,7 +16,7 @@ UNARY = [
     math_ops.clip_by_value, nn_ops.relu6, nn_ops._leaky_relu, nn_ops.gelu, nn_ops.log_softmax, nn_ops.silu,
     math_ops.reduce_sum.op, math_ops.reduce_mean.op, math_ops.reduce_max.op, math_ops.reduce_min.op,
     math_ops.reduce_prod.op, math_ops.reduce_std.op, math_ops.reduce_variance.op, math_ops.reduce_logsumexp.op,
-    linalg_ops.trace, linalg_ops.diag_part, linalg_ops.diag, linalg_ops.matrix_transpose, linalg_ops.matvec,
+    linalg_ops.trace, linalg_ops.diag_part, linalg_ops.diag, linalg_ops._matrix_transpose, linalg_ops.matvec,
     array_ops._reshape, array_ops._expand_dims, array_ops._squeeze, array_ops._transpose, basic.identity,
 ]
 BINARY = [
