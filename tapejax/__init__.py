@@ -48,10 +48,10 @@ from . import keras as keras  # noqa: F401
 from .keras import (  # noqa: F401
     initializers as initializers, losses as losses, metrics as metrics, optimizers as optimizers,
 )
-from .keras.initializers import (
+from .keras.initializers import TruncatedNormal as truncated_normal_initializer  # noqa: F401
+from ._init_ops import (  # noqa: F401  (TensorFlow's own initializers, not Keras's)
     RandomNormal as random_normal_initializer, RandomUniform as random_uniform_initializer,
-    TruncatedNormal as truncated_normal_initializer, Zeros as zeros_initializer,
-    Ones as ones_initializer, Constant as constant_initializer,
+    Zeros as zeros_initializer, Ones as ones_initializer, Constant as constant_initializer,
 )
 from . import data as data  # noqa: F401
 from . import train as train, saved_model as saved_model  # noqa: F401

@@ -563,6 +563,10 @@ def _constant(value, dtype, shape):
     v = to_array(value, dtype)
     if shape is not None:
         shape = normalize.static_shape(shape)
+        n = int(np.prod(shape, dtype=np.int64))
+        if v.size not in (1, n):
+            raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor {np.asarray(v)} (converted "
+                            f"from {value}) has {v.size} elements, but got `shape` {tuple(shape)} with {n} elements).")
         v = (np if v.dtype == object else jnp).broadcast_to(v, shape) if v.size == 1 else v.reshape(shape)
     return Tensor(v)
 
