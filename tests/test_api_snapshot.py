@@ -14,7 +14,7 @@ import sys
 import types
 
 SNAPSHOT = pathlib.Path(__file__).parent / "data" / "api_snapshot.json"
-MODULES = ["tapejax", "tapejax.math", "tapejax.nn", "tapejax.linalg", "tapejax.dtypes", "tapejax.numpy",
+MODULES = ["tapejax", "tapejax.math", "tapejax.math.special", "tapejax.nn", "tapejax.linalg", "tapejax.dtypes", "tapejax.numpy",
            "tapejax.experimental.numpy", "tapejax.random", "tapejax.strings", "tapejax.signal", "tapejax.lookup", "tapejax.lookup.experimental", "tapejax.audio", "tapejax.sets"]
 
 

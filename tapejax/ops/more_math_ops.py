@@ -10,6 +10,7 @@ import functools
 import jax
 import jax.numpy as jnp
 import numpy as np
+import scipy.special
 
 from .._core import dtypes as _dtypes
 from .._core.tensor import Tensor, _TensorBase, to_array
@@ -65,6 +66,40 @@ bessel_i0 = export("math.bessel_i0")(defop(jax.scipy.special.i0, name="bessel_i0
 bessel_i0e = export("math.bessel_i0e")(defop(jax.scipy.special.i0e, name="bessel_i0e"))
 bessel_i1 = export("math.bessel_i1")(defop(jax.scipy.special.i1, name="bessel_i1"))
 bessel_i1e = export("math.bessel_i1e")(defop(jax.scipy.special.i1e, name="bessel_i1e"))
+# tf.math.special: JAX has Dawson's integral, Ei, Fresnel's integrals and Spence's function; the
+# Bessel functions J, Y, K (Cephes, as TF's Eigen kernels) come from SciPy (a dependency of JAX) on
+# the host, one elementwise callback, with TensorFlow's gradients (math_grad.py).
+def _host_special(name):
+    def run(x):
+        f = getattr(scipy.special, name)
+        return jax.pure_callback(lambda v: np.asarray(f(v), v.dtype), jax.ShapeDtypeStruct(x.shape, x.dtype), x,
+                                 vmap_method="expand_dims")
+    return run
+
+
+_j0, _j1, _y0, _y1 = (_host_special(n) for n in ("j0", "j1", "y0", "y1"))
+_k0, _k0e, _k1, _k1e = (_host_special(n) for n in ("k0", "k0e", "k1", "k1e"))
+bessel_j0 = export("math.special.bessel_j0")(defop(_j0, name="bessel_j0", vjp=lambda ans, x: lambda g: -g * _j1(x)))
+bessel_j1 = export("math.special.bessel_j1")(defop(_j1, name="bessel_j1", vjp=lambda ans, x: lambda g: g * jnp.where(
+    x == 0, jnp.asarray(0.5, x.dtype), _j0(x) - ans / jnp.where(x == 0, jnp.ones_like(x), x))))
+bessel_y0 = export("math.special.bessel_y0")(defop(_y0, name="bessel_y0", vjp=lambda ans, x: lambda g: -g * _y1(x)))
+bessel_y1 = export("math.special.bessel_y1")(defop(_y1, name="bessel_y1", vjp=lambda ans, x: lambda g: g * (_y0(x) - ans / x)))
+bessel_k0 = export("math.special.bessel_k0")(defop(_k0, name="bessel_k0", vjp=lambda ans, x: lambda g: -g * _k1(x)))
+bessel_k0e = export("math.special.bessel_k0e")(defop(_k0e, name="bessel_k0e", vjp=lambda ans, x: lambda g: g * (ans - _k1e(x))))
+bessel_k1 = export("math.special.bessel_k1")(defop(_k1, name="bessel_k1", vjp=lambda ans, x: lambda g: g * (-_k0(x) - ans / x)))
+bessel_k1e = export("math.special.bessel_k1e")(defop(_k1e, name="bessel_k1e", vjp=lambda ans, x: lambda g: g * (
+    ans * (1 - 1 / x) - _k0e(x))))
+dawsn = export("math.special.dawsn")(defop(jax.scipy.special.dawsn, name="dawsn", vjp=lambda ans, x: lambda g: g * (1 - 2 * x * ans)))
+expint = export("math.special.expint")(defop(jax.scipy.special.expi, name="expint", vjp=lambda ans, x: lambda g: g * jnp.exp(x) / x))
+_half_pi_x2 = lambda x: jnp.asarray(np.pi / 2, x.dtype) * jnp.square(x)   # noqa: E731
+fresnel_sin = export("math.special.fresnel_sin")(defop(lambda x: jax.scipy.special.fresnel(x)[0], name="fresnel_sin",
+                                                       vjp=lambda ans, x: lambda g: g * jnp.sin(_half_pi_x2(x))))
+fresnel_cos = export("math.special.fresnel_cos")(defop(lambda x: jax.scipy.special.fresnel(x)[1], name="fresnel_cos",
+                                                       vjp=lambda ans, x: lambda g: g * jnp.cos(_half_pi_x2(x))))
+spence = export("math.special.spence")(defop(jax.scipy.special.spence, name="spence", vjp=lambda ans, x: lambda g: g * jnp.where(
+    x == 1, -jnp.ones_like(x), jnp.log(x) / (1 - x))))
+for _name in ("bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e"):
+    export(f"math.special.{_name}")(globals()[_name])
 igamma = export("math.igamma")(defop(jax.scipy.special.gammainc, name="igamma"))
 igammac = export("math.igammac")(defop(jax.scipy.special.gammaincc, name="igammac"))
 # TensorFlow's gradients (math_grad.py): none for zeta's x, polygamma's order, betainc's a and b
@@ -79,7 +114,11 @@ betainc = export("math.betainc")(defop(jax.scipy.special.betainc, name="betainc"
 _FLOATING = ("bfloat16", "half", "float", "double")
 for _op, _tf_op in [(rint, "Rint"), (erfinv, "Erfinv"), (ndtri, "Ndtri"), (erfcinv, "Erfcinv"),
                     (bessel_i0, "BesselI0"), (bessel_i0e, "BesselI0e"), (bessel_i1, "BesselI1"),
-                    (bessel_i1e, "BesselI1e")]:
+                    (bessel_i1e, "BesselI1e"), (bessel_j0, "BesselJ0"), (bessel_j1, "BesselJ1"),
+                    (bessel_y0, "BesselY0"), (bessel_y1, "BesselY1"), (bessel_k0, "BesselK0"),
+                    (bessel_k0e, "BesselK0e"), (bessel_k1, "BesselK1"), (bessel_k1e, "BesselK1e"),
+                    (dawsn, "Dawsn"), (expint, "Expint"), (fresnel_sin, "FresnelSin"),
+                    (fresnel_cos, "FresnelCos"), (spence, "Spence")]:
     allows_dtypes(_op, _tf_op, _FLOATING)
 
 
