@@ -33,7 +33,10 @@ __all__ = [
     "central_crop", "crop_to_bounding_box", "pad_to_bounding_box", "resize_with_crop_or_pad",
     "convert_image_dtype", "rgb_to_grayscale", "grayscale_to_rgb", "adjust_brightness", "adjust_contrast",
     "per_image_standardization", "rot90", "decode_png", "decode_jpeg", "decode_image", "encode_png", "encode_jpeg",
-    "is_jpeg",
+    "is_jpeg", "adjust_gamma", "adjust_hue", "adjust_saturation", "rgb_to_hsv", "hsv_to_rgb", "rgb_to_yiq",
+    "yiq_to_rgb", "rgb_to_yuv", "yuv_to_rgb", "transpose", "sobel_edges", "random_brightness",
+    "stateless_random_brightness", "random_contrast", "stateless_random_contrast", "random_hue",
+    "stateless_random_hue", "random_saturation", "stateless_random_saturation",
 ]
 
 
@@ -516,6 +519,409 @@ def adjust_contrast(images, contrast_factor):
     """
     orig = to_array(images).dtype
     return convert_image_dtype(_contrast(_float_image(images), contrast_factor), orig, saturate=True)
+
+
+def adjust_gamma(image, gamma=1, gain=1):
+    """Gamma correction ``gain * image ** gamma`` (in the ``[0, 1]`` scale for integer images,
+    which saturate back) (``tf.image.adjust_gamma``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.adjust_gamma([[[1.0, 2.0, 4.0]]], 0.5).numpy()
+        array([[[1.       , 1.4142135, 2.       ]]], dtype=float32)
+    """
+    if get_static_value(gamma) is not None and np.any(np.asarray(get_static_value(gamma)) < 0):
+        raise ValueError("Gamma should be a non-negative real number.")
+    orig = to_array(image).dtype
+    return convert_image_dtype(_gamma(_float_image(image), gamma, gain), orig, saturate=True)
+
+
+_gamma = _op(lambda x, gamma, gain: (jnp.asarray(gain, x.dtype) * x ** jnp.asarray(gamma, x.dtype)), "adjust_gamma")
+
+
+def _rgb_split(x):
+    return x[..., 0], x[..., 1], x[..., 2]
+
+
+def _hue_shift_fn(x, delta):
+    """TF's CPU AdjustHue kernel: hue in ``[0, 6)`` from the channels' order (rgb_to_hv_range),
+    moved by ``6 * delta`` and wrapped, back through hv_range_to_rgb; float32 steps."""
+    f = jnp.float32
+    r, g, b = (c.astype(f) for c in _rgb_split(x))
+    r_lt_g = r < g
+    cat = jnp.where(r_lt_g, jnp.where(b < r, 1, jnp.where(b > g, 3, 2)), jnp.where(b < g, 0, jnp.where(b > r, 4, 5)))
+    v_max = jnp.select([cat == 0, cat == 1, cat == 2, cat == 3, cat == 4], [r, g, g, b, b], r)
+    v_mid = jnp.select([cat == 0, cat == 1, cat == 2, cat == 3, cat == 4], [g, r, b, g, r], b)
+    v_min = jnp.select([cat == 0, cat == 1, cat == 2, cat == 3, cat == 4], [b, b, r, r, g], g)
+    same = v_max == v_min
+    ratio = (v_mid - v_min) / jnp.where(same, f(1), v_max - v_min)
+    h = jnp.where(same, f(0), cat.astype(f) + jnp.where(cat % 2 == 0, ratio, 1 - ratio))
+    h = h + jnp.asarray(delta, f) * f(6)
+    h = jnp.where(h < 0, h + f(6) * jnp.ceil(-h / f(6)), h)   # TF adds/subtracts 6 until in [0, 6)
+    h = jnp.where(h >= 6, h - f(6) * jnp.floor(h / f(6)), h)
+    cat = jnp.clip(h.astype(jnp.int32), 0, 5)
+    ratio = h - cat.astype(f)
+    ratio = jnp.where(cat % 2 == 0, ratio, 1 - ratio)
+    v_mid = v_min + ratio * (v_max - v_min)
+    out_r = jnp.select([cat == 0, cat == 1, cat == 2, cat == 3, cat == 4], [v_max, v_mid, v_min, v_min, v_mid], v_max)
+    out_g = jnp.select([cat == 0, cat == 1, cat == 2, cat == 3, cat == 4], [v_mid, v_max, v_max, v_mid, v_min], v_min)
+    out_b = jnp.select([cat == 0, cat == 1, cat == 2, cat == 3, cat == 4], [v_min, v_min, v_mid, v_max, v_max], v_mid)
+    return jnp.stack([out_r, out_g, out_b], axis=-1).astype(x.dtype)
+
+
+def _saturation_fn(x, factor):
+    """TF's CPU AdjustSaturation kernel: rgb_to_hsv, ``s * factor`` clipped to [0, 1], hsv_to_rgb."""
+    f = jnp.float32
+    r, g, b = (c.astype(f) for c in _rgb_split(x))
+    vv = jnp.maximum(r, jnp.maximum(g, b))
+    rng = vv - jnp.minimum(r, jnp.minimum(g, b))
+    sat = jnp.where(vv > 0, rng / jnp.where(vv > 0, vv, f(1)), f(0))
+    norm = f(1) / (f(6) * rng)
+    hh = jnp.where(r == vv, norm * (g - b), jnp.where(g == vv, norm * (b - r) + f(2 / 6), norm * (r - g) + f(4 / 6)))
+    hh = jnp.where(rng <= 0, f(0), hh)
+    hh = jnp.where(hh < 0, hh + 1, hh)
+    sat = jnp.clip(sat * jnp.asarray(factor, f), 0, 1)
+    c = sat * vv
+    m = vv - c
+    dh = hh * f(6)
+    cat = dh.astype(jnp.int32)
+    fmodu = jnp.where(dh <= 0, dh + f(2) * (jnp.floor(-dh / f(2)) + 1), dh)
+    fmodu = jnp.where(fmodu >= 2, fmodu - f(2) * jnp.floor(fmodu / f(2)), fmodu)
+    xx = c * (1 - jnp.abs(fmodu - 1))
+    z = jnp.zeros_like(c)
+    conds = [cat == 0, cat == 1, cat == 2, cat == 3, cat == 4, cat == 5]
+    rr = jnp.select(conds, [c, xx, z, z, xx, c], z)
+    gg = jnp.select(conds, [xx, c, c, xx, z, z], z)
+    bb = jnp.select(conds, [z, z, xx, c, c, xx], z)
+    return jnp.stack([rr + m, gg + m, bb + m], axis=-1).astype(x.dtype)
+
+
+_hue = _op(_hue_shift_fn, "AdjustHue")
+_hue.no_gradient = True   # TF registers no gradient for AdjustHue / AdjustSaturation
+_saturation = _op(_saturation_fn, "AdjustSaturation")
+_saturation.no_gradient = True
+
+
+def _rgb_images(images, what):
+    x = to_array(images)
+    if x.ndim < 1 or x.shape[-1] != 3:
+        raise errors.InvalidArgumentError(None, None, f"input must have 3 channels but instead has "
+                                                      f"{x.shape[-1] if x.ndim else 0} channels.")
+    return x
+
+
+def adjust_hue(image, delta, name=None):
+    """Rotates the hue of RGB images by ``delta`` (a fraction of the colour wheel, in [-1, 1])
+    (``tf.image.adjust_hue``); integer images go through float32 and back.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.adjust_hue([[[1.0, 2.0, 3.0]]], 0.2).numpy()
+        array([[[2.3999996, 1.       , 3.       ]]], dtype=float32)
+    """
+    d = get_static_value(delta)
+    if d is not None and (d < -1 or d > 1):
+        raise ValueError("delta must be in the interval [-1, 1]")
+    _rgb_images(image, "image")
+    orig = to_array(image).dtype
+    return convert_image_dtype(_hue(_float_image(image), delta), orig)
+
+
+def adjust_saturation(image, saturation_factor, name=None):
+    """Multiplies the saturation of RGB images by ``saturation_factor`` (clipped to [0, 1] in HSV)
+    (``tf.image.adjust_saturation``); integer images go through float32 and back.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.adjust_saturation([[[1.0, 2.0, 3.0]]], 0.5).numpy()
+        array([[[2. , 2.5, 3. ]]], dtype=float32)
+    """
+    _rgb_images(image, "image")
+    orig = to_array(image).dtype
+    return convert_image_dtype(_saturation(_float_image(image), saturation_factor), orig)
+
+
+def _rgb_to_hsv_fn(x):
+    """TF's RGBToHSV kernel (colorspace_op.h)."""
+    r, g, b = _rgb_split(x)
+    v = jnp.maximum(jnp.maximum(r, g), b)
+    rng = v - jnp.minimum(jnp.minimum(r, g), b)
+    s = jnp.where(v > 0, rng / jnp.where(v > 0, v, 1), 0).astype(x.dtype)
+    safe = jnp.where(rng > 0, rng, 1)
+    norm = (1 / safe) * jnp.asarray(1 / 6, x.dtype)
+    h = jnp.where(r == v, norm * (g - b), jnp.where(g == v, norm * (b - r) + jnp.asarray(2 / 6, x.dtype),
+                                                   norm * (r - g) + jnp.asarray(4 / 6, x.dtype)))
+    h = jnp.where(rng > 0, h, 0)
+    h = jnp.where(h < 0, h + 1, h)
+    return jnp.stack([h, s, v], axis=-1).astype(x.dtype)
+
+
+def _hsv_to_rgb_fn(x):
+    """TF's HSVToRGB kernel (colorspace_op.h)."""
+    h, s, v = _rgb_split(x)
+    dh = h * 6
+    dr = jnp.clip(jnp.abs(dh - 3) - 1, 0, 1)
+    dg = jnp.clip(-jnp.abs(dh - 2) + 2, 0, 1)
+    db = jnp.clip(-jnp.abs(dh - 4) + 2, 0, 1)
+    one_s = -s + 1
+    return jnp.stack([(one_s + s * dr) * v, (one_s + s * dg) * v, (one_s + s * db) * v], axis=-1).astype(x.dtype)
+
+
+_rgb_to_hsv = _op(_rgb_to_hsv_fn, "RGBToHSV")
+_hsv_to_rgb = _op(_hsv_to_rgb_fn, "HSVToRGB")
+
+
+def _float_only(images, op):
+    dt = _dtypes.as_dtype(to_array(images).dtype)
+    if not dt.is_floating:
+        raise errors.InvalidArgumentError(
+            None, None, f"Value for attr 'T' of {dt.name} is not in the list of allowed values: half, bfloat16, float, "
+            f"double\n\t; NodeDef: {{{{node {op}}}}}; Op<name={op}; signature=images:T -> output:T; attr=T:type,"
+            f"default=DT_FLOAT,allowed=[DT_HALF, DT_BFLOAT16, DT_FLOAT, DT_DOUBLE]> [Op:{op}]")
+
+
+def rgb_to_hsv(images, name=None):
+    """RGB to HSV, all in ``[0, 1]`` (``tf.image.rgb_to_hsv``); float images only.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.rgb_to_hsv([[[0.0, 0.0, 1.0]]]).numpy()
+        array([[[0.6666667, 1.       , 1.       ]]], dtype=float32)
+    """
+    _float_only(images, "RGBToHSV")
+    _rgb_images(images, "images")
+    return _rgb_to_hsv(images)
+
+
+def hsv_to_rgb(images, name=None):
+    """HSV to RGB, all in ``[0, 1]`` (``tf.image.hsv_to_rgb``); float images only.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.hsv_to_rgb([[[0.6666667, 1.0, 1.0]]]).numpy().round(5)
+        array([[[0., 0., 1.]]], dtype=float32)
+    """
+    _float_only(images, "HSVToRGB")
+    _rgb_images(images, "images")
+    return _hsv_to_rgb(images)
+
+
+_colour_matrix = _op(lambda x, kernel: jnp.tensordot(x, jnp.asarray(kernel, x.dtype), axes=[[x.ndim - 1], [0]]),
+                     "colour_matrix", static=("kernel",))
+_RGB_TO_YIQ = ((0.299, 0.59590059, 0.2115), (0.587, -0.27455667, -0.52273617), (0.114, -0.32134392, 0.31119955))
+_YIQ_TO_RGB = ((1, 1, 1), (0.95598634, -0.27201283, -1.10674021), (0.6208248, -0.64720424, 1.70423049))
+_RGB_TO_YUV = ((0.299, -0.14714119, 0.61497538), (0.587, -0.28886916, -0.51496512), (0.114, 0.43601035, -0.10001026))
+_YUV_TO_RGB = ((1, 1, 1), (0, -0.394642334, 2.03206185), (1.13988303, -0.58062185, 0))
+
+
+def rgb_to_yiq(images):
+    """RGB to YIQ (``tf.image.rgb_to_yiq``): a product with TF's 3x3 kernel over the last axis.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.rgb_to_yiq(tf.constant([[[1.0, 2.0, 3.0]]])).numpy()
+        array([[[ 1.815     , -0.91724455,  0.09962624]]], dtype=float32)
+    """
+    return _colour_matrix(images, kernel=_RGB_TO_YIQ)
+
+
+def yiq_to_rgb(images):
+    """YIQ to RGB (``tf.image.yiq_to_rgb``), the inverse of :func:`rgb_to_yiq`.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.yiq_to_rgb(tf.image.rgb_to_yiq([[[1.0, 2.0, 3.0]]])).numpy()
+        array([[[0.99997723, 2.0000236 , 2.9999375 ]]], dtype=float32)
+    """
+    return _colour_matrix(images, kernel=_YIQ_TO_RGB)
+
+
+def rgb_to_yuv(images):
+    """RGB to YUV (``tf.image.rgb_to_yuv``): a product with TF's 3x3 kernel over the last axis.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.rgb_to_yuv([[[1.0, 0.0, 0.0]]]).numpy()
+        array([[[ 0.299     , -0.14714119,  0.6149754 ]]], dtype=float32)
+    """
+    return _colour_matrix(images, kernel=_RGB_TO_YUV)
+
+
+def yuv_to_rgb(images):
+    """YUV to RGB (``tf.image.yuv_to_rgb``), the inverse of :func:`rgb_to_yuv`.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.yuv_to_rgb(tf.image.rgb_to_yuv([[[1.0, 0.0, 0.0]]])).numpy().round(4)
+        array([[[ 1.,  0., -0.]]], dtype=float32)
+    """
+    return _colour_matrix(images, kernel=_YUV_TO_RGB)
+
+
+_image_transpose = _op(lambda x: jnp.swapaxes(x, -3, -2), "transpose_image")
+
+
+def transpose(image, name=None):
+    """Swaps height and width of an image or a batch of images (``tf.image.transpose``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.transpose(tf.reshape(tf.range(4.0), [2, 2, 1]))[..., 0].numpy().tolist()
+        [[0.0, 2.0], [1.0, 3.0]]
+    """
+    x = to_array(image)
+    if x.ndim not in (3, 4):
+        raise ValueError(f"'image' (shape {_dtypes_shape(x.shape)}) must have either 3 or 4 dimensions.")
+    return _image_transpose(image)
+
+
+def _dtypes_shape(shape):
+    return "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _sobel_fn(x):
+    p = jnp.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)), mode="reflect")
+    h, w = x.shape[1], x.shape[2]
+    win = lambda i, j: p[:, i:i + h, j:j + w, :]   # noqa: E731
+    dy = (win(2, 0) + 2 * win(2, 1) + win(2, 2)) - (win(0, 0) + 2 * win(0, 1) + win(0, 2))
+    dx = (win(0, 2) + 2 * win(1, 2) + win(2, 2)) - (win(0, 0) + 2 * win(1, 0) + win(2, 0))
+    return jnp.stack([dy, dx], axis=-1)
+
+
+_sobel = _op(_sobel_fn, "sobel_edges")
+
+
+def sobel_edges(image):
+    """Sobel edge maps of a batch of images ``[batch, h, w, d]``: ``[batch, h, w, d, 2]``, the
+    vertical (dy) then horizontal (dx) gradients, with reflected borders (``tf.image.sobel_edges``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> img = tf.reshape(tf.range(9.0), [1, 3, 3, 1])
+        >>> tf.image.sobel_edges(img)[0, 1, 1, 0].numpy()
+        array([24.,  8.], dtype=float32)
+    """
+    return _sobel(image)
+
+
+def random_brightness(image, max_delta, seed=None):
+    """:func:`adjust_brightness` by a delta drawn from ``[-max_delta, max_delta)`` with
+    ``tf.random.uniform`` (``seed``: an op seed) (``tf.image.random_brightness``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.random_brightness([[[1.0]]], 0.2).shape
+        TensorShape([1, 1, 1])
+    """
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+    return adjust_brightness(image, _random.uniform([], -max_delta, max_delta, seed=seed))
+
+
+def stateless_random_brightness(image, max_delta, seed):
+    """:func:`adjust_brightness` by a delta drawn from ``[-max_delta, max_delta)`` by
+    ``tf.random.stateless_uniform`` with ``seed`` (TensorFlow's numbers).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.stateless_random_brightness([[[1.0, 2.0, 3.0]]], 0.2, (1, 2)).numpy()
+        array([[[1.1376241, 2.1376243, 3.1376243]]], dtype=float32)
+    """
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+    return adjust_brightness(image, _random.stateless_uniform([], seed, -max_delta, max_delta))
+
+
+def _check_range(lower, upper):
+    if upper <= lower:
+        raise ValueError("upper must be > lower.")
+    if lower < 0:
+        raise ValueError("lower must be non-negative.")
+
+
+def random_contrast(image, lower, upper, seed=None):
+    """:func:`adjust_contrast` by a factor drawn from ``[lower, upper)`` with ``tf.random.uniform``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.random_contrast([[[1.0]], [[2.0]]], 0.2, 0.5).shape
+        TensorShape([2, 1, 1])
+    """
+    _check_range(lower, upper)
+    return adjust_contrast(image, _random.uniform([], lower, upper, seed=seed))
+
+
+def stateless_random_contrast(image, lower, upper, seed):
+    """:func:`adjust_contrast` by a factor drawn from ``[lower, upper)`` with
+    ``tf.random.stateless_uniform`` and ``seed`` (TensorFlow's numbers).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.stateless_random_contrast([[[1.0]], [[2.0]]], 0.2, 0.5, (1, 2)).numpy()
+        array([[[1.2733909]],
+        <BLANKLINE>
+               [[1.7266091]]], dtype=float32)
+    """
+    _check_range(lower, upper)
+    return adjust_contrast(image, _random.stateless_uniform([], seed, lower, upper))
+
+
+def _check_hue(max_delta):
+    if max_delta > 0.5:
+        raise ValueError("max_delta must be <= 0.5.")
+    if max_delta < 0:
+        raise ValueError("max_delta must be non-negative.")
+
+
+def random_hue(image, max_delta, seed=None):
+    """:func:`adjust_hue` by a delta drawn from ``[-max_delta, max_delta)`` (at most 0.5) with
+    ``tf.random.uniform``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.random_hue([[[1.0, 2.0, 3.0]]], 0.2).shape
+        TensorShape([1, 1, 3])
+    """
+    _check_hue(max_delta)
+    return adjust_hue(image, _random.uniform([], -max_delta, max_delta, seed=seed))
+
+
+def stateless_random_hue(image, max_delta, seed):
+    """:func:`adjust_hue` by a delta drawn from ``[-max_delta, max_delta)`` with
+    ``tf.random.stateless_uniform`` and ``seed`` (TensorFlow's numbers).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.stateless_random_hue([[[1.0, 2.0, 3.0]]], 0.2, (1, 2)).numpy()
+        array([[[1.6514902, 1.       , 3.       ]]], dtype=float32)
+    """
+    _check_hue(max_delta)
+    return adjust_hue(image, _random.stateless_uniform([], seed, -max_delta, max_delta))
+
+
+def random_saturation(image, lower, upper, seed=None):
+    """:func:`adjust_saturation` by a factor drawn from ``[lower, upper)`` with ``tf.random.uniform``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.random_saturation([[[1.0, 2.0, 3.0]]], 0.5, 1.0).shape
+        TensorShape([1, 1, 3])
+    """
+    _check_range(lower, upper)
+    return adjust_saturation(image, _random.uniform([], lower, upper, seed=seed))
+
+
+def stateless_random_saturation(image, lower, upper, seed=None):
+    """:func:`adjust_saturation` by a factor drawn from ``[lower, upper)`` with
+    ``tf.random.stateless_uniform`` and ``seed`` (TensorFlow's numbers).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.stateless_random_saturation([[[1.0, 2.0, 3.0]]], 0.5, 1.0, (1, 2)).numpy().round(5)
+        array([[[1.15594, 2.07797, 3.     ]]], dtype=float32)
+    """
+    _check_range(lower, upper)
+    return adjust_saturation(image, _random.stateless_uniform([], seed, lower, upper))
 
 
 def _standardize(x):

@@ -124,3 +124,75 @@ def test_math_special_namespace():
     assert tf.math.special.bessel_i0 is tf.math.bessel_i0
     import tapejax.math.special as special   # noqa: the module path TensorFlow has too
     assert special.bessel_k1e is tf.math.special.bessel_k1e
+
+
+def _image_cases():
+    """The inputs of tests/data/tf_image_colour_2.21.json (recorded from TF 2.21 by the same code)."""
+    rng = np.random.RandomState(0)
+    x = rng.uniform(0, 1, (2, 3, 4, 3)).astype(np.float32)
+    x[0, 0, 0] = [0.5, 0.5, 0.5]; x[0, 0, 1] = [0.2, 0.2, 0.7]; x[0, 0, 2] = [0.7, 0.7, 0.1]; x[0, 0, 3] = [0.3, 0.6, 0.6]
+    xi = (x * 255).astype(np.uint8)
+    out = {}
+    for d in [-0.9, -0.3, 0.2, 0.45, 1.0]:
+        out[f"hue{d}"] = lambda d=d: tf.image.adjust_hue(x, d)
+        out[f"huei{d}"] = lambda d=d: tf.image.adjust_hue(xi, d)
+    for f in [0.0, 0.3, 1.0, 2.5]:
+        out[f"sat{f}"] = lambda f=f: tf.image.adjust_saturation(x, f)
+        out[f"sati{f}"] = lambda f=f: tf.image.adjust_saturation(xi, f)
+    out["hsv"] = lambda: tf.image.rgb_to_hsv(x)
+    out["rgb"] = lambda: tf.image.hsv_to_rgb(x)
+    out["sobel"] = lambda: tf.image.sobel_edges(tf.constant(x))
+    out["gamma"] = lambda: tf.image.adjust_gamma(x, 2.2, 1.5)
+    out["gammai"] = lambda: tf.image.adjust_gamma(xi, 0.5)
+    out["yuv"] = lambda: tf.image.rgb_to_yuv(x)
+    out["srs"] = lambda: tf.image.stateless_random_saturation(x, 0.2, 3., (3, 4))
+    out["srh"] = lambda: tf.image.stateless_random_hue(xi, 0.4, (5, 4))
+    out["src"] = lambda: tf.image.stateless_random_contrast(x, 0.2, 3., (3, 4))
+    out["srb"] = lambda: tf.image.stateless_random_brightness(xi, 0.3, (3, 4))
+    return out
+
+
+def test_image_colour_ops_match_tensorflow():
+    import json, pathlib
+    want = json.loads((pathlib.Path(__file__).parent / "data" / "tf_image_colour_2.21.json").read_text())
+    cases = _image_cases()
+    assert sorted(cases) == sorted(want)
+    for name, case in cases.items():
+        got = case().numpy()
+        assert str(got.dtype) == want[name]["dtype"], name
+        np.testing.assert_allclose(got, np.asarray(want[name]["value"]), rtol=2e-6, atol=5e-7, err_msg=name)
+
+
+def test_image_docstrings_and_errors():
+    x = [[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], [[7.0, 8.0, 9.0], [10.0, 11.0, 12.0]]]
+    np.testing.assert_array_equal(tf.image.adjust_hue(x, 0.2).numpy(), np.float32(
+        [[[2.3999996, 1., 3.], [5.3999996, 4., 6.]], [[8.4, 7., 9.], [11.4, 10., 12.]]]))
+    img = tf.constant([[[1, 2, 3], [4, 5, 6]], [[7, 8, 9], [10, 11, 12]], [[13, 14, 15], [16, 17, 18]]])
+    assert tf.image.adjust_hue(img, 0.2).numpy().tolist() == [[[2, 1, 3], [5, 4, 6]], [[8, 7, 9], [11, 10, 12]], [[14, 13, 15], [17, 16, 18]]]
+    np.testing.assert_allclose(tf.image.stateless_random_saturation(x, 0.5, 1.0, (1, 2)).numpy(), [
+        [[1.1559395, 2.0779698, 3.], [4.1559396, 5.07797, 6.]], [[7.1559396, 8.07797, 9.], [10.155939, 11.07797, 12.]]], rtol=1e-6)
+    np.testing.assert_allclose(tf.image.stateless_random_contrast(x, 0.2, 0.5, (1, 2)).numpy(), [
+        [[3.4605184, 4.4605184, 5.4605184], [4.820173, 5.820173, 6.820173]],
+        [[6.179827, 7.179827, 8.179827], [7.5394816, 8.539482, 9.539482]]], rtol=1e-6)
+    np.testing.assert_allclose(tf.image.rgb_to_yiq(tf.constant([[[1.0, 2.0, 3.0]]])).numpy(), [[[1.815, -0.91724455, 0.09962624]]], rtol=1e-6)
+    assert tf.image.transpose(img).numpy().tolist() == [[[1, 2, 3], [7, 8, 9], [13, 14, 15]], [[4, 5, 6], [10, 11, 12], [16, 17, 18]]]
+    with pytest.raises(ValueError, match=r"delta must be in the interval \[-1, 1\]"):
+        tf.image.adjust_hue(x, 1.5)
+    with pytest.raises(ValueError, match="Gamma should be a non-negative real number."):
+        tf.image.adjust_gamma(x, -1.)
+    with pytest.raises(ValueError, match="max_delta must be <= 0.5."):
+        tf.image.random_hue(x, 0.6)
+    with pytest.raises(ValueError, match="upper must be > lower."):
+        tf.image.stateless_random_contrast(x, 0.5, 0.5, (1, 2))
+    with pytest.raises(ValueError, match="must have either 3 or 4 dimensions."):
+        tf.image.transpose([[1.0]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Value for attr 'T' of int32 is not in the list of allowed values"):
+        tf.image.rgb_to_hsv(img)
+    with pytest.raises(LookupError):   # TF registers no gradient for AdjustHue
+        v = tf.constant(x)
+        with tf.GradientTape() as t:
+            t.watch(v)
+            y = tf.image.adjust_hue(v, 0.1)
+        t.gradient(y, v)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="input must have 3 channels but instead has 2 channels."):
+        tf.image.adjust_hue(tf.constant([[[1., 2.]]]), 0.1)
