@@ -36,7 +36,7 @@ __all__ = [
     "is_jpeg", "adjust_gamma", "adjust_hue", "adjust_saturation", "rgb_to_hsv", "hsv_to_rgb", "rgb_to_yiq",
     "yiq_to_rgb", "rgb_to_yuv", "yuv_to_rgb", "transpose", "sobel_edges", "random_brightness",
     "stateless_random_brightness", "random_contrast", "stateless_random_contrast", "random_hue",
-    "stateless_random_hue", "random_saturation", "stateless_random_saturation",
+    "stateless_random_hue", "random_saturation", "stateless_random_saturation", "random_crop", "stateless_random_crop",
 ]
 
 
@@ -922,6 +922,51 @@ def stateless_random_saturation(image, lower, upper, seed=None):
     """
     _check_range(lower, upper)
     return adjust_saturation(image, _random.stateless_uniform([], seed, lower, upper))
+
+
+def _random_crop(value, size, draw):
+    v = to_array(value)
+    size = [int(d) for d in np.ravel(to_array(size))]
+    if len(size) != v.ndim:
+        raise ValueError(f"Shapes must be equal rank, but are {v.ndim} and {len(size)}")
+    if any(s > d for s, d in zip(size, v.shape)):
+        raise errors.InvalidArgumentError(None, None, "Expected 'tf.Tensor(False, shape=(), dtype=bool)' to be true. "
+                                          "Summarized data: b'Need value.shape >= size, got '\n"
+                                          f"{', '.join(map(str, v.shape))}\n{', '.join(map(str, size))}")
+    limit = np.asarray(v.shape, np.int32) - np.asarray(size, np.int32) + 1
+    offset = to_array(draw([len(size)])) % limit
+    return _crop_at(value, offset, size=tuple(size))
+
+
+_crop_at = _op(lambda x, offset, size: jax.lax.dynamic_slice(x, tuple(offset[i] for i in range(x.ndim)), size),
+               "random_crop", static=("size",))
+
+
+def random_crop(value, size, seed=None, name=None):
+    """A ``size`` slice of ``value`` at an offset drawn with ``tf.random.uniform`` (``seed``: an op
+    seed) (``tf.image.random_crop``); ``value.shape >= size`` in every dimension.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.image.random_crop(tf.reshape(tf.range(12), [2, 2, 3]), [1, 2, 3]).shape
+        TensorShape([1, 2, 3])
+    """
+    return _random_crop(value, size, lambda shape: _random.uniform(shape, 0, 2 ** 31 - 1, dtype="int32", seed=seed))
+
+
+def stateless_random_crop(value, size, seed, name=None):
+    """A ``size`` slice of ``value`` at an offset drawn with ``tf.random.stateless_uniform`` and
+    ``seed`` (TensorFlow's offsets) (``tf.image.stateless_random_crop``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> image = [[[1, 2, 3], [4, 5, 6]], [[7, 8, 9], [10, 11, 12]]]
+        >>> tf.image.stateless_random_crop(image, size=[1, 2, 3], seed=(1, 2))
+        <tf.Tensor: shape=(1, 2, 3), dtype=int32, numpy=
+        array([[[1, 2, 3],
+                [4, 5, 6]]], dtype=int32)>
+    """
+    return _random_crop(value, size, lambda shape: _random.stateless_uniform(shape, seed, 0, 2 ** 31 - 1, dtype="int32"))
 
 
 def _standardize(x):

@@ -5,6 +5,7 @@ from .ops import exports as _exports, multiply as _mul, where as _where, cast as
 from ._core.tensor import to_array as _to_array, _TensorBase
 from . import random as random
 from ._core.tensor import Tensor
+import types as _types
 
 globals().update(_exports("nn"))
 
@@ -24,6 +25,13 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
         >>> tf.nn.dropout(tf.ones([8]), 0.5, seed=3).numpy().tolist()
         [2.0, 2.0, 2.0, 0.0, 2.0, 0.0, 2.0, 2.0]
     """
+    return _dropout(x, rate, noise_shape, lambda shape, dtype: random.uniform(shape, seed=seed, dtype=dtype),
+                    lambda: random.get_seed(seed))   # TF's dummy RNG step: the op seed is used either way
+
+
+def _dropout(x, rate, noise_shape, uniform_sampler, dummy_rng_step=lambda: None):
+    """TF's ``nn_ops._dropout``: ``x / (1 - rate)`` where ``uniform_sampler(noise_shape, dtype)
+    >= rate``, else 0."""
     x = x if isinstance(x, Tensor) else _convert(x)
     if not x.dtype.is_floating:
         raise ValueError("`x.dtype` must be a floating point tensor as `x` will be scaled. "
@@ -36,14 +44,50 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
         if not 0 <= rate < 1:
             raise ValueError(f"`rate` must be a scalar tensor or a float in the range [0, 1). Received: rate={rate}")
         if rate == 0:
-            random.get_seed(seed)   # TF's dummy RNG step: the op seed is used either way
+            dummy_rng_step()
             return x
         ret = _mul(x, _convert(1 / (1 - rate), dtype=x.dtype))
     dims = tuple(x.shape)
     shape = dims if noise_shape is None else tuple(
         dims[i] if d is None else int(d) for i, d in enumerate(noise_shape))
-    keep = random.uniform(shape, seed=seed, dtype=x.dtype) >= rate
+    keep = uniform_sampler(shape, x.dtype) >= rate
     return _where(keep, ret, _convert(0, dtype=x.dtype))
+
+
+
+def stateless_dropout(x, rate, seed, rng_alg=None, noise_shape=None, name=None):
+    """Dropout whose mask is ``tf.random.stateless_uniform(noise_shape, seed) >= rate``: the same
+    mask for the same ``seed``, TensorFlow's for it (``tf.nn.experimental.stateless_dropout``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.nn.experimental.stateless_dropout(tf.ones([3, 5]), rate=0.5, seed=[1, 0])
+        <tf.Tensor: shape=(3, 5), dtype=float32, numpy=
+        array([[2., 0., 2., 0., 0.],
+               [0., 0., 2., 0., 2.],
+               [0., 0., 0., 0., 2.]], dtype=float32)>
+    """
+    return _dropout(x, rate, noise_shape, lambda shape, dtype: random.stateless_uniform(
+        shape, seed, dtype=dtype, alg="auto_select" if rng_alg is None else rng_alg))
+
+
+def general_dropout(x, rate, uniform_sampler, noise_shape=None, name=None):
+    """Dropout with the mask ``uniform_sampler(shape=noise_shape, dtype=x.dtype) >= rate``
+    (``tf.nn.experimental.general_dropout``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> sampler = lambda shape, dtype: tf.constant([0.1, 0.6, 0.9, 0.3], dtype)
+        >>> tf.nn.experimental.general_dropout(tf.ones([4]), 0.5, sampler).numpy()
+        array([0., 2., 2., 0.], dtype=float32)
+    """
+    return _dropout(x, rate, noise_shape, lambda shape, dtype: uniform_sampler(shape=shape, dtype=dtype))
+
+
+experimental = _types.ModuleType("tapejax.nn.experimental", "tf.nn.experimental: stateless and general dropout.")
+experimental.stateless_dropout, experimental.general_dropout = stateless_dropout, general_dropout
+experimental.__all__ = ["general_dropout", "stateless_dropout"]
+del stateless_dropout, general_dropout
 
 
 def scale_regularization_loss(regularization_loss):
@@ -61,4 +105,4 @@ def scale_regularization_loss(regularization_loss):
     return regularization_loss if hasattr(regularization_loss, "_value") else Tensor(_to_array(regularization_loss))
 
 
-__all__ = sorted(_exports("nn")) + ["dropout", "scale_regularization_loss"]
+__all__ = sorted(_exports("nn")) + ["dropout", "experimental", "scale_regularization_loss"]

@@ -35,6 +35,7 @@ import math
 import os
 import random as _pyrandom
 import threading
+import types
 import weakref as _weakref
 
 import jax
@@ -45,7 +46,7 @@ from ._core import dtypes as _dtypes, philox as _philox, state as _state
 from . import errors as errors
 from ._core.tensor import Tensor, _TensorBase, to_array, is_tracer as _is_tracer
 from ._core.variable import Variable
-from .ops import multiply, add, subtract
+from .ops import multiply, add, subtract, convert_to_tensor as _convert, stack as _stack
 from .ops.normalize import static_shape as _static_shape
 
 _MAXINT32 = 2 ** 31 - 1
@@ -215,6 +216,38 @@ def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=_dtypes.
 # ---------------------------------------------------------------------------
 # Generator
 # ---------------------------------------------------------------------------
+
+def split(seed, num=2, alg="auto_select"):
+    """``num`` new seed pairs from ``seed``, deterministically: TensorFlow's
+    ``stateless_random_uniform([num, 2], seed, dtype=seed.dtype)`` over the full integer range
+    (``tf.random.split``, ``tf.random.experimental.stateless_split``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.random.split([1, 2], num=3)
+        <tf.Tensor: shape=(3, 2), dtype=int32, numpy=
+        array([[1105988140, 1738052849],
+               [-335576002,  370444179],
+               [  10670227, -246211131]], dtype=int32)>
+    """
+    seed = _convert(seed)
+    return stateless_uniform([num, 2], seed, minval=None, maxval=None, dtype=seed.dtype, alg=alg)
+
+
+def fold_in(seed, data, alg="auto_select"):
+    """A new seed pair from ``seed`` and an integer ``data`` (a replica id, a step...):
+    ``[stateless_random_uniform([], seed, dtype=data.dtype), data]`` (``tf.random.fold_in``,
+    ``tf.random.experimental.stateless_fold_in``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> print(tf.random.fold_in([1, 2], 3))
+        tf.Tensor([1105988140          3], shape=(2,), dtype=int32)
+    """
+    data = _convert(data)
+    seed1 = stateless_uniform([], seed, minval=None, maxval=None, dtype=data.dtype, alg=alg)
+    return _stack([seed1, data])
+
 
 def _state_words(state):
     """TF's Philox state (int64 [counter_lo, counter_hi, key]) as six uint32 words."""
@@ -695,3 +728,12 @@ def shuffle(value, seed=None, name=None):
 def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     """Draws ``num_samples`` class indices per row of ``logits`` (JAX's sampler, not TF's numbers)."""
     return get_global_generator().categorical(logits, num_samples, dtype)
+
+
+experimental = types.ModuleType("tapejax.random.experimental", "tf.random.experimental: TensorFlow's aliases of "
+                                "tf.random's seed splitting and generators.")
+experimental.stateless_split, experimental.stateless_fold_in = split, fold_in
+experimental.Generator, experimental.get_global_generator, experimental.set_global_generator = (
+    Generator, get_global_generator, set_global_generator)
+experimental.__all__ = ["Generator", "get_global_generator", "set_global_generator", "stateless_fold_in",
+                        "stateless_split"]

@@ -196,3 +196,110 @@ def test_image_docstrings_and_errors():
         t.gradient(y, v)
     with pytest.raises(tf.errors.InvalidArgumentError, match="input must have 3 channels but instead has 2 channels."):
         tf.image.adjust_hue(tf.constant([[[1., 2.]]]), 0.1)
+
+
+def test_gather_negative_batch_dims_and_axis():
+    # tf.argsort / tf.math.top_k docstrings: tf.gather(x, indices, batch_dims=-1)
+    mat = [[30, 20, 10], [20, 10, 30], [10, 30, 20]]
+    assert tf.gather(mat, tf.argsort(mat), batch_dims=-1).numpy().tolist() == [[10, 20, 30]] * 3
+    x = tf.constant([[1., 5., 3., 2., 0., 4.], [6, 5, 4, 3, 2, 1]])
+    assert tf.gather(x, tf.math.top_k(x, 2).indices, batch_dims=-1).numpy().tolist() == [[5, 4], [6, 5]]
+    assert tf.gather([[1, 2], [3, 4]], [1], axis=-1).numpy().tolist() == [[2], [4]]
+
+
+def test_constant_of_a_tensor():
+    # tf.constant docstring: the tensor itself, so a tape sees through it
+    v = tf.Variable([0.0])
+    with tf.GradientTape() as g:
+        loss = tf.constant(v + v)
+    assert g.gradient(loss, v).numpy().tolist() == [2.0]
+    x = tf.constant([1, 2])
+    assert tf.constant(x) is x and tf.constant(x, tf.int32) is x
+    with pytest.raises(TypeError, match=r"Expected tensor \[1 2\] with dtype tf.float32, but got dtype tf.int32."):
+        tf.constant(x, tf.float32)
+    with pytest.raises(TypeError, match="Expected any non-tensor type, but got a tensor instead."):
+        tf.function(lambda t: tf.constant(t * 2))(tf.constant([1.]))
+
+
+def test_dtype_enum_values():
+    # tf.einsum docstring: tf.ones(2, 3) is int32 ones (3 is DT_INT32)
+    assert tf.ones(2, 3).numpy().tolist() == [1, 1] and tf.ones(2, 3).dtype == tf.int32
+    assert [tf.as_dtype(i) for i in (1, 2, 9, 10, 19)] == [tf.float32, tf.float64, tf.int64, tf.bool, tf.float16]
+    with pytest.raises(TypeError):
+        tf.as_dtype(True)
+
+
+def test_depthwise_conv2d_explicit_padding():
+    x = np.array([[1., 2.], [3., 4.], [5., 6.]], dtype=np.float32).reshape((1, 3, 2, 1))
+    kernel = np.array([[1., 2.], [3., 4]], dtype=np.float32).reshape((2, 1, 1, 2))
+    got = tf.nn.depthwise_conv2d(x, kernel, strides=[1, 1, 1, 1], padding=[[0, 0], [1, 0], [1, 0], [0, 0]]).numpy()
+    assert got.tolist() == [[[[0, 0], [3, 4], [6, 8]], [[0, 0], [10, 14], [14, 20]], [[0, 0], [18, 26], [22, 32]]]]
+    with pytest.raises(TypeError, match="Expected string for argument 'padding'"):
+        tf.nn.convolution(x, kernel, padding=[[0, 0], [1, 0], [1, 0], [0, 0]])
+
+
+def test_linalg_triangular_band_tensor_diag():
+    a = tf.constant([[3, 0, 0, 0], [2, 1, 0, 0], [1, 0, 1, 0], [1, 1, 1, 1]], dtype=tf.float32)
+    b = tf.constant([[4], [2], [4], [2]], dtype=tf.float32)
+    close = lambda got, want: np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)   # noqa: E731
+    close(tf.linalg.triangular_solve(a, b, lower=True), [[1.3333333730697632], [-0.6666667461395264], [2.6666665077209473], [-1.333333134651184]])
+    close(tf.linalg.triangular_solve(a, b, lower=False), [[1.3333333730697632], [2.0], [4.0], [2.0]])
+    close(tf.linalg.triangular_solve(a, b, lower=True, adjoint=True), [[0.0], [0.0], [2.0], [2.0]])
+    close(tf.linalg.triangular_solve(tf.stack([a, 2 * a]), b, lower=True), [
+        [[1.3333333730697632], [-0.6666667461395264], [2.6666665077209473], [-1.333333134651184]],
+        [[0.6666666865348816], [-0.3333333730697632], [1.3333332538604736], [-0.666666567325592]]])
+    with tf.GradientTape() as t:
+        t.watch(a)
+        y = tf.reduce_sum(tf.linalg.triangular_solve(a, b) ** 2)
+    np.testing.assert_allclose(t.gradient(y, a).numpy(), [
+        [2.3703699111938477, 0.0, 0.0, 0.0], [-1.777777075767517, 0.8888885974884033, 0.0, 0.0],
+        [-10.666666030883789, 5.333333492279053, -21.333330154418945, 0.0],
+        [3.5555551052093506, -1.7777776718139648, 7.111109733581543, -3.5555543899536133]], rtol=2e-6)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"In\[0\] matrices in the last dimensions must be square \(3 =/= 2\)"):
+        tf.linalg.triangular_solve(tf.ones([2, 3]), tf.ones([2, 1]))
+    m = tf.reshape(tf.range(16), [4, 4])
+    assert tf.linalg.band_part(m, 1, -1).numpy().tolist() == [[0, 1, 2, 3], [4, 5, 6, 7], [0, 9, 10, 11], [0, 0, 14, 15]]
+    assert tf.linalg.band_part(m, 0, 2).numpy().tolist() == [[0, 1, 2, 0], [0, 5, 6, 7], [0, 0, 10, 11], [0, 0, 0, 15]]
+    assert tf.linalg.tensor_diag([1, 2]).numpy().tolist() == [[1, 0], [0, 2]]
+    assert tf.linalg.tensor_diag_part(tf.reshape(tf.range(36.), [2, 3, 2, 3])).numpy().tolist() == [[0.0, 7.0, 14.0], [21.0, 28.0, 35.0]]
+    x = [[[[1111, 1112], [1121, 1122]], [[1211, 1212], [1221, 1222]]], [[[2111, 2112], [2121, 2122]], [[2211, 2212], [2221, 2222]]]]
+    assert tf.linalg.tensor_diag_part(x).numpy().tolist() == [[1111, 1212], [2121, 2222]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Invalid shape \[2,3\]: dimensions 0 and 1 do not match."):
+        tf.linalg.tensor_diag_part(tf.ones([2, 3]))
+
+
+def test_image_random_crop_offsets_are_tensorflows():
+    x = tf.reshape(tf.range(60), [3, 4, 5])
+    want = {(1, 2): [[[12, 13, 14], [17, 18, 19]], [[32, 33, 34], [37, 38, 39]]],
+            (3, 4): [[[2, 3, 4], [7, 8, 9]], [[22, 23, 24], [27, 28, 29]]],
+            (5, 6): [[[1, 2, 3], [6, 7, 8]], [[21, 22, 23], [26, 27, 28]]]}
+    for seed, w in want.items():
+        assert tf.image.stateless_random_crop(x, [2, 2, 3], seed).numpy().tolist() == w
+    tf.random.set_seed(3)
+    w = [[[22, 23, 24], [27, 28, 29]], [[42, 43, 44], [47, 48, 49]]]
+    assert tf.image.random_crop(x, [2, 2, 3]).numpy().tolist() == w
+    assert tf.image.random_crop(x, [2, 2, 3], seed=4).numpy().tolist() == w
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Need value.shape >= size, got '\n3, 4, 5\n4, 2, 3"):
+        tf.image.random_crop(x, [4, 2, 3])
+
+
+def test_stateless_dropout_and_seed_splitting_are_tensorflows():
+    x = tf.ones([3, 5])
+    assert tf.nn.experimental.stateless_dropout(x, rate=0.5, seed=[1, 0]).numpy().tolist() == [
+        [2, 0, 2, 0, 0], [0, 0, 2, 0, 2], [0, 0, 0, 0, 2]]
+    assert tf.nn.experimental.stateless_dropout(x, rate=0.8, seed=[2, 0]).numpy().tolist() == [
+        [5, 0, 0, 0, 0], [0, 0, 0, 5, 0], [0, 0, 0, 0, 0]]
+    assert tf.nn.experimental.stateless_dropout(tf.ones([3, 10]), rate=2 / 3, noise_shape=[1, 10], seed=[1, 0]).numpy().tolist() == [
+        [3, 0, 0, 0, 0, 0, 0, 3, 0, 3]] * 3
+    assert tf.nn.experimental.stateless_dropout(x, rate=0.0, seed=[1, 0]) is not None
+    sampler = lambda shape, dtype: tf.constant([0.1, 0.6, 0.9, 0.3], dtype)   # noqa: E731
+    assert tf.nn.experimental.general_dropout(tf.ones([4]), 0.5, sampler).numpy().tolist() == [0, 2, 2, 0]
+    tf.random.set_seed(0)
+    assert tf.nn.dropout(x, rate=0.8, seed=1).numpy().tolist() == [[0, 0, 0, 5, 5], [0, 5, 0, 5, 0], [5, 0, 5, 0, 5]]
+    assert tf.random.split([1, 2], num=3).numpy().tolist() == [[1105988140, 1738052849], [-335576002, 370444179],
+                                                                [10670227, -246211131]]
+    assert tf.random.split(tf.constant([1, 2], tf.int64)).numpy().tolist() == [
+        [7464880146280614444, 1591045637757961278], [-1057468755545501549, 2524363516007002203]]
+    seed = tf.random.experimental.stateless_fold_in([1, 2], 3)
+    assert seed.numpy().tolist() == [1105988140, 3] and tf.random.fold_in([1, 2], 3).dtype == tf.int32
+    np.testing.assert_allclose(tf.random.stateless_normal(shape=[3], seed=seed).numpy(), [0.03197195, 0.8979765, 0.13253039], rtol=1e-6)

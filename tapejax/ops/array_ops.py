@@ -320,6 +320,12 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     if hasattr(indices, "with_flat_values") and not batch_dims and axis in (None, 0):
         return indices.with_flat_values(gather(params, indices.flat_values))
     axis = int(batch_dims if axis is None else axis)
+    # TF's GatherV2 counts a negative batch_dims from the indices' rank, a negative axis from the params'
+    batch_dims = int(batch_dims)
+    if batch_dims < 0:
+        batch_dims += len(_shape_of(indices))
+    if axis < 0:
+        axis += len(_shape_of(params))
     # TensorFlow's gather of a Variable's rows is its sparse_read; a message of a kernel given
     # tensors (the fast path) ends with " name: "
     kernel = "ResourceGather" if isinstance(params, Variable) and axis == batch_dims == 0 else "GatherV2"
@@ -552,6 +558,14 @@ def constant(value: Any, dtype: Any = None, shape: Optional[Sequence[int]] = Non
         >>> tf.constant([1, 2])
         <tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 2], dtype=int32)>
     """
+    if type(value) is Tensor:
+        if is_tracer(value._v):
+            raise TypeError("Expected any non-tensor type, but got a tensor instead.")
+        if dtype is not None and _dtypes.as_dtype(dtype) != value.dtype:
+            raise TypeError(f"Expected tensor {value.numpy()} with dtype {_dtypes.as_dtype(dtype)!r}, but got dtype "
+                            f"{value.dtype!r}.")
+        if shape is None:   # TF gives the tensor itself: a tape still sees through it
+            return value
     if _promotion.mode is not None:    # TF's new type promotion: Python data makes weak tensors
         return _weak.constant(value, dtype, lambda v, dt: _constant(v, dt, shape))
     return _constant(value, dtype, shape)

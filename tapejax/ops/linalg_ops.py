@@ -1,9 +1,11 @@
 """Linear-algebra rows of the op table: products, contractions, decompositions, norms."""
 import collections
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import errors
 from .._core.engine import shares_dtype
 from ..extend import defop
 from . import bounds, kinks, normalize
@@ -178,3 +180,107 @@ def qr(input, full_matrices=False, name=None):
 
 eigh = export("linalg.eigh")(defop(lambda x: tuple(jnp.linalg.eigh(x)), name="eigh"))
 eigvalsh = export("linalg.eigvalsh")(defop(jnp.linalg.eigvalsh, name="eigvalsh"))
+
+
+def _triangular_solve_fn(a, b, lower=True, adjoint=False):
+    batch = jnp.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a = jnp.broadcast_to(a, batch + a.shape[-2:])
+    b = jnp.broadcast_to(b, batch + b.shape[-2:])
+    return jax.lax.linalg.triangular_solve(a, b, left_side=True, lower=lower, transpose_a=adjoint, conjugate_a=adjoint)
+
+
+_triangular_solve = defop(_triangular_solve_fn, name="triangular_solve", static=("lower", "adjoint"))
+
+
+@export("linalg.triangular_solve")
+def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
+    """Solves ``matrix @ x = rhs`` for a triangular ``matrix`` (only its ``lower`` or upper
+    triangle is read); ``adjoint=True`` solves with its conjugate transpose; batch dimensions
+    broadcast (``tf.linalg.triangular_solve``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> a = tf.constant([[3, 0, 0, 0], [2, 1, 0, 0], [1, 0, 1, 0], [1, 1, 1, 1]], dtype=tf.float32)
+        >>> b = tf.constant([[4], [2], [4], [2]], dtype=tf.float32)
+        >>> tf.linalg.triangular_solve(a, b, lower=True).numpy()
+        array([[ 1.3333334 ],
+               [-0.66666675],
+               [ 2.6666665 ],
+               [-1.3333331 ]], dtype=float32)
+    """
+    shape = _shape(matrix)
+    if len(shape) >= 2 and shape[-1] != shape[-2]:
+        raise errors.InvalidArgumentError(None, None, f"In[0] matrices in the last dimensions must be square "
+                                                      f"({shape[-1]} =/= {shape[-2]})")
+    return _triangular_solve(matrix, rhs, lower=bool(lower), adjoint=bool(adjoint))
+
+
+def _band_part_fn(x, num_lower, num_upper):
+    """Keeps a band of each innermost matrix: ``num_lower`` subdiagonals and ``num_upper``
+    superdiagonals (negative: all of them), zeros elsewhere (``tf.linalg.band_part``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.linalg.band_part(tf.reshape(tf.range(16), [4, 4]), 1, -1).numpy()
+        array([[ 0,  1,  2,  3],
+               [ 4,  5,  6,  7],
+               [ 0,  9, 10, 11],
+               [ 0,  0, 14, 15]], dtype=int32)
+    """
+    i = jnp.arange(x.shape[-2])[:, None]
+    j = jnp.arange(x.shape[-1])[None, :]
+    keep = ((num_lower < 0) | (i - j <= num_lower)) & ((num_upper < 0) | (j - i <= num_upper))
+    return jnp.where(keep, x, jnp.zeros((), x.dtype))
+
+
+band_part = export("linalg.band_part")(defop(_band_part_fn, name="band_part"))
+
+
+def _tensor_diag_part_fn(x):
+    half = x.ndim // 2
+    n = int(np.prod(x.shape[:half], dtype=np.int64))
+    return jnp.diagonal(x.reshape(n, n)).reshape(x.shape[:half])
+
+
+def _tensor_diag_fn(d):
+    """A tensor of rank ``2k`` with ``diagonal`` (rank ``k``) on its diagonal, zeros elsewhere
+    (``tf.linalg.tensor_diag``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.linalg.tensor_diag([1, 2]).numpy()
+        array([[1, 0],
+               [0, 2]], dtype=int32)
+    """
+    return jnp.diag(d.reshape(-1)).reshape(d.shape + d.shape)
+
+
+_tensor_diag_part = defop(_tensor_diag_part_fn, name="tensor_diag_part")
+tensor_diag = export("linalg.tensor_diag")(defop(_tensor_diag_fn, name="tensor_diag"))
+
+
+@export("linalg.tensor_diag_part")
+def tensor_diag_part(input, name=None):
+    """The diagonal of a tensor of shape ``[D1, ..., Dk, D1, ..., Dk]``: ``output[i1..ik] =
+    input[i1..ik, i1..ik]`` (``tf.linalg.tensor_diag_part``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> x = [[[[1111, 1112], [1121, 1122]], [[1211, 1212], [1221, 1222]]],
+        ...      [[[2111, 2112], [2121, 2122]], [[2211, 2212], [2221, 2222]]]]
+        >>> tf.linalg.tensor_diag_part(x)
+        <tf.Tensor: shape=(2, 2), dtype=int32, numpy=
+        array([[1111, 1212],
+               [2121, 2222]], dtype=int32)>
+    """
+    shape = _shape(input)
+    half = len(shape) // 2
+    if len(shape) % 2 or tuple(shape[:half]) != tuple(shape[half:]):
+        bad = next((i for i in range(half) if shape[i] != shape[i + half]), 0)
+        raise errors.InvalidArgumentError(None, None, f"Invalid shape [{','.join(str(d) for d in shape)}]: dimensions "
+                                                      f"{bad} and {bad + half} do not match.")
+    return _tensor_diag_part(input)
+
+
+def _shape(x):
+    return tuple(x.shape) if hasattr(x, "shape") else np.shape(x)

@@ -103,10 +103,16 @@ def convolution(input, filters, strides=None, padding="VALID", data_format=None,
         >>> tf.nn.convolution(x, tf.ones([2, 1, 1])).numpy().ravel().tolist()
         [1.0, 3.0, 5.0]
     """
-    x, w = _tensor(input), _tensor(filters)
-    nd = w.ndim - 2
     if not isinstance(padding, str):
         raise TypeError(f"Expected string for argument 'padding' not {padding!r}.")
+    return _convolution(input, filters, strides, padding, data_format, dilations)
+
+
+def _convolution(input, filters, strides, padding, data_format, dilations):
+    """:func:`convolution`, explicit ``[[before, after], ...]`` padding too (TF's conv2d and
+    depthwise_conv2d take it; tf.nn.convolution does not)."""
+    x, w = _tensor(input), _tensor(filters)
+    nd = w.ndim - 2
     if nd not in (1, 2, 3) or x.ndim != nd + 2:
         raise ValueError(f"`input` must be a {nd + 2}-D tensor for {nd}-D filters; got input shape {tuple(x.shape)} "
                          f"and filters shape {tuple(w.shape)}.")
@@ -178,7 +184,7 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilation
     """
     w = _tensor(filter)
     h, wd, c, m = w.shape
-    return convolution(input, _reshape(w, (h, wd, 1, c * m)), strides, padding, data_format, dilations)
+    return _convolution(input, _reshape(w, (h, wd, 1, c * m)), strides, padding, data_format, dilations)
 
 
 def _reshape(x, shape):
