@@ -4,6 +4,9 @@ from .ops import exports as _exports, multiply as _mul, where as _where, cast as
     subtract as _sub, convert_to_tensor as _convert
 from ._core.tensor import to_array as _to_array, _TensorBase
 from . import random as random
+from .sparse import SparseTensor as _SparseTensor
+from .ops import segment_sum as _segment_sum, gather as _gather, sqrt as _sqrt, divide_no_nan as _div_no_nan, \
+    reshape as _reshape, embedding_lookup as _embedding_lookup
 from ._core.tensor import Tensor
 import types as _types
 
@@ -90,6 +93,48 @@ experimental.__all__ = ["general_dropout", "stateless_dropout"]
 del stateless_dropout, general_dropout
 
 
+def embedding_lookup_sparse(params, sp_ids, sp_weights, combiner=None, max_norm=None, name=None,
+                            allow_fast_lookup=False):
+    """Combines the embeddings of each row's ids of a SparseTensor ``sp_ids`` (row ``i``: the
+    entries whose index starts with ``i``), weighted by ``sp_weights``' values (or 1):
+    ``"sum"``, ``"mean"`` (the weighted mean) or ``"sqrtn"`` (the sum over the root of the
+    squared weights' sum); rows up to the last one with ids (``tf.nn.embedding_lookup_sparse``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> params = tf.constant([[1, 2], [3, 4], [5, 6], [7, 8]], dtype=tf.float32)
+        >>> sp_ids = tf.SparseTensor(indices=[[0, 0], [0, 1], [1, 0], [2, 0]],
+        ...                          values=[0, 1, 3, 2], dense_shape=(3, 2))
+        >>> tf.nn.embedding_lookup_sparse(params, sp_ids, sp_weights=None,
+        ...                               combiner='sum').numpy()
+        array([[4., 6.],
+               [7., 8.],
+               [5., 6.]], dtype=float32)
+    """
+    if combiner is None:
+        combiner = "mean"
+    if combiner not in ("mean", "sqrtn", "sum"):
+        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner}")
+    if not isinstance(sp_ids, _SparseTensor):
+        raise TypeError(f"sp_ids must be SparseTensor or RaggedTensor, got {type(sp_ids)}")
+    if sp_weights is not None and not isinstance(sp_weights, _SparseTensor):
+        raise TypeError(f"sp_weights must be either None or SparseTensor, got {type(sp_weights)}")
+    segment_ids = _cast(_gather(sp_ids.indices, 0, axis=1), "int32")
+    embeddings = _embedding_lookup(params, sp_ids.values, max_norm=max_norm)
+    if sp_weights is None:
+        weights = _convert(1, dtype=embeddings.dtype) + 0 * _cast(sp_ids.values, embeddings.dtype)
+    else:
+        weights = _cast(sp_weights.values, embeddings.dtype)
+        embeddings = _mul(embeddings, _reshape(weights, list(weights.shape) + [1] * (len(embeddings.shape) - 1)))
+    total = _segment_sum(embeddings, segment_ids)
+    if combiner == "sum":
+        return total
+    denom = _segment_sum(weights if combiner == "mean" else _mul(weights, weights), segment_ids)
+    if combiner == "sqrtn":
+        denom = _sqrt(denom)
+    return _div_no_nan(total, _reshape(denom, list(denom.shape) + [1] * (len(total.shape) - 1)))
+
+
 def scale_regularization_loss(regularization_loss):
     """The regularization loss to add to a ``strategy.run`` step's loss (``tf.nn.scale_regularization_loss``).
 
@@ -105,4 +150,4 @@ def scale_regularization_loss(regularization_loss):
     return regularization_loss if hasattr(regularization_loss, "_value") else Tensor(_to_array(regularization_loss))
 
 
-__all__ = sorted(_exports("nn")) + ["dropout", "experimental", "scale_regularization_loss"]
+__all__ = sorted(_exports("nn")) + ["dropout", "embedding_lookup_sparse", "experimental", "scale_regularization_loss"]

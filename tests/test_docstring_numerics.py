@@ -303,3 +303,32 @@ def test_stateless_dropout_and_seed_splitting_are_tensorflows():
     seed = tf.random.experimental.stateless_fold_in([1, 2], 3)
     assert seed.numpy().tolist() == [1105988140, 3] and tf.random.fold_in([1, 2], 3).dtype == tf.int32
     np.testing.assert_allclose(tf.random.stateless_normal(shape=[3], seed=seed).numpy(), [0.03197195, 0.8979765, 0.13253039], rtol=1e-6)
+
+
+def test_embedding_lookup_sparse():
+    params = tf.constant([[1, 2], [3, 4], [5, 6], [7, 8]], dtype=tf.float32)
+    sp_ids = tf.SparseTensor(indices=[[0, 0], [0, 1], [1, 0], [2, 0]], values=[0, 1, 3, 2], dense_shape=(3, 2))
+    w = tf.SparseTensor(indices=[[0, 0], [0, 1], [1, 0], [2, 0]], values=[0.1, 1.0, 0.5, 2.0], dense_shape=(3, 2))
+    sp2 = tf.SparseTensor(indices=[[0, 0], [0, 1], [2, 0], [2, 1]], values=[0, 1, 3, 2], dense_shape=(4, 2))
+    want = {  # TF 2.21: no weights, weights, a row without ids (rows up to the last with ids)
+        "sum": ([[4.0, 6.0], [7.0, 8.0], [5.0, 6.0]], [[3.0999999046325684, 4.199999809265137], [3.5, 4.0], [10.0, 12.0]],
+                [[4.0, 6.0], [0.0, 0.0], [12.0, 14.0]]),
+        "mean": ([[2.0, 3.0], [7.0, 8.0], [5.0, 6.0]], [[2.8181817531585693, 3.8181815147399902], [7.0, 8.0], [5.0, 6.0]],
+                 [[2.0, 3.0], [0.0, 0.0], [6.0, 7.0]]),
+        "sqrtn": ([[2.8284270763397217, 4.242640495300293], [7.0, 8.0], [5.0, 6.0]],
+                  [[3.0846149921417236, 4.1791558265686035], [7.0, 8.0], [5.0, 6.0]],
+                  [[2.8284270763397217, 4.242640495300293], [0.0, 0.0], [8.485280990600586, 9.899495124816895]])}
+    for c, (a, b, d) in want.items():
+        np.testing.assert_allclose(tf.nn.embedding_lookup_sparse(params, sp_ids, None, combiner=c).numpy(), a, rtol=1e-6)
+        np.testing.assert_allclose(tf.nn.embedding_lookup_sparse(params, sp_ids, w, combiner=c).numpy(), b, rtol=1e-6)
+        np.testing.assert_allclose(tf.nn.embedding_lookup_sparse(params, sp2, None, combiner=c).numpy(), d, rtol=1e-6)
+    with pytest.raises(ValueError, match="combiner must be one of 'mean', 'sqrtn' or 'sum', got max"):
+        tf.nn.embedding_lookup_sparse(params, sp_ids, None, combiner="max")
+
+
+def test_top_k_index_type():
+    r = tf.math.top_k([1, 1, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0], k=3, index_type=tf.int16)
+    assert r.indices.dtype == tf.int16 and r.indices.numpy().tolist() == [0, 1, 3] and r.values.numpy().tolist() == [1, 1, 1]
+    assert tf.math.top_k([[1., 1, 0, 1]], k=2, index_type=tf.int64).indices.dtype == tf.int64
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Value for attr 'index_type' of uint8 is not in the list of allowed values: int16, int32, int64"):
+        tf.math.top_k([1., 1, 0, 1], k=2, index_type=tf.uint8)

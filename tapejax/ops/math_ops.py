@@ -293,7 +293,7 @@ TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 
 
 @export("math.top_k", "nn.top_k")
-def top_k(input, k=1, sorted=True, name=None):
+def top_k(input, k=1, sorted=True, index_type=_dtypes.int32, name=None):
     """The ``k`` largest values of the last axis and their indices (``tf.math.top_k``).
 
     Returns:
@@ -304,7 +304,12 @@ def top_k(input, k=1, sorted=True, name=None):
         >>> tf.math.top_k(tf.constant([3.0, 1.0, 2.0]), 2).indices.numpy().tolist()
         [0, 2]
     """
-    return TopKV2(*_top_k(input, k=int(k)))
+    index_type = _dtypes.as_dtype(index_type)
+    if index_type.name not in ("int16", "int32", "int64"):
+        raise errors.InvalidArgumentError(None, None, f"Value for attr 'index_type' of {index_type.name} is not in the "
+                                                      "list of allowed values: int16, int32, int64")
+    values, indices = _top_k(input, k=int(k))
+    return TopKV2(values, indices if index_type == _dtypes.int32 else cast(indices, index_type))
 
 
 l2_normalize = export("math.l2_normalize", "nn.l2_normalize", "linalg.l2_normalize")(defop(
