@@ -217,6 +217,35 @@ def stateless_truncated_normal(shape, seed, mean=0.0, stddev=1.0, dtype=_dtypes.
 # Generator
 # ---------------------------------------------------------------------------
 
+_STATE_SIZES = {"philox": 3, "threefry": 2, "auto_select": 3, 1: 3, 2: 2, 3: 3}
+
+
+def create_rng_state(seed, alg):
+    """A generator state from an int seed (its 64-bit chunks, low first) or a seed vector
+    (left-padded with zeros): 3 int64 words for Philox, 2 for ThreeFry (``tf.random.create_rng_state``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.random.create_rng_state(1234, "philox")
+        <tf.Tensor: shape=(3,), dtype=int64, numpy=array([1234,    0,    0])>
+    """
+    a = getattr(alg, "value", alg)
+    a = a.lower() if isinstance(a, str) else a
+    if a not in _STATE_SIZES:
+        raise ValueError(f"Argument `alg` got unsupported value {alg}. Supported values are philox for the Philox "
+                         "algorithm, threefry for the ThreeFry algorithm, and auto_select for auto-selection.")
+    n = _STATE_SIZES[a]
+    if isinstance(seed, (int, np.integer)):
+        seed, chunks = int(seed), []
+        for _ in range(n):
+            chunks.append(seed & ((1 << 64) - 1))
+            seed >>= 64
+    else:
+        chunks = [int(v) for v in np.ravel(to_array(seed) if isinstance(seed, _TensorBase) else np.asarray(seed))]
+    chunks = [c - (1 << 64) if c >= (1 << 63) else c for c in chunks][:n]
+    return Tensor(np.asarray([0] * (n - len(chunks)) + chunks, np.int64))
+
+
 def split(seed, num=2, alg="auto_select"):
     """``num`` new seed pairs from ``seed``, deterministically: TensorFlow's
     ``stateless_random_uniform([num, 2], seed, dtype=seed.dtype)`` over the full integer range
@@ -735,5 +764,6 @@ experimental = types.ModuleType("tapejax.random.experimental", "tf.random.experi
 experimental.stateless_split, experimental.stateless_fold_in = split, fold_in
 experimental.Generator, experimental.get_global_generator, experimental.set_global_generator = (
     Generator, get_global_generator, set_global_generator)
-experimental.__all__ = ["Generator", "get_global_generator", "set_global_generator", "stateless_fold_in",
-                        "stateless_split"]
+experimental.create_rng_state = create_rng_state
+experimental.__all__ = ["Generator", "create_rng_state", "get_global_generator", "set_global_generator",
+                        "stateless_fold_in", "stateless_split"]

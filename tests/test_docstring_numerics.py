@@ -332,3 +332,13 @@ def test_top_k_index_type():
     assert tf.math.top_k([[1., 1, 0, 1]], k=2, index_type=tf.int64).indices.dtype == tf.int64
     with pytest.raises(tf.errors.InvalidArgumentError, match="Value for attr 'index_type' of uint8 is not in the list of allowed values: int16, int32, int64"):
         tf.math.top_k([1., 1, 0, 1], k=2, index_type=tf.uint8)
+
+
+def test_create_rng_state():
+    state = lambda *a: tf.random.create_rng_state(*a).numpy().tolist()   # noqa: E731
+    assert tf.random.create_rng_state(1234, "philox").dtype == tf.int64
+    assert state(1234, "philox") == [1234, 0, 0] and state([12, 34], "threefry") == [12, 34]
+    assert state(2 ** 70 + 5, "philox") == [5, 64, 0] and state([7], "philox") == [0, 0, 7]
+    assert state([1, 2, 3, 4], "auto_select") == [1, 2, 3] and state(-1, "philox") == [-1, -1, -1]
+    with pytest.raises(ValueError, match="Argument `alg` got unsupported value foo. Supported values are philox"):
+        tf.random.create_rng_state(1, "foo")
