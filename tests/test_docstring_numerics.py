@@ -342,3 +342,15 @@ def test_create_rng_state():
     assert state([1, 2, 3, 4], "auto_select") == [1, 2, 3] and state(-1, "philox") == [-1, -1, -1]
     with pytest.raises(ValueError, match="Argument `alg` got unsupported value foo. Supported values are philox"):
         tf.random.create_rng_state(1, "foo")
+
+
+def test_max_pool2d_explicit_padding():
+    x = tf.constant([[1., 2., 3., 4.], [5., 6., 7., 8.], [9., 10., 11., 12.]])[tf.newaxis, :, :, tf.newaxis]
+    pads = [[0, 0], [1, 1], [1, 1], [0, 0]]
+    assert tf.nn.max_pool2d(x, ksize=(2, 2), strides=(2, 2), padding=pads)[0, :, :, 0].numpy().tolist() == [[1, 3, 4], [9, 11, 12]]
+    assert tf.nn.max_pool2d(-x, (2, 2), (1, 1), [[0, 0], [1, 0], [0, 1], [0, 0]])[0, :, :, 0].numpy().tolist() == [
+        [-1, -2, -3, -4], [-1, -2, -3, -4], [-5, -6, -7, -8]]
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = tf.reduce_sum(tf.nn.max_pool2d(x, 2, 2, pads))
+    assert t.gradient(y, x)[0, :, :, 0].numpy().tolist() == [[1, 0, 1, 1], [0, 0, 0, 0], [1, 0, 1, 1]]

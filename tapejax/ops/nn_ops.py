@@ -88,8 +88,25 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
 
 @export("nn.max_pool2d")
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
-    """2-D max pooling of an NHWC tensor (``tf.nn.max_pool2d``)."""
-    return _pool(input, kind="max", ksize=normalize.window(ksize), strides=normalize.window(strides), padding=padding.upper())
+    """2-D max pooling of an NHWC tensor (``tf.nn.max_pool2d``); ``padding`` is 'VALID', 'SAME' or
+    explicit ``[[0, 0], [top, bottom], [left, right], [0, 0]]`` pairs (padded cells never win).
+
+    Example:
+        >>> import tapejax as tf
+        >>> x = tf.reshape(tf.constant([1., 2., 3., 4., 5., 6., 7., 8., 9., 10., 11., 12.]), [1, 3, 4, 1])
+        >>> tf.nn.max_pool2d(x, ksize=(2, 2), strides=(2, 2),
+        ...                  padding=[[0, 0], [1, 1], [1, 1], [0, 0]])[0, :, :, 0].numpy()
+        array([[ 1.,  3.,  4.],
+               [ 9., 11., 12.]], dtype=float32)
+    """
+    if isinstance(padding, str):
+        pad = padding.upper()
+    else:
+        pad = tuple(tuple(int(e) for e in p) for p in padding)
+        if len(pad) != 4 or pad[0] != (0, 0) or pad[3] != (0, 0):
+            raise ValueError(f"`padding` should be a list of 4 pairs with zeros for the batch and channel "
+                             f"dimensions in NHWC; got padding={padding}")
+    return _pool(input, kind="max", ksize=normalize.window(ksize), strides=normalize.window(strides), padding=pad)
 
 
 @export("nn.avg_pool2d")
