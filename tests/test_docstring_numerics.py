@@ -354,3 +354,17 @@ def test_max_pool2d_explicit_padding():
         t.watch(x)
         y = tf.reduce_sum(tf.nn.max_pool2d(x, 2, 2, pads))
     assert t.gradient(y, x)[0, :, :, 0].numpy().tolist() == [[1, 0, 1, 1], [0, 0, 0, 0], [1, 0, 1, 1]]
+
+
+def test_pool2d_channels_first():
+    # NCHW was pooled as if NHWC (a silent wrong shape (1, 0, 2, 4)); TF 2.21's values:
+    x = tf.reshape(tf.range(32.), [1, 2, 4, 4])
+    a = tf.nn.max_pool2d(x, 2, 2, "VALID", data_format="NCHW")
+    assert a.shape == (1, 2, 2, 2) and a.numpy().ravel().tolist() == [5.0, 7.0, 13.0, 15.0, 21.0, 23.0, 29.0, 31.0]
+    b = tf.nn.avg_pool2d(x, [1, 1, 2, 2], [1, 1, 2, 1], "SAME", data_format="NCHW")
+    assert b.shape == (1, 2, 2, 4) and b.numpy().ravel().tolist() == [
+        2.5, 3.5, 4.5, 5.0, 10.5, 11.5, 12.5, 13.0, 18.5, 19.5, 20.5, 21.0, 26.5, 27.5, 28.5, 29.0]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Default MaxPoolingOp only supports NHWC on device type CPU"):
+        tf.nn.max_pool2d(x, 2, 2, [[0, 0], [0, 0], [1, 1], [0, 0]], data_format="NCHW")
+    with pytest.raises(TypeError, match="Expected string for argument 'padding'"):
+        tf.nn.avg_pool2d(x, 2, 2, [[0, 0], [0, 0], [1, 1], [0, 0]])

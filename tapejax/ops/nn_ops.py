@@ -99,20 +99,41 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
         array([[ 1.,  3.,  4.],
                [ 9., 11., 12.]], dtype=float32)
     """
+    first = data_format == "NCHW"
     if isinstance(padding, str):
         pad = padding.upper()
     else:
+        if first:   # TF's CPU kernel (explicit padding is not transposed to NHWC by its Python wrapper)
+            raise InvalidArgumentError(None, None, "Default MaxPoolingOp only supports NHWC on device type CPU")
         pad = tuple(tuple(int(e) for e in p) for p in padding)
         if len(pad) != 4 or pad[0] != (0, 0) or pad[3] != (0, 0):
             raise ValueError(f"`padding` should be a list of 4 pairs with zeros for the batch and channel "
-                             f"dimensions in NHWC; got padding={padding}")
-    return _pool(input, kind="max", ksize=normalize.window(ksize), strides=normalize.window(strides), padding=pad)
+                             f"dimensions; got padding={padding}")
+    return _pool_in(input, "max", ksize, strides, pad, first)
+
+
+def _pool_in(x, kind, ksize, strides, padding, channels_first):
+    """Pooling in NHWC; an NCHW tensor (and its 4-element ksize/strides) is transposed there and back,
+    as TF's CPU kernels do."""
+    ksize, strides = (_nchw_window(v) if channels_first else normalize.window(v) for v in (ksize, strides))
+    if not channels_first:
+        return _pool(x, kind=kind, ksize=ksize, strides=strides, padding=padding)
+    y = _pool(_transpose(x, perm=(0, 2, 3, 1)), kind=kind, ksize=ksize, strides=strides, padding=padding)
+    return _transpose(y, perm=(0, 3, 1, 2))
+
+
+def _nchw_window(v):
+    if not isinstance(v, (int, np.integer)) and len(tuple(v)) == 4:
+        return tuple(int(e) for e in tuple(v)[2:])
+    return normalize.window(v)
 
 
 @export("nn.avg_pool2d")
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
-    """2-D average pooling of an NHWC tensor (``tf.nn.avg_pool2d``)."""
-    return _pool(input, kind="avg", ksize=normalize.window(ksize), strides=normalize.window(strides), padding=padding.upper())
+    """2-D average pooling of an NHWC (or NCHW) tensor (``tf.nn.avg_pool2d``)."""
+    if not isinstance(padding, str):
+        raise TypeError(f"Expected string for argument 'padding' not {padding!r}.")
+    return _pool_in(input, "avg", ksize, strides, padding.upper(), data_format == "NCHW")
 
 
 max_pool = export("nn.max_pool")(max_pool2d)
