@@ -558,7 +558,7 @@ def constant(value: Any, dtype: Any = None, shape: Optional[Sequence[int]] = Non
         >>> tf.constant([1, 2])
         <tf.Tensor: shape=(2,), dtype=int32, numpy=array([1, 2], dtype=int32)>
     """
-    if type(value) is Tensor:
+    if type(value) is Tensor and _promotion.mode is None:   # (under TF's new type promotion: its rules below)
         if is_tracer(value._v):
             raise TypeError("Expected any non-tensor type, but got a tensor instead.")
         if dtype is not None and _dtypes.as_dtype(dtype) != value.dtype:
