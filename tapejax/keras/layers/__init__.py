@@ -28,6 +28,11 @@ from ._flax import FlaxLayer as FlaxLayer
 from ._preprocessing import (
     Normalization as Normalization, CategoryEncoding as CategoryEncoding, Rescaling as Rescaling,
 )
+from ._image_preprocessing import (
+    RandomFlip as RandomFlip, RandomRotation as RandomRotation, RandomZoom as RandomZoom,
+    RandomTranslation as RandomTranslation, RandomContrast as RandomContrast, RandomCrop as RandomCrop,
+    CenterCrop as CenterCrop, Resizing as Resizing,
+)
 from ._lookup import IntegerLookup as IntegerLookup, StringLookup as StringLookup
 from ._rnn import (
     RNN as RNN, SimpleRNNCell as SimpleRNNCell, LSTMCell as LSTMCell, GRUCell as GRUCell,
