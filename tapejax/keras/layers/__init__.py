@@ -33,6 +33,16 @@ from ._image_preprocessing import (
     RandomTranslation as RandomTranslation, RandomContrast as RandomContrast, RandomCrop as RandomCrop,
     CenterCrop as CenterCrop, Resizing as Resizing,
 )
+from ._simple import (
+    ELU as ELU, PReLU as PReLU, Identity as Identity, RepeatVector as RepeatVector, Permute as Permute,
+    UpSampling1D as UpSampling1D, ZeroPadding1D as ZeroPadding1D, Cropping1D as Cropping1D,
+    Cropping2D as Cropping2D, GaussianNoise as GaussianNoise, GaussianDropout as GaussianDropout,
+    SpatialDropout1D as SpatialDropout1D, SpatialDropout2D as SpatialDropout2D, Masking as Masking,
+    UnitNormalization as UnitNormalization, GroupNormalization as GroupNormalization,
+    Maximum as Maximum, Minimum as Minimum, Dot as Dot,
+    maximum as maximum, minimum as minimum, dot as dot,
+)
+from ._builtin import GlobalAveragePooling1D as GlobalAvgPool1D, GlobalMaxPooling1D as GlobalMaxPool1D
 from ._lookup import IntegerLookup as IntegerLookup, StringLookup as StringLookup
 from ._rnn import (
     RNN as RNN, SimpleRNNCell as SimpleRNNCell, LSTMCell as LSTMCell, GRUCell as GRUCell,
