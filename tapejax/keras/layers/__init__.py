@@ -43,6 +43,9 @@ from ._simple import (
     maximum as maximum, minimum as minimum, dot as dot,
 )
 from ._builtin import GlobalAveragePooling1D as GlobalAvgPool1D, GlobalMaxPooling1D as GlobalMaxPool1D
+from ._attention import (
+    MultiHeadAttention as MultiHeadAttention, Attention as Attention, AdditiveAttention as AdditiveAttention,
+)
 from ._lookup import IntegerLookup as IntegerLookup, StringLookup as StringLookup
 from ._rnn import (
     RNN as RNN, SimpleRNNCell as SimpleRNNCell, LSTMCell as LSTMCell, GRUCell as GRUCell,
