@@ -11,7 +11,7 @@ import importlib as _importlib
 from . import activations as activations, backend as backend, initializers as initializers
 from . import layers as layers, models as models, saving as saving
 from ._variables import KerasVariable as Variable
-from .layers import Input as Input
+from .layers import Input as Input, InputSpec as InputSpec, KerasTensor as KerasTensor, Layer as Layer
 from .models import Model as Model, Sequential as Sequential
 from .._missing import missing
 
@@ -21,7 +21,16 @@ _LAZY = ("losses", "optimizers", "metrics", "callbacks", "regularizers", "utils"
          "preprocessing", "constraints")
 
 
+# Keras 3's top-level aliases of classes in the lazy submodules: tf.keras.Loss is tf.keras.losses.Loss.
+_LAZY_CLASSES = {"Loss": "losses", "Metric": "metrics", "Optimizer": "optimizers", "Regularizer": "regularizers",
+                 "Initializer": "initializers"}
+
+
 def __getattr__(name):
+    if name in _LAZY_CLASSES:
+        value = getattr(_importlib.import_module(f"{__name__}.{_LAZY_CLASSES[name]}"), name)
+        globals()[name] = value
+        return value
     if name in _LAZY:
         try:
             module = _importlib.import_module(f"{__name__}.{name}")

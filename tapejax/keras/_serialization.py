@@ -92,6 +92,63 @@ def get_registered_name(obj):
     return obj.__name__
 
 
+_SCOPED = {}   # the objects of the open custom_object_scope()s
+
+
+def get_custom_objects():
+    """Keras 3's global dictionary of custom objects: ``register_keras_serializable`` writes its
+    ``"package>name"`` entries here, and entries added by hand (``get_custom_objects()["MyLayer"] =
+    MyLayer``) are found by ``load_model`` / ``deserialize_keras_object`` by class name.
+
+    Example:
+        >>> import tapejax as tf
+        >>> @tf.keras.utils.register_keras_serializable(package="Demo")
+        ... class Thrice(tf.keras.layers.Layer):
+        ...     def call(self, x):
+        ...         return 3 * x
+        >>> tf.keras.utils.get_custom_objects()["Demo>Thrice"] is Thrice
+        True
+    """
+    return _REGISTERED
+
+
+class CustomObjectScope:
+    """A ``with`` block in which ``custom_objects`` (a dict, or several) are known to deserialization
+    (Keras 3's ``CustomObjectScope``; ``custom_object_scope`` is the same class).
+
+    Example:
+        >>> import tapejax as tf
+        >>> class Mine(tf.keras.layers.Layer):
+        ...     pass
+        >>> with tf.keras.utils.custom_object_scope({"Mine": Mine}):
+        ...     print(tf.keras.utils.get_registered_object("Mine") is Mine)
+        True
+        >>> tf.keras.utils.get_registered_object("Mine") is None
+        True
+    """
+
+    def __init__(self, *args):
+        self.custom_objects = {}
+        for objects in args:
+            if objects is not None:
+                if not isinstance(objects, dict):
+                    raise TypeError(f"Arguments to `CustomObjectScope` must be dicts or None. Received: {objects}")
+                self.custom_objects.update(objects)
+        self._backup = None
+
+    def __enter__(self):
+        self._backup = dict(_SCOPED)
+        _SCOPED.update(self.custom_objects)
+        return self
+
+    def __exit__(self, *args):
+        _SCOPED.clear()
+        _SCOPED.update(self._backup)
+
+
+custom_object_scope = CustomObjectScope
+
+
 def get_registered_object(name, custom_objects=None, module_objects=None):
     """The class registered (or passed in ``custom_objects`` / ``module_objects``) as ``name``, or None.
 
@@ -100,7 +157,7 @@ def get_registered_object(name, custom_objects=None, module_objects=None):
         >>> tf.keras.saving.get_registered_object("Nope>Missing") is None
         True
     """
-    for table in (custom_objects, _REGISTERED, module_objects):
+    for table in (_SCOPED, _REGISTERED, custom_objects, module_objects):
         if table and name in table:
             return table[name]
     return None
@@ -209,8 +266,8 @@ def _add_build_and_compile_config(obj, out):
 def _lookup(class_name, module, registered_name, custom_objects):
     """The class a configuration names: ``custom_objects``, then the registered classes, then
     tapejax's class for the public Keras module."""
-    for table, key in ((custom_objects, registered_name), (custom_objects, class_name),
-                       (_REGISTERED, registered_name)):
+    for table, key in ((custom_objects, registered_name), (custom_objects, class_name), (_SCOPED, registered_name),
+                       (_SCOPED, class_name), (_REGISTERED, registered_name), (_REGISTERED, class_name)):
         if table and key in table:
             return table[key]
     if module == "keras.src.ops.numpy":   # an operation of a functional model (x * 2 on a KerasTensor)

@@ -25,7 +25,8 @@ from . import layers as _layers, losses as _losses, metrics as _metrics, optimiz
 from ._serialization import (  # noqa: E402,F401 -- tf.keras.saving's names
     deserialize_keras_object as deserialize_keras_object, serialize_keras_object as serialize_keras_object,
     register_keras_serializable as register_keras_serializable, get_registered_name as get_registered_name,
-    get_registered_object as get_registered_object, _REGISTERED)
+    get_registered_object as get_registered_object, get_custom_objects as get_custom_objects,
+    CustomObjectScope as CustomObjectScope, custom_object_scope as custom_object_scope, _REGISTERED)
 from ._model_config import layer_from_config
 
 __all__ = ["save_model", "load_model", "save_weights", "load_weights", "register_keras_serializable",

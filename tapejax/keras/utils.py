@@ -25,7 +25,11 @@ import numpy as np
 from .. import random as _random
 from ._progbar import Progbar as Progbar  # noqa: F401
 from ._serialization import (  # noqa: F401 -- Keras 3 exports them here too
-    deserialize_keras_object as deserialize_keras_object, serialize_keras_object as serialize_keras_object)
+    deserialize_keras_object as deserialize_keras_object, serialize_keras_object as serialize_keras_object,
+    register_keras_serializable as register_keras_serializable, get_registered_name as get_registered_name,
+    get_registered_object as get_registered_object, get_custom_objects as get_custom_objects,
+    CustomObjectScope as CustomObjectScope, custom_object_scope as custom_object_scope)
+from ._sequence import pad_sequences as pad_sequences  # noqa: F401
 from .. import data as _data, ops as _ops
 from ..math import reduce_max
 from ..ops import gather as _gather
@@ -73,6 +77,36 @@ def to_categorical(x, num_classes=None):
     out = np.zeros((x.shape[0], num_classes))
     out[np.arange(x.shape[0]), x] = 1
     return out.reshape(shape + (num_classes,))
+
+
+def normalize(x, axis=-1, order=2):
+    """Normalizes ``x`` to unit ``order``-norm along ``axis`` (Keras 3's ``keras.utils.normalize``).
+
+    A NumPy array stays NumPy (a zero norm leaves zeros); a tensor goes through Keras's
+    ``ops.normalize`` (``x * min(rsqrt(sum(x**2)), 1e7)`` for ``order=2``).
+
+    Example:
+        >>> import tapejax as tf, numpy as np
+        >>> tf.keras.utils.normalize(np.array([[3., 4.], [0., 0.]]))
+        array([[0.6, 0.8],
+               [0. , 0. ]])
+    """
+    if isinstance(x, np.ndarray):
+        norm = np.atleast_1d(np.linalg.norm(x, order, axis))
+        norm[norm == 0] = 1
+        axis = axis or -1
+        return x / np.expand_dims(norm, axis)
+    if not isinstance(order, int) or not order >= 1:
+        raise ValueError(f"Argument `order` must be an int >= 1. Received: order={order}")
+    x = _ops.convert_to_tensor(x)
+    if x.shape.rank == 0:
+        x = _ops.expand_dims(x, 0)
+    if order == 2:
+        inv = _ops.minimum(_ops.rsqrt(_ops.reduce_sum(_ops.square(x), axis=axis, keepdims=True)),
+                           _ops.cast(1.0 / 1e-7, x.dtype))
+        return x * inv
+    norm = _ops.norm(x, ord=order, axis=axis, keepdims=True)
+    return x / _ops.maximum(norm, _ops.cast(1e-7, x.dtype))
 
 
 def set_random_seed(seed):

@@ -1,4 +1,5 @@
-"""tf.keras.preprocessing: Keras 3's legacy ``image`` utilities (``ImageDataGenerator``)."""
-from . import image as image
+"""tf.keras.preprocessing: Keras 3's legacy ``image`` utilities (``ImageDataGenerator``) and
+``sequence.pad_sequences``."""
+from . import image as image, sequence as sequence
 
-__all__ = ["image"]
+__all__ = ["image", "sequence"]
