@@ -47,6 +47,7 @@ from ._attention import (
     MultiHeadAttention as MultiHeadAttention, Attention as Attention, AdditiveAttention as AdditiveAttention,
 )
 from ._lookup import IntegerLookup as IntegerLookup, StringLookup as StringLookup
+from ._text_vectorization import TextVectorization as TextVectorization
 from ._rnn import (
     RNN as RNN, SimpleRNNCell as SimpleRNNCell, LSTMCell as LSTMCell, GRUCell as GRUCell,
     StackedRNNCells as StackedRNNCells,
