@@ -43,6 +43,10 @@ from ._simple import (
     maximum as maximum, minimum as minimum, dot as dot,
 )
 from ._builtin import GlobalAveragePooling1D as GlobalAvgPool1D, GlobalMaxPooling1D as GlobalMaxPool1D
+from ._conv_more import (
+    DepthwiseConv2D as DepthwiseConv2D, SeparableConv2D as SeparableConv2D, Conv3D as Conv3D,
+    SeparableConv2D as SeparableConvolution2D, Conv3D as Convolution3D,
+)
 from ._attention import (
     MultiHeadAttention as MultiHeadAttention, Attention as Attention, AdditiveAttention as AdditiveAttention,
 )
