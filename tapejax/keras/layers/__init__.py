@@ -40,7 +40,11 @@ from ._simple import (
     SpatialDropout1D as SpatialDropout1D, SpatialDropout2D as SpatialDropout2D, Masking as Masking,
     UnitNormalization as UnitNormalization, GroupNormalization as GroupNormalization,
     Maximum as Maximum, Minimum as Minimum, Dot as Dot,
-    maximum as maximum, minimum as minimum, dot as dot,
+    maximum as maximum, minimum as minimum, dot as dot, MaxPooling3D as MaxPooling3D,
+    AveragePooling3D as AveragePooling3D, MaxPooling3D as MaxPool3D, AveragePooling3D as AvgPool3D,
+    GlobalAveragePooling3D as GlobalAveragePooling3D, GlobalMaxPooling3D as GlobalMaxPooling3D,
+    GlobalAveragePooling3D as GlobalAvgPool3D, GlobalMaxPooling3D as GlobalMaxPool3D, UpSampling3D as UpSampling3D,
+    ZeroPadding3D as ZeroPadding3D, Cropping3D as Cropping3D,
 )
 from ._builtin import GlobalAveragePooling1D as GlobalAvgPool1D, GlobalMaxPooling1D as GlobalMaxPool1D
 from ._conv_more import (

@@ -17,8 +17,8 @@ from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from ._base import Layer
-from ._builtin import (Dropout, _Merge, _NEXT_SEED, _add_scale_weights, _channels_last, _seed_generator_state,
-                       _set_scale_options)
+from ._builtin import (Dropout, _GlobalPooling, _Merge, _NEXT_SEED, _POOLING_CONFIG, _add_scale_weights,
+                       _channels_last, _padding, _pool_fn, _seed_generator_state, _set_scale_options)
 from ._input_spec import InputSpec
 
 _EPSILON = 1e-7   # keras.backend.epsilon()
@@ -78,6 +78,7 @@ _normal_noise = defop(_normal_fn, name="gaussian_noise", static=("mean", "stddev
 _group_norm = defop(_group_norm_fn, name="group_normalization",
                     static=("groups", "axis", "epsilon", "center", "scale"))
 _batch_dot = defop(_batch_dot_fn, name="batch_dot", static=("axes",))
+_pool3d = defop(_pool_fn, name="pooling3d", static=("kind", "pool_size", "strides", "padding"))
 _l2_normalize_op = defop(_l2_normalize, name="l2_normalize", static=("axis", "epsilon"))
 
 
@@ -714,3 +715,163 @@ def dot(inputs, axes=-1, **kwargs):
         [[11.0]]
     """
     return Dot(axes=axes, **kwargs)(inputs)
+
+
+# ---------------------------------------------------------------------------
+# 3-D pooling, upsampling, padding and cropping (NDHWC)
+# ---------------------------------------------------------------------------
+
+def _triple(v, what):
+    if isinstance(v, (int, np.integer)):
+        return (int(v),) * 3
+    v = tuple(int(e) for e in v)
+    if len(v) != 3:
+        raise ValueError(f"The `{what}` argument must be a tuple of 3 integers. Received: {what}={v}")
+    return v
+
+
+class _Pooling3D(Layer):
+    _kind = None
+    _k_config_keys = _POOLING_CONFIG
+
+    def __init__(self, pool_size=(2, 2, 2), strides=None, padding="valid", data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = _channels_last(data_format)
+        self.pool_size = _triple(pool_size, "pool_size")
+        self.strides = self.pool_size if strides is None else _triple(strides, "strides")
+        self._k_padding, self.padding = _padding(padding)
+        self.input_spec = InputSpec(ndim=5)
+
+    def call(self, inputs):
+        return _pool3d(inputs, kind=self._kind, pool_size=self.pool_size, strides=self.strides,
+                       padding=self._k_padding)
+
+
+class MaxPooling3D(_Pooling3D):
+    """Max over ``pool_size`` windows of ``(N, D, H, W, C)`` volumes; strides default to the pool size.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.MaxPooling3D()(tf.ones([1, 4, 4, 4, 3])).shape
+        TensorShape([1, 2, 2, 2, 3])
+    """
+
+    _kind = "max"
+
+
+class AveragePooling3D(_Pooling3D):
+    """Mean over ``pool_size`` windows of ``(N, D, H, W, C)`` volumes (padding excluded, as Keras).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.AveragePooling3D(2)(tf.ones([1, 4, 4, 4, 1])).shape
+        TensorShape([1, 2, 2, 2, 1])
+    """
+
+    _kind = "avg"
+
+
+class GlobalAveragePooling3D(_GlobalPooling):
+    """Mean over depth, height and width: ``(N, D, H, W, C) -> (N, C)``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.GlobalAveragePooling3D()(tf.ones([2, 3, 4, 5, 6])).shape
+        TensorShape([2, 6])
+    """
+
+    _kind, _axes = "avg", (1, 2, 3)
+
+
+class GlobalMaxPooling3D(_GlobalPooling):
+    """Max over depth, height and width: ``(N, D, H, W, C) -> (N, C)``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.GlobalMaxPooling3D()(tf.ones([2, 3, 4, 5, 6])).shape
+        TensorShape([2, 6])
+    """
+
+    _kind, _axes = "max", (1, 2, 3)
+
+
+class UpSampling3D(Layer):
+    """Repeats depth, height and width ``size`` times: ``(N, D, H, W, C) -> (N, D*s0, H*s1, W*s2, C)``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.UpSampling3D(2)(tf.ones([1, 1, 2, 3, 1])).shape
+        TensorShape([1, 2, 4, 6, 1])
+    """
+
+    _k_config_keys = ("size", "data_format")
+
+    def __init__(self, size=(2, 2, 2), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = _channels_last(data_format)
+        self.size = _triple(size, "size")
+        self.input_spec = InputSpec(ndim=5)
+
+    def call(self, inputs):
+        x = inputs
+        for axis, n in zip((1, 2, 3), self.size):
+            x = _ops.repeat(x, n, axis=axis)
+        return x
+
+
+def _pairs3(value, what):
+    if isinstance(value, (int, np.integer)):
+        return ((int(value),) * 2,) * 3
+    if len(value) != 3:
+        raise ValueError(f"`{what}` should have 3 elements. Received: {what}={value}.")
+    return tuple(_int_pair(v, f"{what} entry") for v in value)
+
+
+class ZeroPadding3D(Layer):
+    """Pads depth, height and width with zeros: ``padding`` an int, 3 ints, or 3 ``(before, after)`` pairs.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.ZeroPadding3D(1)(tf.ones([1, 1, 2, 3, 1])).shape
+        TensorShape([1, 3, 4, 5, 1])
+    """
+
+    _k_config_keys = ("padding", "data_format")
+
+    def __init__(self, padding=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = _channels_last(data_format)
+        self.padding = _pairs3(padding, "padding")
+        self.input_spec = InputSpec(ndim=5)
+
+    def call(self, inputs):
+        return _ops.pad(inputs, [[0, 0]] + [list(p) for p in self.padding] + [[0, 0]])
+
+
+class Cropping3D(Layer):
+    """Cuts depth, height and width: ``cropping`` an int, 3 ints, or 3 ``(before, after)`` pairs.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.Cropping3D(1)(tf.ones([1, 3, 4, 5, 1])).shape
+        TensorShape([1, 1, 2, 3, 1])
+    """
+
+    _k_config_keys = ("cropping", "data_format")
+
+    def __init__(self, cropping=((1, 1), (1, 1), (1, 1)), data_format=None, **kwargs):
+        super().__init__(**kwargs)
+        self.data_format = _channels_last(data_format)
+        self.cropping = _pairs3(cropping, "cropping")
+        self.input_spec = InputSpec(ndim=5)
+
+    def call(self, inputs):
+        sizes = inputs.shape[1:4]
+        for n, (a, b) in zip(sizes, self.cropping):
+            if n is not None and a + b >= n:
+                raise ValueError("Values in `cropping` argument should be smaller than the corresponding spatial "
+                                 f"dimension of the input. Received: inputs.shape={tuple(inputs.shape)}, "
+                                 f"cropping={self.cropping}")
+        (d0, d1), (h0, h1), (w0, w1) = self.cropping
+        d, h, w = sizes
+        return inputs[:, d0:d - d1, h0:h - h1, w0:w - w1, :]
