@@ -31,7 +31,7 @@ from ._preprocessing import (
 from ._image_preprocessing import (
     RandomFlip as RandomFlip, RandomRotation as RandomRotation, RandomZoom as RandomZoom,
     RandomTranslation as RandomTranslation, RandomContrast as RandomContrast, RandomCrop as RandomCrop,
-    CenterCrop as CenterCrop, Resizing as Resizing,
+    CenterCrop as CenterCrop, Resizing as Resizing, RandomBrightness as RandomBrightness,
 )
 from ._simple import (
     ELU as ELU, PReLU as PReLU, Identity as Identity, RepeatVector as RepeatVector, Permute as Permute,

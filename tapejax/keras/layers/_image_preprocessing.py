@@ -188,6 +188,13 @@ def _dynamic_crop_fn(x, starts, *, height, width):
     return jax.lax.dynamic_slice(x, begin, sizes)
 
 
+def _brightness_fn(x, seed, *, lower, upper, value_range):
+    shape = (1, 1, 1) if x.ndim == 3 else (x.shape[0], 1, 1, 1)
+    delta = _uniform(seed, shape, lower, upper) * jnp.float32(value_range[1] - value_range[0])
+    return jnp.clip(x + delta.astype(x.dtype), value_range[0], value_range[1]).astype(x.dtype)
+
+
+_brightness = defop(_brightness_fn, name="random_brightness", static=("lower", "upper", "value_range"))
 _rotate = defop(_rotate_fn, name="random_rotation",
                 static=("lower", "upper", "interpolation", "fill_mode", "fill_value"))
 _zoom = defop(_zoom_fn, name="random_zoom", static=("height", "width", "interpolation", "fill_mode", "fill_value"))
@@ -255,12 +262,12 @@ def _factor_pair(factor, bounds, name="factor"):
     if isinstance(factor, (tuple, list)):
         if len(factor) != 2 or factor[0] > bounds[1] or factor[1] < bounds[0]:
             raise ValueError(message)
-        return tuple(float(f) for f in sorted(factor))
+        return tuple(sorted(factor))
     if isinstance(factor, (int, float)) and not isinstance(factor, bool):
         if factor < bounds[0] or factor > bounds[1]:
             raise ValueError(message)
         factor = abs(factor)
-        return (float(max(-factor, bounds[0])), float(factor))
+        return (max(-factor, bounds[0]), factor)   # Keras keeps the numbers' types: (0, 0.3)
     raise ValueError(message)
 
 
@@ -373,7 +380,8 @@ class RandomRotation(_AffineLayer):
         x = self._k_images(inputs)
         if not training:
             return x
-        return _rotate(x, self._k_next_seed(), lower=self.factor[0], upper=self.factor[1], **self._k_fill())
+        return _rotate(x, self._k_next_seed(), lower=float(self.factor[0]), upper=float(self.factor[1]),
+                       **self._k_fill())
 
     def get_config(self):
         return {**super().get_config(), "factor": self.factor, "data_format": self.data_format,
@@ -494,13 +502,52 @@ class RandomContrast(_ImagePreprocessingLayer):
             raise ValueError(f"Expected the input image to be rank 3 or 4. Received inputs.shape={tuple(x.shape)}")
         if not training:
             return x
-        return _contrast(x, self._k_next_seed(), lower=self.factor[0], upper=self.factor[1],
+        return _contrast(x, self._k_next_seed(), lower=float(self.factor[0]), upper=float(self.factor[1]),
                          value_range=tuple(float(v) for v in self.value_range))
 
     def get_config(self):
         config = super().get_config()
-        del config["data_format"]
         return {**config, "factor": self.factor, "value_range": self.value_range, "seed": self.seed}
+
+
+class RandomBrightness(_ImagePreprocessingLayer):
+    """Randomly shifts the brightness of each image when training (Keras 3's ``RandomBrightness``).
+
+    Each image gets ``delta * (value_range[1] - value_range[0])`` added, ``delta`` drawn from
+    ``factor`` (``f`` means ``[-f, f]``), then clipped to ``value_range``. With ``training=False``
+    the input passes unchanged.
+
+    Args:
+        factor: a number or pair in ``[-1, 1]``.
+        value_range: the range of the pixel values (default ``(0, 255)``).
+        seed: an int, for reproducible shifts.
+
+    Example:
+        >>> import tapejax as tf, numpy as np
+        >>> layer = tf.keras.layers.RandomBrightness(0.2, seed=1)
+        >>> layer(np.full((1, 2, 2, 1), 100.0), training=False)[0, ..., 0].numpy().tolist()
+        [[100.0, 100.0], [100.0, 100.0]]
+    """
+
+    def __init__(self, factor, value_range=(0, 255), seed=None, **kwargs):
+        super().__init__(seed=seed, **kwargs)
+        self.factor = _factor_pair(factor, (-1, 1))
+        if not isinstance(value_range, (tuple, list)) or len(value_range) != 2:
+            raise ValueError("The `value_range` argument should be a list of two numbers. "
+                             f"Received: value_range={value_range}")
+        self.value_range = sorted(value_range)
+
+    def call(self, inputs, training=True):
+        x = _ops.convert_to_tensor(inputs)
+        if x.shape.rank not in (3, 4):
+            raise ValueError(f"Expected the input image to be rank 3 or 4. Received inputs.shape={tuple(x.shape)}")
+        if not training:
+            return x
+        return _brightness(x, self._k_next_seed(), lower=float(self.factor[0]), upper=float(self.factor[1]),
+                           value_range=tuple(float(v) for v in self.value_range))
+
+    def get_config(self):
+        return {**super().get_config(), "factor": self.factor, "value_range": self.value_range, "seed": self.seed}
 
 
 def _center_crop_box(in_h, in_w, height, width):
