@@ -55,6 +55,7 @@ from ._attention import (
     MultiHeadAttention as MultiHeadAttention, Attention as Attention, AdditiveAttention as AdditiveAttention,
 )
 from ._lookup import IntegerLookup as IntegerLookup, StringLookup as StringLookup
+from ._discretization import Discretization as Discretization
 from ._text_vectorization import TextVectorization as TextVectorization
 from ._rnn import (
     RNN as RNN, SimpleRNNCell as SimpleRNNCell, LSTMCell as LSTMCell, GRUCell as GRUCell,
