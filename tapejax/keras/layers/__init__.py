@@ -56,6 +56,7 @@ from ._attention import (
 )
 from ._lookup import IntegerLookup as IntegerLookup, StringLookup as StringLookup
 from ._discretization import Discretization as Discretization
+from ._hashing import Hashing as Hashing
 from ._text_vectorization import TextVectorization as TextVectorization
 from ._rnn import (
     RNN as RNN, SimpleRNNCell as SimpleRNNCell, LSTMCell as LSTMCell, GRUCell as GRUCell,
