@@ -38,6 +38,7 @@ from ._simple import (
     UpSampling1D as UpSampling1D, ZeroPadding1D as ZeroPadding1D, Cropping1D as Cropping1D,
     Cropping2D as Cropping2D, GaussianNoise as GaussianNoise, GaussianDropout as GaussianDropout,
     SpatialDropout1D as SpatialDropout1D, SpatialDropout2D as SpatialDropout2D, Masking as Masking,
+    SpatialDropout3D as SpatialDropout3D, AlphaDropout as AlphaDropout,
     UnitNormalization as UnitNormalization, GroupNormalization as GroupNormalization,
     Maximum as Maximum, Minimum as Minimum, Dot as Dot,
     maximum as maximum, minimum as minimum, dot as dot, MaxPooling3D as MaxPooling3D,

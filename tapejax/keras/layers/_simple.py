@@ -74,6 +74,22 @@ def _batch_dot_fn(x, y, *, axes):
     return out[:, None] if out.ndim == 1 else out
 
 
+def _alpha_dropout_fn(x, seed, *, rate, noise_shape):
+    """Keras 3's AlphaDropout: keep where ``uniform >= rate`` (TF's Philox draw), set the rest to
+    SELU's negative saturation, then the affine map that keeps the mean and variance."""
+    shape = tuple(x.shape[i] if d is None else d for i, d in enumerate(noise_shape)) if noise_shape else x.shape
+    seed = jnp.mod(seed, np.iinfo(np.int32).max - 1).astype(jnp.int32)
+    key, counter = _philox.key_counter_from_seed(seed[0], seed[1])
+    kept = (_philox.uniform(key, counter, shape, np.float32) >= np.float32(rate)).astype(x.dtype)
+    alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+    alpha_p = -alpha * scale
+    a = ((1 - rate) * (1 + rate * alpha_p ** 2)) ** -0.5
+    b = -a * alpha_p * rate
+    y = x * kept + jnp.asarray(alpha_p, x.dtype) * (1 - kept)
+    return jnp.asarray(a, x.dtype) * y + jnp.asarray(b, x.dtype)
+
+
+_alpha_dropout = defop(_alpha_dropout_fn, name="alpha_dropout", static=("rate", "noise_shape"))
 _normal_noise = defop(_normal_fn, name="gaussian_noise", static=("mean", "stddev", "multiply"))
 _group_norm = defop(_group_norm_fn, name="group_normalization",
                     static=("groups", "axis", "epsilon", "center", "scale"))
@@ -491,6 +507,55 @@ class SpatialDropout2D(_SpatialDropout):
     def __init__(self, rate, data_format=None, seed=None, name=None, dtype=None):
         _channels_last(data_format)
         super().__init__(rate, seed=seed, name=name, dtype=dtype)
+
+
+class SpatialDropout3D(_SpatialDropout):
+    """Dropout of whole feature volumes of ``(batch, depth, height, width, channels)`` inputs when training.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.SpatialDropout3D(0.5)(tf.ones([1, 2, 2, 2, 3])).shape
+        TensorShape([1, 2, 2, 2, 3])
+    """
+
+    _k_ndim = 5
+
+    def __init__(self, rate, data_format=None, seed=None, name=None, dtype=None):
+        _channels_last(data_format)
+        super().__init__(rate, seed=seed, name=name, dtype=dtype)
+
+
+class AlphaDropout(_SeededNoise):
+    """Dropout for self-normalizing (SELU) networks, when training: dropped values become SELU's
+    negative saturation, then ``a * x + b`` keeps the inputs' mean and variance (Keras 3's layer).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.AlphaDropout(0.2, seed=1)(tf.ones([3])).numpy().tolist()
+        [1.0, 1.0, 1.0]
+    """
+
+    _k_config_keys = ("rate", "seed")   # TF 2.21's tf.keras.layers.AlphaDropout lists no noise_shape
+
+    def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
+        super().__init__(**kwargs)
+        if not 0 <= rate <= 1:
+            raise ValueError(f"Invalid value received for argument `rate`. Expected a float value between 0 "
+                             f"and 1. Received: rate={rate}")
+        self.rate = rate
+        self.seed = seed
+        self.noise_shape = noise_shape
+        if rate > 0:
+            self._k_seed_state = _seed_generator_state(seed)
+
+    def call(self, inputs, training=False):
+        if training and self.rate > 0:
+            state = self._k_seed_state
+            seed = state.read_value()
+            state.assign_add(_NEXT_SEED)
+            return _alpha_dropout(inputs, seed, rate=float(self.rate),
+                                  noise_shape=None if self.noise_shape is None else tuple(self.noise_shape))
+        return inputs
 
 
 class Masking(Layer):
