@@ -66,3 +66,27 @@ def test_gradients_reach_the_kernels():
     with tf.GradientTape() as tape:
         loss = tf.reduce_sum(layer(x) ** 2)
     assert all(g is not None for g in tape.gradient(loss, layer.trainable_variables))
+
+
+# TF 2.21: Conv1DTranspose outputs (shape, first values, sum, weight paths and shapes)
+X1 = (np.arange(2 * 5 * 3, dtype="float32").reshape(2, 5, 3) * 7 % 13 - 6) / 5
+CONV1D_TRANSPOSE = [((2, 11, 4), [-0.6019999980926514, -1.162600040435791, -0.03579999879002571, 1.715999960899353, 1.8494000434875488, 1.3995000123977661, -0.2084999978542328, -0.9998000264167786, -0.2777999937534332, 2.2592999935150146], 53.9082, ['kernel', 'bias'], [(3, 4, 3), (4,)]), ((2, 15, 2), [0.0, 0.0, 0.0, 1.5937000513076782, 1.8494000434875488, 1.3995000123977661, 0.0, 0.0, 0.007699999958276749, 0.5428000092506409], 32.7269, ['kernel', 'bias'], [(4, 2, 3), (2,)]), ((2, 6, 3), [-0.6019999980926514, -1.836899995803833, -1.0317000150680542, 1.0347000360488892, 1.9876999855041504, 0.7329999804496765, -0.11190000176429749, -0.2498999983072281, -0.11029999703168869, 0.7455999851226807], -0.079, ['kernel'], [(2, 3, 3)])]
+CONV1D_TRANSPOSE_CONFIG = [('activation', 'linear'), ('activity_regularizer', None), ('bias_constraint', None), ('bias_initializer', {'module': 'keras.initializers', 'class_name': 'Zeros', 'config': {}, 'registered_name': None}), ('bias_regularizer', None), ('data_format', 'channels_last'), ('dilation_rate', (1,)), ('filters', 4), ('kernel_constraint', None), ('kernel_initializer', {'module': 'keras.initializers', 'class_name': 'GlorotUniform', 'config': {'seed': None, 'input_axes': None, 'output_axes': None}, 'registered_name': None}), ('kernel_regularizer', None), ('kernel_size', (3,)), ('output_padding', None), ('padding', 'valid'), ('strides', (1,)), ('trainable', True), ('use_bias', True)]
+
+
+def test_conv1d_transpose_matches_tf():
+    layers = [L.Conv1DTranspose(4, 3, strides=2), L.Conv1DTranspose(2, 4, strides=3, padding="same", activation="relu"),
+              L.Conv1DTranspose(3, 2, use_bias=False)]
+    for layer, (shape, first, total, paths, shapes) in zip(layers, CONV1D_TRANSPOSE):
+        layer(X1)
+        layer.set_weights([np.sin(np.arange(np.prod(w.shape)).reshape(w.shape) * (i + 1) * 0.37).astype("float32")
+                           for i, w in enumerate(layer.get_weights())])
+        y = layer(X1).numpy()
+        assert y.shape == shape
+        np.testing.assert_allclose(y.ravel()[:10], first, atol=1e-4)
+        np.testing.assert_allclose(float(y.sum()), total, atol=2e-3)
+        assert [w.path.split("/", 1)[1] for w in layer.weights] == paths
+        assert [tuple(w.shape) for w in layer.weights] == shapes
+    config = L.Conv1DTranspose(4, 3).get_config()
+    assert sorted((k, v) for k, v in config.items() if k not in ("name", "dtype")) == CONV1D_TRANSPOSE_CONFIG
+    assert L.Convolution1DTranspose is L.Conv1DTranspose and L.Convolution2D is L.Conv2D

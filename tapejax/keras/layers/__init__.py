@@ -50,8 +50,10 @@ from ._simple import (
 from ._builtin import GlobalAveragePooling1D as GlobalAvgPool1D, GlobalMaxPooling1D as GlobalMaxPool1D
 from ._conv_more import (
     DepthwiseConv2D as DepthwiseConv2D, SeparableConv2D as SeparableConv2D, Conv3D as Conv3D,
-    SeparableConv2D as SeparableConvolution2D, Conv3D as Convolution3D,
+    SeparableConv2D as SeparableConvolution2D, Conv3D as Convolution3D, Conv1DTranspose as Conv1DTranspose,
+    Conv1DTranspose as Convolution1DTranspose,
 )
+from ._builtin import Conv1D as Convolution1D, Conv2D as Convolution2D, Conv2DTranspose as Convolution2DTranspose
 from ._attention import (
     MultiHeadAttention as MultiHeadAttention, Attention as Attention, AdditiveAttention as AdditiveAttention,
 )

@@ -1,5 +1,5 @@
-"""Keras 3's depthwise and separable 2-D convolutions (``DepthwiseConv2D``, ``SeparableConv2D``) and
-``Conv3D``, NHWC / NDHWC, on ``lax.conv_general_dilated`` (one tape op per call, as ``Conv2D``)."""
+"""Keras 3's depthwise and separable 2-D convolutions (``DepthwiseConv2D``, ``SeparableConv2D``),
+``Conv3D`` and ``Conv1DTranspose``, NHWC / NDHWC, on ``lax.conv_general_dilated`` (one tape op per call, as ``Conv2D``)."""
 import jax
 
 from ..._core.tensor import TensorShape
@@ -9,7 +9,7 @@ from .. import constraints as _constraints
 from .. import initializers as _initializers
 from .. import regularizers as _regularizers
 from ._base import Layer
-from ._builtin import _Activated, _BuiltWeight, _CONV_CONFIG, _as_float, _channels_last, _pair, _padding
+from ._builtin import _Activated, _BuiltWeight, _CONV_CONFIG, _as_float, _channels_last, _one, _pair, _padding
 from ._input_spec import InputSpec
 
 
@@ -37,7 +37,22 @@ def _conv3d_fn(x, kernel, *bias, strides, padding, dilation, act):
     return act(y + bias[0] if bias else y)
 
 
+def _conv1d_transpose_fn(x, kernel, *bias, strides, padding, act):
+    """TF's conv1d_transpose: the transpose of the 1-D convolution, for Keras's output length."""
+    x = _as_float(x, kernel)
+    k, filters, _ = kernel.shape
+    n, s = x.shape[1], strides[0]
+    length = n * s if padding == "SAME" else n * s + max(k - s, 0)
+
+    def conv(z):
+        return jax.lax.conv_general_dilated(z, kernel, strides, padding, dimension_numbers=("NWC", "WIO", "NWC"))
+
+    (y,) = jax.linear_transpose(conv, jax.ShapeDtypeStruct((x.shape[0], length, filters), x.dtype))(x)
+    return act(y + bias[0] if bias else y)
+
+
 _STATIC = ("strides", "padding", "dilation", "act")
+_conv1d_transpose_op = defop(_conv1d_transpose_fn, name="conv1d_transpose", static=("strides", "padding", "act"))
 _depthwise_op = defop(_depthwise_fn, name="depthwise_conv2d", static=_STATIC)
 _separable_op = defop(_separable_fn, name="separable_conv2d", static=_STATIC)
 _conv3d_op = defop(_conv3d_fn, name="conv3d", static=_STATIC)
@@ -234,3 +249,49 @@ class Conv3D(_Activated, Layer):
         ws = (self.kernel, self.bias) if self.use_bias else (self.kernel,)
         return self._post(_conv3d_op(inputs, *ws, strides=self.strides, padding=self._k_padding,
                                      dilation=self.dilation_rate, act=self._fused))
+
+
+class Conv1DTranspose(_Activated, Layer):
+    """Transposed 1-D convolution (TF's ``conv1d_transpose``), ``(N, T, C)`` inputs, kernel
+    ``(k, filters, in)``; the output length is ``T * strides`` (``"same"``) or
+    ``T * strides + max(k - strides, 0)`` (``"valid"``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> layer = tf.keras.layers.Conv1DTranspose(4, 3, strides=2)
+        >>> layer(tf.ones([2, 5, 3])).shape
+        TensorShape([2, 11, 4])
+        >>> layer.kernel.shape
+        TensorShape([3, 4, 3])
+    """
+
+    _k_config_keys = _CONV_CONFIG[:4] + ("output_padding",) + tuple(k for k in _CONV_CONFIG[4:] if k != "groups")
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", output_padding=None, data_format=None,
+                 dilation_rate=1, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, **kwargs):
+        if output_padding is not None:
+            raise NotImplementedError("Conv1DTranspose(output_padding=...) is not supported by tapejax yet.")
+        if _one(dilation_rate) != (1,):
+            raise NotImplementedError("Conv1DTranspose(dilation_rate>1) is not supported by tapejax yet.")
+        super().__init__(activity_regularizer=activity_regularizer, **kwargs)
+        self.data_format = _channels_last(data_format)
+        self.filters = int(filters)
+        self.kernel_size, self.strides, self.dilation_rate = _one(kernel_size), _one(strides), (1,)
+        self._k_padding, self.padding = _padding(padding)
+        self.output_padding = None
+        self._set_kernel_options(activation, use_bias, kernel_initializer, bias_initializer,
+                                 kernel_regularizer, bias_regularizer, kernel_constraint, bias_constraint)
+        self.input_spec = InputSpec(ndim=3)
+
+    def build(self, input_shape):
+        channels = _channels(self, input_shape, 3)
+        self.input_spec = InputSpec(ndim=3, axes={-1: channels})
+        self._add_kernel_and_bias(self.kernel_size + (self.filters, channels), (self.filters,), "kernel")
+        self.built = True
+
+    def call(self, inputs):
+        ws = (self.kernel, self.bias) if self.use_bias else (self.kernel,)
+        return self._post(_conv1d_transpose_op(inputs, *ws, strides=self.strides, padding=self._k_padding,
+                                               act=self._fused))
