@@ -71,3 +71,23 @@ def test_top_level_aliases_are_keras_classes():
     assert (k.Layer, k.InputSpec, k.KerasTensor) == (k.layers.Layer, k.layers.InputSpec, k.layers.KerasTensor)
     assert (k.Loss, k.Metric, k.Optimizer) == (k.losses.Loss, k.metrics.Metric, k.optimizers.Optimizer)
     assert (k.Initializer, k.Regularizer) == (k.initializers.Initializer, k.regularizers.Regularizer)
+
+
+# TF 2.21 (Keras's legacy preprocessing.sequence), Python's random state set as in each case
+SKIPGRAM_CASES = ['([[1, 2], [2, 1], [2, 3], [3, 2]], [1, 1, 1, 1])', '([[4, 2], [3, 4], [2, 3], [4, 3], [4, 2], [3, 2], [2, 4], [2, 4], [3, 2], [1, 2], [2, 1], [2, 3]], [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])', '([[5, 4], [4, 2], [3, 5], [1, 2], [4, 3], [2, 1], [2, 3], [3, 1], [4, 7], [4, 1], [3, 1], [2, 7], [2, 4], [3, 2], [3, 7], [4, 2], [3, 4], [5, 2], [1, 2], [5, 7], [3, 4], [2, 9], [2, 1], [4, 5], [3, 4], [1, 3], [5, 3], [1, 4]], [1, 0, 1, 1, 1, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0, 1, 0, 0, 0, 0, 1, 0, 1, 1, 0, 1, 1, 0])', '([[2, 3], [3, 2], [2, 1], [1, 2], [3, 8], [2, 1], [1, 2], [4, 3], [3, 4]], [[0, 1], [0, 1], [0, 1], [0, 1], [1, 0], [1, 0], [1, 0], [0, 1], [0, 1]])', '([[3, 2], [2, 1], [3, 4], [5, 1], [4, 3], [2, 3], [4, 1]], [1, 1, 1, 1, 1, 1, 1])']
+
+
+def test_skipgrams_and_sampling_table_match_tf():
+    import random
+    seq = tf.keras.preprocessing.sequence
+    np.testing.assert_allclose(seq.make_sampling_table(6), [0.0031522478751942504, 0.0031522478751942504, 0.0054759726939176976, 0.007415564097374219, 0.009128167456366161, 0.010684345040995184], rtol=1e-12)
+    got = [seq.skipgrams([1, 2, 3], 4, window_size=1, negative_samples=0, shuffle=False),
+           seq.skipgrams([1, 0, 2, 3, 4, 2], 6, window_size=2, negative_samples=0, seed=42)]
+    random.seed(7)
+    got.append(seq.skipgrams([1, 2, 3, 4, 5], 10, window_size=2, negative_samples=1.0))
+    random.seed(3)
+    got.append(seq.skipgrams([1, 2, 3, 4], 10, window_size=1, negative_samples=0.5, categorical=True, seed=5))
+    random.seed(1)
+    got.append(seq.skipgrams([5, 1, 2, 3, 4, 1], 6, window_size=1, negative_samples=0,
+                             sampling_table=seq.make_sampling_table(6, sampling_factor=0.2)))
+    assert [str(g) for g in got] == SKIPGRAM_CASES
