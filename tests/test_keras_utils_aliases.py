@@ -91,3 +91,16 @@ def test_skipgrams_and_sampling_table_match_tf():
     got.append(seq.skipgrams([5, 1, 2, 3, 4, 1], 6, window_size=1, negative_samples=0,
                              sampling_table=seq.make_sampling_table(6, sampling_factor=0.2)))
     assert [str(g) for g in got] == SKIPGRAM_CASES
+
+
+def test_pack_unpack_and_is_keras_tensor_match_tf():
+    u = tf.keras.utils
+    assert (u.pack_x_y_sample_weight(1), u.pack_x_y_sample_weight(1, 2), u.pack_x_y_sample_weight(1, 2, 3),
+            u.pack_x_y_sample_weight(1, None, 3), u.pack_x_y_sample_weight([1, 2])) == (1, (1, 2), (1, 2, 3), 1,
+                                                                                       ([1, 2],))
+    assert [u.unpack_x_y_sample_weight(d) for d in [(1,), (1, 2), (1, 2, 3), 1, [1, 2]]] == [
+        (1, None, None), (1, 2, None), (1, 2, 3), (1, None, None), (1, 2, None)]
+    with pytest.raises(ValueError, match=r"found: \(1, 2, 3, 4\)"):
+        u.unpack_x_y_sample_weight((1, 2, 3, 4))
+    assert u.is_keras_tensor(tf.keras.Input((2,))) and not u.is_keras_tensor(tf.constant(1.))
+    assert u.clear_session is tf.keras.backend.clear_session

@@ -33,6 +33,7 @@ from ._sequence import pad_sequences as pad_sequences  # noqa: F401
 from .. import data as _data, ops as _ops
 from ..math import reduce_max
 from ..ops import gather as _gather
+from .backend import clear_session as clear_session  # noqa: F401 -- Keras 3 exports it here too
 from .layers._base import KerasTensor as _KerasTensor, _leaves
 
 
@@ -107,6 +108,56 @@ def normalize(x, axis=-1, order=2):
         return x * inv
     norm = _ops.norm(x, ord=order, axis=axis, keepdims=True)
     return x / _ops.maximum(norm, _ops.cast(1e-7, x.dtype))
+
+
+def pack_x_y_sample_weight(x, y=None, sample_weight=None):
+    """Packs data as Keras's ``fit`` reads it: ``x``; ``(x,)`` for a tuple or list ``x`` alone;
+    ``(x, y)``; ``(x, y, sample_weight)`` (Keras 3's ``keras.utils.pack_x_y_sample_weight``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.utils.pack_x_y_sample_weight(1, 2), tf.keras.utils.pack_x_y_sample_weight([1, 2])
+        ((1, 2), ([1, 2],))
+    """
+    if y is None:
+        return (x,) if isinstance(x, (tuple, list)) else x
+    if sample_weight is None:
+        return (x, y)
+    return (x, y, sample_weight)
+
+
+def unpack_x_y_sample_weight(data):
+    """Unpacks ``x``, ``(x,)``, ``(x, y)`` or ``(x, y, sample_weight)`` (a list too) into
+    ``(x, y, sample_weight)`` with None for what is missing.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.utils.unpack_x_y_sample_weight((1, 2))
+        (1, 2, None)
+    """
+    if isinstance(data, list):
+        data = tuple(data)
+    if not isinstance(data, tuple):
+        return (data, None, None)
+    if len(data) == 1:
+        return (data[0], None, None)
+    if len(data) == 2:
+        return (data[0], data[1], None)
+    if len(data) == 3:
+        return (data[0], data[1], data[2])
+    raise ValueError("Data is expected to be in format `x`, `(x,)`, `(x, y)`, or `(x, y, sample_weight)`, "
+                     f"found: {data}")
+
+
+def is_keras_tensor(x):
+    """Whether ``x`` is a symbolic Keras tensor (the output of ``tf.keras.Input`` or of a layer on one).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.utils.is_keras_tensor(tf.keras.Input((2,))), tf.keras.utils.is_keras_tensor(tf.constant(1.))
+        (True, False)
+    """
+    return isinstance(x, _KerasTensor)
 
 
 def set_random_seed(seed):
