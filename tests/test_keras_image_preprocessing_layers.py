@@ -142,3 +142,17 @@ def test_factor_configs_keep_keras_types():
     assert config["data_format"] == "channels_last" and config["value_range"] == (0, 255)
     assert L.RandomBrightness(0.2, seed=1).get_config()["factor"] == (-0.2, 0.2)
     assert L.RandomBrightness(0.2, seed=1).get_config()["value_range"] == [0, 255]
+
+
+def test_set_random_seed_gives_tf_augmentations_and_next_weights():
+    # TF 2.21: after set_random_seed(0), unseeded layers draw their seeds from Python's random as
+    # Keras does, so the augmentation and the next layer's initial weights are TensorFlow's
+    tf.keras.utils.set_random_seed(0)
+    aug = tf.keras.Sequential([L.RandomFlip("horizontal"), L.RandomRotation(0.1), L.RandomZoom(0.1)])
+    dense = L.Dense(2)
+    x = np.arange(2 * 6 * 6 * 1, dtype="float32").reshape(2, 6, 6, 1) * 7 % 11
+    y = aug(x).numpy()
+    np.testing.assert_allclose(y.ravel()[:12], [5.5251, 4.8681, 4.8152, 6.0852, 8.1705, 4.4556, 7.7119, 5.5213, 3.204,
+                                                5.7626, 6.0052, 2.6909], atol=2e-4)
+    np.testing.assert_allclose(float(y.sum()), 372.099, atol=2e-3)
+    np.testing.assert_allclose(dense(np.ones((1, 3), "float32")).numpy(), [[-0.2275, -0.6934]], atol=1e-4)
