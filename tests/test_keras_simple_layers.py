@@ -167,3 +167,19 @@ def test_alpha_and_spatial3d_dropout_match_tf():
                   if k not in ("name", "dtype")) == [('rate', 0.3), ('seed', 2), ('trainable', True)]
     assert sorted((k, v) for k, v in L.SpatialDropout3D(0.2, seed=1).get_config().items()
                   if k not in ("name", "dtype")) == [('data_format', 'channels_last'), ('rate', 0.2), ('seed', 1)]
+
+
+
+def test_rms_normalization_matches_tf():
+    layer = L.RMSNormalization()
+    assert layer.get_config()["axis"] == -1
+    y = layer(x3).numpy()
+    np.testing.assert_allclose(y.ravel()[:8], [-1.507599949836731, 0.6029999852180481, -0.6029999852180481, 1.4637999534606934, 0.29280000925064087, -0.8783000111579895, 1.2246999740600586, 0.0], atol=1e-4)
+    np.testing.assert_allclose(float(y.sum()), -0.932, atol=2e-3)
+    layer.set_weights([np.array([0.5, 2.0, -1.0], "float32")])
+    np.testing.assert_allclose(layer(x3).numpy().ravel()[:8], [-0.7537999749183655, 1.2059999704360962, 0.6029999852180481, 0.7318999767303467, 0.5855000019073486, 0.8783000111579895, 0.6123999953269958, 0.0], atol=1e-4)
+    layer2 = L.RMSNormalization(axis=[1, 2], epsilon=0.1)
+    np.testing.assert_allclose(layer2(x3).numpy().ravel()[:8], [-1.434399962425232, 0.5738000273704529, -0.5738000273704529, 1.434399962425232, 0.28690001368522644, -0.8607000112533569, 1.1476000547409058, 0.0], atol=1e-4)
+    assert [tuple(w.shape) for w in layer2.weights] == [(4, 3)]
+    config = layer.get_config()
+    assert sorted((k, v) for k, v in config.items() if k not in ("name", "dtype")) == [('axis', [-1]), ('epsilon', 1e-06), ('trainable', True)]

@@ -40,6 +40,7 @@ from ._simple import (
     SpatialDropout1D as SpatialDropout1D, SpatialDropout2D as SpatialDropout2D, Masking as Masking,
     SpatialDropout3D as SpatialDropout3D, AlphaDropout as AlphaDropout,
     UnitNormalization as UnitNormalization, GroupNormalization as GroupNormalization,
+    RMSNormalization as RMSNormalization,
     Maximum as Maximum, Minimum as Minimum, Dot as Dot,
     maximum as maximum, minimum as minimum, dot as dot, MaxPooling3D as MaxPooling3D,
     AveragePooling3D as AveragePooling3D, MaxPooling3D as MaxPool3D, AveragePooling3D as AvgPool3D,

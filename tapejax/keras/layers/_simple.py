@@ -90,6 +90,14 @@ def _alpha_dropout_fn(x, seed, *, rate, noise_shape):
 
 
 _alpha_dropout = defop(_alpha_dropout_fn, name="alpha_dropout", static=("rate", "noise_shape"))
+def _rms_norm_fn(x, scale, *, axis, epsilon):
+    dtype = jnp.result_type(x.dtype, jnp.float32)
+    y = x.astype(dtype)
+    rrms = jnp.reciprocal(jnp.sqrt(jnp.mean(jnp.square(y), axis=axis, keepdims=True) + epsilon))
+    return (y * rrms * scale.astype(dtype)).astype(x.dtype)
+
+
+_rms_norm = defop(_rms_norm_fn, name="rms_normalization", static=("axis", "epsilon"))
 _normal_noise = defop(_normal_fn, name="gaussian_noise", static=("mean", "stddev", "multiply"))
 _group_norm = defop(_group_norm_fn, name="group_normalization",
                     static=("groups", "axis", "epsilon", "center", "scale"))
@@ -612,6 +620,43 @@ class UnitNormalization(Layer):
 
     def compute_output_shape(self, input_shape):
         return input_shape
+
+
+class RMSNormalization(Layer):
+    """Root-mean-square normalization: ``x * rsqrt(mean(x**2, axis) + epsilon) * scale``, ``scale`` a
+    learned weight over ``axis`` (ones at first; Keras 3's ``RMSNormalization``, epsilon 1e-6).
+
+    Example:
+        >>> import tapejax as tf
+        >>> y = tf.keras.layers.RMSNormalization()(tf.constant([[3.0, 4.0]]))
+        >>> [round(v, 4) for v in y.numpy()[0].tolist()]
+        [0.8485, 1.1314]
+    """
+
+    def __init__(self, axis=-1, epsilon=1e-6, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = axis
+        self.epsilon = epsilon
+
+    def build(self, input_shape):
+        input_shape = TensorShape(input_shape).as_list()
+        if isinstance(self.axis, (list, tuple)):
+            self.axis = sorted(self.axis)
+            shape = tuple(input_shape[d] for d in self.axis)
+        else:
+            shape = (input_shape[self.axis],)
+            self.axis = [self.axis]
+        self.scale = self.add_weight(name="scale", shape=shape, initializer="ones")
+        self.built = True
+
+    def call(self, inputs):
+        return _rms_norm(inputs, self.scale, axis=tuple(self.axis), epsilon=float(self.epsilon))
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        return {**super().get_config(), "axis": self.axis, "epsilon": self.epsilon}
 
 
 class GroupNormalization(Layer):
