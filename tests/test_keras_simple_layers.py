@@ -183,3 +183,16 @@ def test_rms_normalization_matches_tf():
     assert [tuple(w.shape) for w in layer2.weights] == [(4, 3)]
     config = layer.get_config()
     assert sorted((k, v) for k, v in config.items() if k not in ("name", "dtype")) == [('axis', [-1]), ('epsilon', 1e-06), ('trainable', True)]
+
+
+def test_thresholded_relu_matches_tf():
+    # TF 2.21 (Keras's legacy layer): x * (x > theta); -1 * 0 keeps its sign, as TF prints -0.0
+    layer = L.ThresholdedReLU(theta=0.5, name="thresholded_re_lu")
+    y = layer(np.array([-1., 0.5, 0.6, 2.]))
+    assert y.dtype == tf.float32 and [str(v) for v in y.numpy().tolist()] == ["-0.0", "0.0", "0.6000000238418579",
+                                                                            "2.0"]
+    assert L.ThresholdedReLU()(np.array([1., 1.5])).numpy().tolist() == [0.0, 1.5]
+    config = layer.get_config()
+    assert config["theta"] == 0.5 and config["name"] == "thresholded_re_lu" and config["trainable"] is True
+    with pytest.raises(ValueError, match="should be >=0. Received: -1"):
+        L.ThresholdedReLU(theta=-1)

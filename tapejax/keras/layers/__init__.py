@@ -34,7 +34,7 @@ from ._image_preprocessing import (
     CenterCrop as CenterCrop, Resizing as Resizing, RandomBrightness as RandomBrightness,
 )
 from ._simple import (
-    ELU as ELU, PReLU as PReLU, Identity as Identity, RepeatVector as RepeatVector, Permute as Permute,
+    ELU as ELU, PReLU as PReLU, ThresholdedReLU as ThresholdedReLU, Identity as Identity, RepeatVector as RepeatVector, Permute as Permute,
     UpSampling1D as UpSampling1D, ZeroPadding1D as ZeroPadding1D, Cropping1D as Cropping1D,
     Cropping2D as Cropping2D, GaussianNoise as GaussianNoise, GaussianDropout as GaussianDropout,
     SpatialDropout1D as SpatialDropout1D, SpatialDropout2D as SpatialDropout2D, Masking as Masking,

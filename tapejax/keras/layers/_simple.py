@@ -133,6 +133,35 @@ class ELU(Layer):
         return _ops.where(inputs > 0, inputs, self.alpha * _ops.expm1(inputs))
 
 
+class ThresholdedReLU(Layer):
+    """``x`` where ``x > theta``, else 0: ``x * (x > theta)`` (Keras's legacy layer, ``theta=1.0``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.keras.layers.ThresholdedReLU(theta=0.5)(tf.constant([0.5, 0.6, 2.0])).numpy().tolist()
+        [0.0, 0.6000000238418579, 2.0]
+    """
+
+    def __init__(self, theta=1.0, **kwargs):
+        super().__init__(**kwargs)
+        if theta is None:
+            raise ValueError("Theta of a Thresholded ReLU layer cannot be None, expecting a float. "
+                             f"Received: {theta}")
+        if theta < 0:
+            raise ValueError(f"The theta value of a Thresholded ReLU layer should be >=0. Received: {theta}")
+        self.theta = float(theta)
+
+    def call(self, inputs):
+        x = _ops.cast(inputs, self.compute_dtype)
+        return x * _ops.cast(_ops.greater(x, _ops.cast(self.theta, x.dtype)), x.dtype)
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def get_config(self):
+        return {**super().get_config(), "theta": float(self.theta)}
+
+
 class PReLU(Layer):
     """Parametric ReLU: ``x`` if ``x >= 0`` else ``alpha * x``, ``alpha`` a learned weight
     (shape of the input without its batch axis, size 1 along ``shared_axes``; zeros at first).
