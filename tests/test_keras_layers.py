@@ -998,3 +998,20 @@ def test_keras_layers_and_tf_modules_track_each_other_as_tf_2_21():
     model.compile(loss="mse", optimizer=tf.keras.optimizers.SGD(0.1))
     model.fit(np.ones((2, 1), np.float32), np.zeros((2, 1), np.float32), verbose=0)
     assert model.layers[0].raw.numpy() == 4.0 and model.layers[0].kv.numpy() != 3.0   # TF: raw not trained
+
+
+def test_activity_regularizer_adds_its_penalty_per_batch_element():
+    # Recorded from TF 2.21 (Keras 3.15): the penalty of each output, divided by the batch size,
+    # is a loss of the call (and of fit / evaluate)
+    act = L.Activation("linear", activity_regularizer=tf.keras.regularizers.L1(0.1))
+    act(tf.constant([[1., -2.], [1., 1.]]))
+    np.testing.assert_allclose([float(x) for x in act.losses], [0.25], rtol=1e-6)
+    d = L.Dense(2, kernel_initializer="ones", activity_regularizer="l2")
+    d(tf.constant([[1., 2.]]))
+    np.testing.assert_allclose([float(x) for x in d.losses], [0.17999999225139618], rtol=1e-6)
+    m = tf.keras.Sequential([tf.keras.Input((2,)), L.Dense(1, kernel_initializer="ones",
+                                                           activity_regularizer=tf.keras.regularizers.L1(0.5))])
+    m.compile(loss="mse", optimizer=tf.keras.optimizers.SGD(0.0))
+    assert m.evaluate(np.ones((4, 2), np.float32), np.zeros((4, 1), np.float32), verbose=0) == 5.0
+    m(tf.ones([3, 2]))
+    assert [float(x) for x in m.losses] == [1.0]

@@ -27,7 +27,7 @@ from .. import activations as _activations
 from .. import _serialization
 from .._serialization import serialize_keras_object
 from ._input_spec import InputSpec as InputSpec, assert_input_compatibility  # noqa: F401
-from ...ops import cast
+from ...ops import cast, divide_no_nan, shape as _shape_op
 from ..mixed_precision import _layer_policy
 from ...checkpoint.tracking import apply_deferred as _apply_deferred
 from .._naming import _to_snake_case, unique_name
@@ -804,6 +804,16 @@ class Layer(Module):
                 out.extend(sub.losses)
         return out
 
+    def _k_activity_losses(self, outputs):
+        """Keras 3: the ``activity_regularizer``'s penalty of each output tensor, divided by its
+        batch size, is a loss of the call."""
+        for out in jax.tree_util.tree_leaves(outputs, is_leaf=_is_tensor_leaf):
+            if isinstance(out, _TensorBase):
+                loss = self._k_activity_regularizer(out)
+                if out.shape.rank:
+                    loss = divide_no_nan(loss, cast(_shape_op(out)[0], loss.dtype))
+                self.add_loss(loss)
+
     def add_loss(self, loss):
         """Adds a loss tensor (e.g. an activity penalty) to ``layer.losses`` for this call."""
         self._k_call_losses.append(loss() if callable(loss) else loss)
@@ -996,6 +1006,8 @@ class Layer(Module):
             raise _with_call_arguments(self, e, args, kwargs) from None
         finally:
             _ctx.training.pop()
+        if self.__dict__.get("_k_activity_regularizer") is not None:
+            self._k_activity_losses(out)
         if self.supports_masking and type(out) is Tensor and _keras_mask(out) is None:
             out_mask = self.compute_mask(inputs, mask)
             if out_mask is not None:
