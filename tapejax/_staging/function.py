@@ -149,6 +149,18 @@ class TensorSpec:
     def from_tensor(cls, tensor, name=None):
         return cls(tensor.shape, tensor.dtype, name)
 
+    @classmethod
+    def from_spec(cls, spec, name=None):
+        """A TensorSpec of ``spec``'s shape and dtype, named ``name`` (else ``spec``'s name).
+
+        Example:
+            >>> import tapejax as tf
+            >>> spec = tf.TensorSpec(shape=[8, 3], dtype=tf.int32, name="OriginalName")
+            >>> tf.TensorSpec.from_spec(spec, "NewName")
+            TensorSpec(shape=(8, 3), dtype=tf.int32, name='NewName')
+        """
+        return cls(spec.shape, spec.dtype, name or spec.name)
+
     def is_compatible_with(self, other):
         if isinstance(other, TensorSpec):
             shape, dtype = other.shape, other.dtype
