@@ -1078,6 +1078,12 @@ def _windows(it, size, shift, stride, drop_remainder):
             del buf[:shift]
 
 
+def _directed_cardinality(datasets):
+    """TF's DirectedInterleaveDataset (sample_from_datasets, choose_from_datasets): infinite when one of
+    the datasets is, else unknown (whatever the selector, the weights or ``stop_on_empty_dataset``)."""
+    return INFINITE_CARDINALITY if any(d._card == INFINITE_CARDINALITY for d in datasets) else UNKNOWN_CARDINALITY
+
+
 def _window_cardinality(card, size, shift, stride, drop_remainder):
     if card < 0:
         return card
@@ -2246,8 +2252,7 @@ class Dataset:
             known = [s.shape[0] for s in _flatten(self.element_spec)[0]
                      if isinstance(s, TensorSpec) and s.shape is not None and len(s.shape) and s.shape[0] is not None]
             return sizes[0] if drop or (known and known[0] % sizes[0] == 0) else None
-        return self._derive(lambda: rebatched(self._elements()),
-                            INFINITE_CARDINALITY if c == INFINITE_CARDINALITY else UNKNOWN_CARDINALITY,
+        return self._derive(lambda: rebatched(self._elements()), UNKNOWN_CARDINALITY,   # TF: unknown, always
                             lambda: _map(lambda s, n=lead(): TensorSpec((n,) + tuple(s.shape)[1:], s.dtype),
                                          self.element_spec))
 
@@ -2315,15 +2320,8 @@ class Dataset:
             rows = (_weights_row(ws, n) for ws in weights_ds._elements())
             return _random_dataset_choices(seeds.next(), rows)
 
-        cards = [d._card for d in datasets]
-        if weights_ds is not None or stop_on_empty_dataset:
-            card = INFINITE_CARDINALITY if all(c == INFINITE_CARDINALITY for c in cards) and \
-                weights_ds is None else UNKNOWN_CARDINALITY
-        elif INFINITE_CARDINALITY in cards:
-            card = INFINITE_CARDINALITY
-        else:
-            card = UNKNOWN_CARDINALITY if UNKNOWN_CARDINALITY in cards else sum(cards)
-        return Dataset(lambda: _directed_interleave(datasets, choices, stop_on_empty_dataset), card,
+        return Dataset(lambda: _directed_interleave(datasets, choices, stop_on_empty_dataset),
+                       _directed_cardinality(datasets),
                        lambda: _common_spec(datasets))
 
     @staticmethod
@@ -2375,9 +2373,8 @@ class Dataset:
                                      f"{n} datasets (valid indices 0..{n - 1}).")
                 yield i
 
-        cards = [d._card for d in datasets]
-        card = choice_dataset._card if all(c == INFINITE_CARDINALITY for c in cards) else UNKNOWN_CARDINALITY
-        return Dataset(lambda: _directed_interleave(datasets, choices, stop_on_empty_dataset), card,
+        return Dataset(lambda: _directed_interleave(datasets, choices, stop_on_empty_dataset),
+                       _directed_cardinality(datasets),
                        lambda: _common_spec(datasets))
 
     def rejection_resample(self, class_func, target_dist, initial_dist=None, seed=None, name=None):
@@ -2447,8 +2444,7 @@ class Dataset:
                                          f"ignore_errors_dataset_op.cc:125] Error raised with error message {ex}\n")
                     continue
                 yield e
-        return self._derive(make, UNKNOWN_CARDINALITY if self._card != INFINITE_CARDINALITY else INFINITE_CARDINALITY,
-                            lambda: self.element_spec)
+        return self._derive(make, UNKNOWN_CARDINALITY, lambda: self.element_spec)   # TF: unknown, always
 
     @_freezes("key_func", "reduce_func", "window_size_func")
     def group_by_window(self, key_func, reduce_func, window_size=None, window_size_func=None, name=None):
@@ -2586,15 +2582,15 @@ class Dataset:
         """Keeps the elements for which ``predicate`` (receiving Tensors) is true."""
         def make():
             return (e for e in self._elements() if bool(_call(predicate, e)))
-        return self._derive(make, UNKNOWN_CARDINALITY if self._card != INFINITE_CARDINALITY else INFINITE_CARDINALITY,
-                            self._spec_fn)
+        # TF's FilterDataset: unknown even over an infinite input (the predicate may reject all the rest)
+        return self._derive(make, UNKNOWN_CARDINALITY, self._spec_fn)
 
     def repeat(self, count=None, name=None):
         """Repeats the dataset ``count`` times (forever for ``None`` or -1)."""
         forever = count is None or int(count) < 0
         n = None if forever else int(count)
         c = self._card
-        card = (0 if c == 0 else INFINITE_CARDINALITY) if forever else (c * n if c >= 0 else c)
+        card = (0 if c == 0 else INFINITE_CARDINALITY) if forever else (c * n if c >= 0 or n == 0 else c)
 
         def loop(it_fn):    # TF makes the first pass's iterator with this one, the others as they start
             if not forever and n == 0:
@@ -2620,8 +2616,12 @@ class Dataset:
         """All but the first ``count`` elements."""
         count = int(count)
         c = self._card
-        if count < 0:
-            return self._derive(lambda: iter(()), 0, self._spec_fn)
+        if count < 0:    # skips all: none left of a known input; TF keeps an infinite or unknown one's cardinality
+            def drained():   # TF reads the input to its end (forever, for an infinite one), yields nothing
+                for _ in self._elements():
+                    pass
+                yield from ()
+            return self._derive(drained, 0 if c >= 0 else c, self._spec_fn)
         card = c if c < 0 else max(c - count, 0)
         return self._select(lambda it: itertools.islice(it, count, None), card)
 

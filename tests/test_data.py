@@ -403,7 +403,7 @@ def test_rebatch_reproduces_tf_docstring_examples():
     assert xy.rebatch(4, drop_remainder=True).element_spec[0].shape.as_list() == [4]
     assert xy.rebatch(4).element_spec[0].shape.as_list() == [None]
     assert int(xy.rebatch(4).cardinality()) == tf.data.UNKNOWN_CARDINALITY
-    assert int(xy.repeat().rebatch(4).cardinality()) == tf.data.INFINITE_CARDINALITY
+    assert int(xy.repeat().rebatch(4).cardinality()) == tf.data.UNKNOWN_CARDINALITY   # TF 2.21: -2, always
 
 
 def test_rebatch_errors():
@@ -442,7 +442,8 @@ def test_sample_from_datasets_weights_and_cardinality():
     assert int(mix.cardinality()) == tf.data.INFINITE_CARDINALITY
     assert values(Dataset.sample_from_datasets([zeros.take(3), ones], weights=[1.0, 0.0], seed=0)) == [0, 0, 0]
     finite = Dataset.sample_from_datasets([Dataset.range(3), Dataset.range(5)], seed=3)
-    assert int(finite.cardinality()) == 8 and len(values(finite)) == 8
+    # TF 2.21: unknown (-2) when no dataset is infinite, whatever their lengths
+    assert int(finite.cardinality()) == tf.data.UNKNOWN_CARDINALITY and len(values(finite)) == 8
     stop = Dataset.sample_from_datasets([Dataset.range(3), Dataset.range(10, 50)], seed=3,
                                         stop_on_empty_dataset=True)
     assert int(stop.cardinality()) == tf.data.UNKNOWN_CARDINALITY
@@ -474,7 +475,7 @@ def test_choose_from_datasets_reproduces_tf_docstring_example():
     choice_dataset = Dataset.range(3).repeat(3)
     result = Dataset.choose_from_datasets(datasets, choice_dataset)
     assert [x.numpy() for x in result] == [b"foo", b"bar", b"baz"] * 3  # string tensors, as TF
-    assert int(result.cardinality()) == 9
+    assert int(result.cardinality()) == tf.data.INFINITE_CARDINALITY   # TF 2.21: -1 (a dataset is infinite)
     short = [Dataset.range(2), Dataset.range(10, 15)]
     choices = Dataset.from_tensor_slices([0, 1, 0, 0, 1, 1])
     stopping = Dataset.choose_from_datasets(short, choices)
@@ -596,3 +597,28 @@ def test_printing_while_a_parallel_map_worker_traces_is_not_lost(capsys):
     assert out == [0, 2, 4, 6, 8, 10, 12, 14]
     assert sys.stdout is stdout
     assert "printed while the worker traced" in capsys.readouterr().out
+
+
+def test_cardinality_of_filter_ignore_errors_skip_all_and_repeat_zero_as_tf():
+    # Recorded from TF 2.21 (the tf.data.Dataset.cardinality docstring: filter over an infinite
+    # dataset is UNKNOWN_CARDINALITY).
+    inf = Dataset.range(4).repeat()
+    unknown = Dataset.range(7).filter(lambda x: True)
+    card = lambda ds: int(ds.cardinality())  # noqa: E731
+    assert card(inf.filter(lambda x: True)) == tf.data.UNKNOWN_CARDINALITY
+    assert (inf.filter(lambda x: True).cardinality() == tf.data.UNKNOWN_CARDINALITY).numpy()
+    assert card(inf.ignore_errors()) == tf.data.UNKNOWN_CARDINALITY
+    assert card(Dataset.range(4).ignore_errors()) == tf.data.UNKNOWN_CARDINALITY
+    assert card(inf.skip(-1)) == tf.data.INFINITE_CARDINALITY
+    assert card(unknown.skip(-1)) == tf.data.UNKNOWN_CARDINALITY
+    assert card(Dataset.range(4).skip(-1)) == 0 and values(Dataset.range(4).skip(-1)) == []
+    assert card(unknown.repeat(0)) == 0
+    assert card(unknown.repeat(3)) == tf.data.UNKNOWN_CARDINALITY
+    f, d = Dataset.range(3), inf
+    assert card(Dataset.sample_from_datasets([f, d], stop_on_empty_dataset=True)) == tf.data.INFINITE_CARDINALITY
+    assert card(Dataset.sample_from_datasets([d, d], weights=Dataset.from_tensors([0.5, 0.5]).repeat())) == -1
+    assert card(Dataset.sample_from_datasets([f, f], weights=[0.5, 0.5])) == tf.data.UNKNOWN_CARDINALITY
+    assert card(Dataset.choose_from_datasets([d, d], Dataset.range(2))) == tf.data.INFINITE_CARDINALITY
+    assert card(Dataset.choose_from_datasets([f, d], Dataset.range(2).repeat(),
+                                             stop_on_empty_dataset=False)) == tf.data.INFINITE_CARDINALITY
+    assert card(Dataset.choose_from_datasets([f, f], Dataset.range(2))) == tf.data.UNKNOWN_CARDINALITY
