@@ -88,12 +88,29 @@ def _padded_sizes(shape, spec):
         shape = shape.as_list() if shape.rank is not None else [None] * len(spec.shape)
     elif isinstance(shape, (_TensorBase, np.ndarray, jax.Array)):
         shape = np.asarray(shape._value if isinstance(shape, _TensorBase) else shape).tolist()
+    if shape is None and spec.shape is not None:
+        shape = [None] * len(spec.shape)     # an unknown shape: every dimension to the batch's largest
+    elif isinstance(shape, (int, np.integer)):
+        shape = [shape]     # TF's as_shape: one number is a 1-D shape (`padded_shapes=5` is [5])
     sizes = [None if d is None or int(d) < 0 else int(d) for d in shape]
     if spec.shape is not None and len(sizes) != len(spec.shape):
         raise ValueError(f"The padded shape {shape} is not compatible with the shape {tuple(spec.shape)} "
                          "of the corresponding input component: give one size per dimension (None or -1 "
                          "to pad to the largest in the batch).")
     return sizes
+
+
+def _padding_value(value, spec):
+    """A ``padding_values`` entry checked as TF's padded_batch does: converted as a tensor (a Python
+    int is int32, a float float32), a scalar of the component's dtype."""
+    t = _convert_to_tensor(value)
+    if t.shape.rank != 0:
+        raise ValueError(f"Invalid `padding_values`. `padding_values` values should be scalars, but got "
+                         f"{tuple(t.shape)}.")
+    if t.dtype != spec.dtype:
+        raise TypeError(f"Invalid `padding_values`. `padding_values` values type {t.dtype} does not match "
+                        f"type {spec.dtype} of the corresponding input component.")
+    return np.asarray(t._value)
 
 
 def _default_padding(dtype):
@@ -1499,16 +1516,18 @@ class Dataset:
         return Dataset(lambda: iter([e]), 1, lambda: _spec_of(e))
 
     @staticmethod
-    def range(*args, dtype=None, name=None):
-        """Integers like Python's ``range(start, stop, step)``.
+    def range(*args, output_type=None, name=None):
+        """Integers like Python's ``range(start, stop, step)``, as ``output_type`` (int64 by default).
 
         Example:
             >>> import tapejax as tf
             >>> [int(x) for x in tf.data.Dataset.range(1, 6, 2)]
             [1, 3, 5]
+            >>> tf.data.Dataset.range(2, output_type=tf.int32).element_spec
+            TensorSpec(shape=(), dtype=tf.int32, name=None)
         """
         r = range(*args)
-        dt = jax.dtypes.canonicalize_dtype(_dtypes.np_dtype(dtype) if dtype is not None else np.int64)
+        dt = jax.dtypes.canonicalize_dtype(_dtypes.np_dtype(output_type) if output_type is not None else np.int64)
         src = np.arange(r.start, r.stop, r.step, dtype=dt)
         return Dataset.from_tensor_slices(src)
 
@@ -1781,6 +1800,9 @@ class Dataset:
                                  "unknown rank.")
             sizes = [[None] * len(s.shape) for s in specs]
         else:
+            if _is_leaf(padded_shapes) and not _is_leaf(self.element_spec):
+                raise TypeError(f"If shallow structure is a sequence, input must also be a sequence. Input has "
+                                f"type: '{type(padded_shapes).__name__}'.")
             sizes = [_padded_sizes(p, s) for p, s in zip(spec_tree.flatten_up_to(padded_shapes), specs)]
 
         def pad_stack(arrs, value, target):
@@ -1794,10 +1816,11 @@ class Dataset:
                 out[(i,) + tuple(slice(0, d) for d in a.shape)] = a
             return out
 
+        pv = [None] * len(specs) if padding_values is None else [
+            _padding_value(v, s) for v, s in zip(spec_tree.flatten_up_to(padding_values) if not _is_leaf(padding_values)
+                                                 else [padding_values] * len(specs), specs)]   # one pads all
+
         def padded(it):
-            pv = [None] * len(specs) if padding_values is None else [
-                np.asarray(v._value if isinstance(v, _TensorBase) else v)
-                for v in spec_tree.flatten_up_to(padding_values)]
             for chunk in _chunks(it, bs, drop_remainder):
                 leaves = [_flatten(e)[0] for e in chunk]
                 yield spec_tree.unflatten([pad_stack([l[i] for l in leaves], pv[i], sizes[i])

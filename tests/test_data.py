@@ -622,3 +622,33 @@ def test_cardinality_of_filter_ignore_errors_skip_all_and_repeat_zero_as_tf():
     assert card(Dataset.choose_from_datasets([f, d], Dataset.range(2).repeat(),
                                              stop_on_empty_dataset=False)) == tf.data.INFINITE_CARDINALITY
     assert card(Dataset.choose_from_datasets([f, f], Dataset.range(2))) == tf.data.UNKNOWN_CARDINALITY
+
+
+def test_padded_batch_scalar_shape_broadcast_padding_value_and_tf_checks():
+    # The tf.data.Dataset.padded_batch docstring, recorded from TF 2.21.
+    A = tf.data.Dataset.range(1, 5, output_type=tf.int32).map(lambda x: tf.fill([x], x))
+    assert A.element_spec == tf.TensorSpec((None,), tf.int32)
+    d = A.padded_batch(2, padded_shapes=5, padding_values=-1)
+    assert [a.tolist() for a in d.as_numpy_iterator()] == [[[1, -1, -1, -1, -1], [2, 2, -1, -1, -1]],
+                                                           [[3, 3, 3, -1, -1], [4, 4, 4, 4, -1]]]
+    assert d.element_spec == tf.TensorSpec((None, 5), tf.int32)
+    e = tf.data.Dataset.zip((A, {"a": A})).padded_batch(2, padding_values=-1)   # one value pads every component
+    first = next(e.as_numpy_iterator())
+    assert first[0].tolist() == first[1]["a"].tolist() == [[1, -1], [2, 2]]
+    s = A.map(tf.strings.as_string).padded_batch(2, padding_values="x")
+    assert next(s.as_numpy_iterator()).tolist() == [[b"1", b"x"], [b"2", b"2"]]
+    i64 = tf.data.Dataset.range(1, 4).map(lambda x: tf.fill([x], x))
+    msg = ("Invalid `padding_values`. `padding_values` values type <dtype: 'int32'> does not match type "
+           "<dtype: 'int64'> of the corresponding input component.")
+    with pytest.raises(TypeError) as err:
+        i64.padded_batch(2, padding_values=-1)
+    assert str(err.value) == msg
+    with pytest.raises(TypeError, match="values type <dtype: 'float32'> does not match type <dtype: 'int64'>"):
+        i64.padded_batch(2, padding_values=-1.5)
+    with pytest.raises(TypeError, match="values type <dtype: 'int32'> does not match type <dtype: 'string'>"):
+        i64.map(tf.strings.as_string).padded_batch(2, padding_values=-1)
+    with pytest.raises(ValueError, match=r"values should be scalars, but got \(2,\)\."):
+        i64.padded_batch(2, padding_values=[-1, 2])
+    with pytest.raises(TypeError, match="If shallow structure is a sequence, input must also be a sequence. "
+                                        "Input has type: 'int'."):
+        tf.data.Dataset.zip((A, A)).padded_batch(2, padded_shapes=5)
