@@ -980,6 +980,10 @@ _NEEDS_FINITE = ("The dataset is {what}, so it has no length. Use ds.cardinality
 
 
 
+# Specs that stand for a value of their own kind in ``from_generator``'s ``output_signature``.
+_SPEC_LEAVES = (_ext.ExtensionTypeSpec, RaggedTensorSpec, SparseTensorSpec)
+
+
 def _generator_signature(output_types, output_shapes, output_signature):
     """``from_generator``'s declared dtypes and shapes (None: unknown rank), flat, with the
     structure and its printed form, as TF normalizes ``output_types``/``output_shapes``."""
@@ -990,8 +994,8 @@ def _generator_signature(output_types, output_shapes, output_signature):
                                 "`output_signature` argument.")
         specs, tree = _flatten(output_signature)
         # An ExtensionType's spec stands for its value (checked against the spec when yielded).
-        return ([sp if isinstance(sp, _ext.ExtensionTypeSpec) else _dtypes.as_dtype(sp.dtype) for sp in specs],
-                [None if isinstance(sp, _ext.ExtensionTypeSpec) or sp.shape is None else tuple(sp.shape)
+        return ([sp if isinstance(sp, _SPEC_LEAVES) else _dtypes.as_dtype(sp.dtype) for sp in specs],
+                [None if isinstance(sp, _SPEC_LEAVES) or sp.shape is None else tuple(sp.shape)
                  for sp in specs], tree, output_signature)
     if output_types is None:
         raise TypeError("To specify the output signature you need to provide either the "
@@ -1007,7 +1011,9 @@ def _generator_signature(output_types, output_shapes, output_signature):
 def _generator_converter(types, shapes, tree, declared):
     """Converts one yielded element as TF's ``from_generator`` does (its ``generator_py_func``)."""
     strict = tree.num_leaves == 1 and tree.num_nodes == 1 and shapes[0] is None and not isinstance(
-        types[0], _ext.ExtensionTypeSpec)
+        types[0], _SPEC_LEAVES)
+    structure_msg = ("`generator` yielded an element that did not match the expected structure. The expected "
+                     "structure was {}, but the yielded element was {}.")
 
     def fail(msg):
         return errors.InvalidArgumentError(None, None, "TypeError: " + msg)
@@ -1018,6 +1024,15 @@ def _generator_converter(types, shapes, tree, declared):
                 raise fail(f"`generator` yielded an element that did not match the expected structure. The "
                            f"expected structure was {declared}, but the yielded element was {v}.")
             return _to_array(v)
+        if isinstance(dt, SparseTensorSpec) and not isinstance(v, SparseTensor):
+            raise fail(structure_msg.format(declared, v))     # TF's SparseTensor.from_value
+        if isinstance(dt, RaggedTensorSpec):   # TF's convert_to_tensor_or_ragged_tensor
+            try:
+                return v if isinstance(v, RaggedTensor) else _convert_to_tensor(v)
+            except (TypeError, ValueError):
+                raise fail(structure_msg.format(declared, v)) from None
+        if isinstance(dt, SparseTensorSpec):
+            return v
         try:
             if strict:
                 check_python_kinds(v, dt)
@@ -1043,7 +1058,15 @@ def _generator_converter(types, shapes, tree, declared):
         except (TypeError, ValueError):
             raise fail(f"`generator` yielded an element that did not match the expected structure. The expected "
                        f"structure was {declared}, but the yielded element was {e}.") from None
-        return tree.unflatten([component(v, dt, sh) for v, dt, sh in zip(flat, types, shapes)])
+        out = [component(v, dt, sh) for v, dt, sh in zip(flat, types, shapes)]
+        if any(isinstance(dt, (RaggedTensorSpec, SparseTensorSpec)) and not dt.is_compatible_with(v)
+               for v, dt in zip(out, types)):    # TF's are_compatible(type_spec_from_value(element), signature)
+            got = tree.unflatten([RaggedTensorSpec.from_value(v) if isinstance(v, RaggedTensor)
+                                  else SparseTensorSpec.from_value(v) if isinstance(v, SparseTensor)
+                                  else TensorSpec(v.shape, v.dtype) if isinstance(v, _TensorBase)
+                                  else TensorSpec(np.shape(v), _dtypes.as_dtype(np.asarray(v).dtype)) for v in out])
+            raise fail(f"`generator` yielded an element of {got} where an element of {declared} was expected.")
+        return tree.unflatten([_to_array(v) if isinstance(v, _TensorBase) else v for v in out])
     return convert
 
 
@@ -1607,7 +1630,7 @@ class Dataset:
         def make():
             for e in generator(*(args or ())):
                 yield convert(e)
-        specs = [dt if isinstance(dt, _ext.ExtensionTypeSpec) else TensorSpec(sh, dt)
+        specs = [dt if isinstance(dt, _SPEC_LEAVES) else TensorSpec(sh, dt)
                  for dt, sh in zip(types, shapes)]
         return Dataset(make, UNKNOWN_CARDINALITY, lambda: tree.unflatten(specs))
 

@@ -1,5 +1,6 @@
 """tf.data with RaggedTensor and SparseTensor components (the ragged_tensor and sparse_tensor
 guides' tf.data sections), against TF 2.21's recorded output."""
+import numpy as np
 import pytest
 
 import tapejax as tf
@@ -107,3 +108,36 @@ def test_specs():
     assert repr(tf.SparseTensorSpec([3, None], tf.int64)) == "SparseTensorSpec(TensorShape([3, None]), tf.int64)"
     assert repr(tf.SparseTensorSpec.from_value(tf.sparse.eye(2))) == (
         "SparseTensorSpec(TensorShape([2, 2]), tf.float32)")
+
+
+def test_from_generator_with_ragged_and_sparse_specs_as_tf():
+    # The tf.data.Dataset.from_generator docstring and TF 2.21's checks (recorded).
+    def gen():
+        yield 42, tf.ragged.constant([[1, 2], [3]])
+    sig = (tf.TensorSpec(shape=(), dtype=tf.int32), tf.RaggedTensorSpec(shape=(2, None), dtype=tf.int32))
+    ds = tf.data.Dataset.from_generator(gen, output_signature=sig)
+    assert repr(list(ds.take(1))) == "[(<tf.Tensor: shape=(), dtype=int32, numpy=42>, <tf.RaggedTensor [[1, 2], [3]]>)]"
+
+    def first(values, spec):
+        return next(iter(tf.data.Dataset.from_generator(lambda: iter(values), output_signature=spec)))
+    sp = first([tf.sparse.from_dense([[1, 0], [0, 2]])], tf.SparseTensorSpec(shape=(2, 2), dtype=tf.int32))
+    assert sp.indices.numpy().tolist() == [[0, 0], [1, 1]] and sp.values.numpy().tolist() == [1, 2]
+    cases = [
+        ([tf.ragged.constant([[1, 2], [3]])], tf.RaggedTensorSpec(shape=(None, None), dtype=tf.int64),
+         "`generator` yielded an element of RaggedTensorSpec(TensorShape([2, None]), tf.int32, 1, tf.int64) where "
+         "an element of RaggedTensorSpec(TensorShape([None, None]), tf.int64, 1, tf.int64) was expected."),
+        ([[[1, 2], [3]]], tf.RaggedTensorSpec(shape=(None, None), dtype=tf.int32),
+         "`generator` yielded an element that did not match the expected structure. The expected structure was "
+         "RaggedTensorSpec(TensorShape([None, None]), tf.int32, 1, tf.int64), but the yielded element was "
+         "[[1, 2], [3]]."),
+        ([np.array([[1, 2], [3, 4]])], tf.RaggedTensorSpec(shape=(None, None), dtype=tf.int64),
+         "`generator` yielded an element of TensorSpec(shape=(2, 2), dtype=tf.int64, name=None) where an element "
+         "of RaggedTensorSpec(TensorShape([None, None]), tf.int64, 1, tf.int64) was expected."),
+        ([tf.sparse.from_dense([[1, 0], [0, 2]])], tf.SparseTensorSpec(shape=(None, 3), dtype=tf.int32),
+         "`generator` yielded an element of SparseTensorSpec(TensorShape([2, 2]), tf.int32) where an element of "
+         "SparseTensorSpec(TensorShape([None, 3]), tf.int32) was expected."),
+    ]
+    for values, spec, msg in cases:
+        with pytest.raises(tf.errors.InvalidArgumentError) as err:
+            first(values, spec)
+        assert "TypeError: " + msg in str(err.value)
