@@ -3853,9 +3853,23 @@ class experimental:
             [(np.int32(1), b'a'), (np.int32(2), b'b')]
         """
         if not elements:
-            raise ValueError("Invalid `elements`. `elements` should not be empty.")
+            raise ValueError("Invalid `elements`. `elements` should not be empty. If you want an empty dataset, "
+                             "use `tf.data.Dataset.range(0)`.")
+        if not isinstance(elements, list):
+            raise ValueError("Invalid `elements`. `elements` must be a list.")
         items = [_map(_to_array, e) for e in elements]
-        out = Dataset.from_tensor_slices(_stack(items))
+        first = _spec_of(items[0])
+        spec = first
+        for e in items[1:]:
+            other = _spec_of(e)
+            if _flatten(first)[1] != _flatten(other)[1]:
+                raise ValueError(f"The two structures don't have the same nested structure.\n\nFirst structure: "
+                                 f"{first}\n\nSecond structure: {other}")
+            spec = _compatible_spec(spec, other, "from_list")   # TF's most specific common supertype
+        if spec == first:     # one shape: the stacked slices (random access kept)
+            out = Dataset.from_tensor_slices(_stack(items))
+        else:                 # shapes differ ([[1], [2, 3]]): the elements as given, TF's common spec
+            out = Dataset(lambda: iter(items), len(items), lambda: spec)
         out._REPR = "_ListDataset"
         return out
 

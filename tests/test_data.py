@@ -652,3 +652,19 @@ def test_padded_batch_scalar_shape_broadcast_padding_value_and_tf_checks():
     with pytest.raises(TypeError, match="If shallow structure is a sequence, input must also be a sequence. "
                                         "Input has type: 'int'."):
         tf.data.Dataset.zip((A, A)).padded_batch(2, padded_shapes=5)
+
+
+def test_from_list_of_elements_of_different_shapes_as_tf():
+    # The tf.data.experimental.from_list docstring and TF 2.21's element_spec (recorded).
+    ds = tf.data.experimental.from_list([[1], [2, 3]])
+    assert repr(list(ds.as_numpy_iterator())) == "[array([1], dtype=int32), array([2, 3], dtype=int32)]"
+    assert ds.element_spec == tf.TensorSpec((None,), tf.int32) and int(ds.cardinality()) == 2
+    assert tf.data.experimental.from_list([1, [2]]).element_spec == tf.TensorSpec(None, tf.int32)
+    pairs = tf.data.experimental.from_list([(1, "a"), ([2, 3], "bb")])
+    assert repr(pairs.element_spec) == ("(TensorSpec(shape=<unknown>, dtype=tf.int32, name=None), "
+                                        "TensorSpec(shape=(), dtype=tf.string, name=None))")
+    assert repr(list(pairs.as_numpy_iterator())) == "[(np.int32(1), b'a'), (array([2, 3], dtype=int32), b'bb')]"
+    with pytest.raises(ValueError, match="Invalid `elements`. `elements` must be a list."):
+        tf.data.experimental.from_list("abc")
+    with pytest.raises(ValueError, match="don't have the same nested structure"):
+        tf.data.experimental.from_list([(1,), 2])
