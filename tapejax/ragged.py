@@ -160,12 +160,34 @@ class RaggedTensor:
             >>> tf.RaggedTensor.from_tensor([[1, 0, 0], [2, 3, 0]], padding=0)
             <tf.RaggedTensor [[1], [2, 3]]>
         """
-        if ragged_rank != 1:
-            raise ValueError("tapejax's RaggedTensor.from_tensor makes one ragged dimension (ragged_rank=1); "
-                             "nest from_row_lengths for more.")
+        if lengths is not None and padding is not None:
+            raise ValueError("Specify argument `lengths` or `padding`, but not both.")
+        if not isinstance(ragged_rank, int):
+            raise TypeError(f"Argument `ragged_rank` must be an int. Received {ragged_rank}.")
+        if ragged_rank <= 0:
+            raise ValueError(f"Argument `ragged_rank` must be greater than 0. Received {ragged_rank}.")
         t = _tensor(tensor)
-        if t.ndim < 2:
-            raise ValueError(f"from_tensor needs a tensor of rank >= 2, got shape {tuple(t.shape)}.")
+        if t.ndim < ragged_rank + 1:
+            raise ValueError(f"Shape {TensorShape(t.shape)} must have rank at least {ragged_rank + 1}")
+        if isinstance(lengths, (list, tuple)) and len(lengths) and not isinstance(lengths[0], (int, float)):
+            # TF: nested row lengths, one per ragged dimension; the mask of the kept values is a
+            # boolean RaggedTensor of those lengths, densified
+            if ragged_rank not in (1, len(lengths)):
+                raise ValueError("If Argument `lengths` is a tuple of row_lengths, argument `ragged_rank` must be "
+                                 f"len(lengths): {len(lengths)}. Received ragged_rank: {ragged_rank}.")
+            lengths = [_host_index(x).reshape(-1) for x in lengths]
+            ones = np.ones(int(lengths[-1].sum()), bool)
+            mask = np.asarray(RaggedTensor.from_nested_row_lengths(ones, lengths).to_tensor(
+                default_value=False, shape=t.shape[:len(lengths) + 1]))
+            return cls.from_nested_row_lengths(_ops.boolean_mask(t, mask), lengths)
+        if ragged_rank > 1:   # TF: the first ragged_rank dimensions flattened, then uniform partitions
+            dims = [int(d) for d in t.shape]
+            size = np.cumprod(dims)
+            result = cls.from_tensor(_ops.reshape(t, [int(size[ragged_rank - 1])] + dims[ragged_rank:]),
+                                     lengths, padding)
+            for axis in builtins.range(ragged_rank - 1, 0, -1):
+                result = cls.from_uniform_row_length(result, dims[axis], nrows=int(size[axis - 1]))
+            return result
         n, m = t.shape[0], t.shape[1]
         if lengths is not None:
             lens = np.minimum(_host_index(lengths).reshape(-1), m)
@@ -175,8 +197,8 @@ class RaggedTensor:
             keep = ~pad
             # A row keeps everything up to its last non-padding value (TensorFlow strips trailing padding).
             lens = np.where(keep.any(axis=1), m - np.argmax(keep[:, ::-1], axis=1), 0)
-        else:
-            lens = np.full(n, m, np.int64)
+        else:   # TF: every row full, a uniform partition (its size stays in the shape)
+            return cls.from_uniform_row_length(_ops.reshape(t, [n * m] + list(t.shape[2:])), m, nrows=n)
         mask = np.arange(m)[None, :] < lens[:, None]
         return cls.from_row_lengths(_ops.boolean_mask(t, mask), lens)
 
@@ -251,10 +273,94 @@ class RaggedTensor:
         return np.diff(self._splits)
 
     def row_lengths(self, axis=1, name=None):
-        """The length of each row (int64)."""
-        if axis != 1:
-            raise ValueError("tapejax's row_lengths takes axis=1; use .values.row_lengths() for inner dimensions.")
-        return _index_tensor(self._lengths())
+        """The length of each row (int64); ``axis=k`` the lengths of the rows of dimension ``k``, a
+        RaggedTensor of the outer ``k`` dimensions.
+
+        Example:
+            >>> import tapejax as tf
+            >>> rt = tf.ragged.constant([[[3, 1, 4], [1]], [], [[5, 9], [2]], [[6]], []])
+            >>> print(rt.row_lengths(axis=2))
+            <tf.RaggedTensor [[3, 1], [], [2, 1], [1], []]>
+        """
+        axis = _positive_axis(axis, self.ndim)
+        if axis == 0:
+            return self.nrows()
+        if axis == 1:
+            return _index_tensor(self._lengths())
+        if isinstance(self._values, RaggedTensor):
+            return self.with_values(self._values.row_lengths(axis - 1))
+        shape = list(self._values.shape)    # dense values: every row of dimension ``axis`` is full
+        return self.with_values(_index_tensor(np.full(shape[:axis - 1], shape[axis - 1], np.int64)))
+
+    def nested_row_lengths(self, name=None):
+        """The ``row_lengths`` of every ragged dimension, outermost first.
+
+        Example:
+            >>> import tapejax as tf
+            >>> rt = tf.ragged.constant([[[1, 2], [3]], [[4, 5, 6]]])
+            >>> [x.numpy().tolist() for x in rt.nested_row_lengths()]
+            [[2, 1], [2, 1, 3]]
+        """
+        out, rt = [], self
+        while isinstance(rt, RaggedTensor):
+            out.append(rt.row_lengths())
+            rt = rt._values
+        return tuple(out)
+
+    def nested_value_rowids(self, name=None):
+        """The ``value_rowids`` of every ragged dimension, outermost first.
+
+        Example:
+            >>> import tapejax as tf
+            >>> rt = tf.ragged.constant([[[[3, 1, 4, 1], [], [5, 9, 2]], [], [[6], []]]])
+            >>> [ids.numpy().tolist() for ids in rt.nested_value_rowids()]
+            [[0, 0, 0], [0, 0, 0, 2, 2], [0, 0, 0, 0, 2, 2, 2, 3]]
+        """
+        out, rt = [], self
+        while isinstance(rt, RaggedTensor):
+            out.append(rt.value_rowids())
+            rt = rt._values
+        return tuple(out)
+
+    def merge_dims(self, outer_axis, inner_axis):
+        """Merges dimensions ``outer_axis`` to ``inner_axis`` (both included) into one, as TF.
+
+        Example:
+            >>> import tapejax as tf
+            >>> rt = tf.ragged.constant([[[1, 2], [3]], [[4, 5, 6]]])
+            >>> print(rt.merge_dims(0, 1))
+            <tf.RaggedTensor [[1, 2], [3], [4, 5, 6]]>
+            >>> print(rt.merge_dims(0, 2))
+            tf.Tensor([1 2 3 4 5 6], shape=(6,), dtype=int32)
+        """
+        outer_axis = _positive_axis(outer_axis, self.ndim, "outer_axis", "rank(self)")
+        inner_axis = _positive_axis(inner_axis, self.ndim, "inner_axis", "rank(self)")
+        if not outer_axis <= inner_axis:
+            raise ValueError(f"Expected outer_axis ({outer_axis}) to be less than or equal to inner_axis "
+                             f"({inner_axis}).")
+        return _merge_dims(self, outer_axis, inner_axis)
+
+    @classmethod
+    def from_nested_value_rowids(cls, flat_values, nested_value_rowids, nested_nrows=None, name=None,
+                                 validate=True):
+        """Several ragged dimensions from their ``value_rowids`` (and ``nrows``), outermost first.
+
+        Example:
+            >>> import tapejax as tf
+            >>> tf.RaggedTensor.from_nested_value_rowids([1, 2, 3, 4], [[0, 0, 1], [0, 0, 1, 2]],
+            ...                                          nested_nrows=[2, 3])
+            <tf.RaggedTensor [[[1, 2], [3]], [[4]]]>
+        """
+        ids = list(nested_value_rowids)
+        nrows = [None] * len(ids) if nested_nrows is None else list(nested_nrows)
+        if len(nrows) != len(ids):
+            raise ValueError(f"Argument `nested_nrows` must have the same length as argument "
+                             f"`nested_value_rowids`. len(nested_nrows) = {len(nrows)} vs. "
+                             f"len(nested_values_rowids) = {len(ids)}.")
+        result = flat_values
+        for rowids, n in reversed(list(zip(ids, nrows))):
+            result = cls.from_value_rowids(result, rowids, n, validate=validate)
+        return result
 
     def value_rowids(self, name=None):
         """The row of each value (int64)."""
@@ -708,6 +814,42 @@ def _nrows_of(values):
     return len(values._splits) - 1 if isinstance(values, RaggedTensor) else int(values.shape[0])
 
 
+def _positive_axis(axis, ndims, axis_name="axis", ndims_name="rank(self)"):
+    """TF's get_positive_axis: ``axis`` in ``[-ndims, ndims)`` made non-negative."""
+    axis = int(axis)
+    if ndims is not None and not -ndims <= axis < ndims:
+        raise ValueError(f"{axis_name}={axis} out of bounds: expected {-ndims}<={axis_name}<{ndims}")
+    return axis + ndims if axis < 0 else axis
+
+
+def _merge_dims(value, outer_axis, inner_axis):
+    """TF's ragged merge_dims of a RaggedTensor or Tensor (axes already positive)."""
+    if outer_axis == inner_axis:
+        return value
+    while outer_axis == 0 and isinstance(value, RaggedTensor):
+        value = value._values
+        inner_axis -= 1
+        if inner_axis == 0:
+            return value
+    if not isinstance(value, RaggedTensor):
+        shape = [int(d) for d in value.shape]
+        return _ops.reshape(value, shape[:outer_axis] + [-1] + shape[inner_axis + 1:])
+    if outer_axis > 1:
+        return value.with_values(_merge_dims(value._values, outer_axis - 1, inner_axis - 1))
+    new_values, new_splits = value._values, value._splits
+    for axis in builtins.range(outer_axis, inner_axis):
+        if isinstance(new_values, RaggedTensor):
+            new_splits = new_values._splits[new_splits]
+            new_values = new_values._values
+        else:
+            split = inner_axis - axis + 1
+            shape = [int(d) for d in new_values.shape]
+            new_values = _ops.reshape(new_values, [-1] + shape[split:])
+            new_splits = new_splits * int(np.prod(shape[1:split], dtype=np.int64))
+            break
+    return RaggedTensor.from_row_splits(new_values, new_splits)
+
+
 def _take_values(values, idx):
     if isinstance(values, RaggedTensor):
         return values._take(idx)
@@ -890,20 +1032,87 @@ def range(starts, limits=None, deltas=1, dtype=None, name=None, row_splits_dtype
 
 
 def stack(values, axis=0, name=None):
-    """Stacks tensors of different lengths (or ragged tensors) as the rows of a RaggedTensor
-    (``tf.ragged.stack``, axis 0).
+    """Stacks tensors and ragged tensors along a new dimension ``axis`` (``tf.ragged.stack``):
+    their sizes may differ, the stacked dimensions become ragged.
 
     Example:
         >>> import tapejax as tf
         >>> tf.ragged.stack([tf.constant([1, 2]), tf.constant([3])])
         <tf.RaggedTensor [[1, 2], [3]]>
+        >>> t1 = tf.ragged.constant([[1, 2], [3, 4, 5]])
+        >>> t2 = tf.ragged.constant([[6], [7, 8, 9]])
+        >>> tf.ragged.stack([t1, t2], axis=1)
+        <tf.RaggedTensor [[[1, 2], [6]],
+         [[3, 4, 5], [7, 8, 9]]]>
     """
-    if axis != 0:
-        raise ValueError("tapejax's tf.ragged.stack stacks along axis 0.")
-    parts = [v if isinstance(v, RaggedTensor) else _tensor(v) for v in values]
-    if any(isinstance(p, RaggedTensor) for p in parts):
-        return RaggedTensor.from_row_lengths(_concat_rows(parts), [_nrows_of(p) for p in parts])
-    return RaggedTensor.from_row_lengths(_ops.concat(parts, axis=0), [int(p.shape[0]) for p in parts])
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    return _stack_concat(list(values), axis, True)
+
+
+def _stack_concat(parts, axis, stack_values):
+    """TF's ``_ragged_stack_concat_helper``: ragged stack/concat of Tensors and RaggedTensors."""
+    parts = [p if isinstance(p, RaggedTensor) else _tensor(p) for p in parts]
+    if len(parts) == 1 and not stack_values:
+        return parts[0]
+    ndims = parts[0].ndim
+    for p in parts[1:]:
+        if p.ndim != ndims:
+            raise ValueError(f"Shape {p.shape} must have rank {ndims}")
+    out_ndims = ndims + 1 if stack_values else ndims
+    axis = _positive_axis(axis, out_ndims)
+    if stack_values and ndims == 1 and axis == 0:
+        return RaggedTensor.from_row_lengths(_ops.concat(parts, axis=0), [int(p.shape[0]) for p in parts])
+    if not any(isinstance(p, RaggedTensor) for p in parts) and axis in (out_ndims - 1, ndims - 1):
+        return _ops.stack(parts, axis) if stack_values else _ops.concat(parts, axis)
+    parts = [p if isinstance(p, RaggedTensor) else RaggedTensor.from_tensor(p) for p in parts]
+    ragged_rank = max(max(p.ragged_rank for p in parts), 1)
+    parts = [_increase_ragged_rank(p, ragged_rank) for p in parts]
+    if axis == 0:
+        return _stack_concat_axis_0(parts, stack_values)
+    if axis == 1:
+        return _stack_concat_axis_1(parts, stack_values)
+    splits = parts[0]._splits
+    for p in parts[1:]:
+        if not np.array_equal(p._splits, splits):
+            raise errors.InvalidArgumentError(None, None, "Inputs must have identical ragged splits\n"
+                                              "Condition x == y did not hold.")
+    return RaggedTensor.from_row_splits(_stack_concat([p._values for p in parts], axis - 1, stack_values), splits)
+
+
+def _increase_ragged_rank(rt, ragged_rank):
+    if ragged_rank > 0:
+        if not isinstance(rt, RaggedTensor):
+            rt = RaggedTensor.from_tensor(rt)
+        if rt.ragged_rank < ragged_rank:
+            rt = rt.with_values(_increase_ragged_rank(rt._values, ragged_rank - 1))
+    return rt
+
+
+def _stack_concat_axis_0(parts, stack_values):
+    flat = _ops.concat([p.flat_values for p in parts], axis=0)
+    nested = [p._partitions() for p in parts]
+    splits = []
+    for dim in builtins.range(parts[0].ragged_rank):
+        pieces = [ns[dim] for ns in nested]
+        offsets = np.cumsum([0] + [int(x[-1]) for x in pieces[:-1]])
+        splits.append(np.concatenate([pieces[0]] + [x[1:] + o for x, o in zip(pieces[1:], offsets[1:])]))
+    if stack_values:
+        splits.insert(0, np.concatenate([[0], np.cumsum([_nrows_of(p) for p in parts])]))
+    return RaggedTensor.from_nested_row_splits(flat, splits, validate=False)
+
+
+def _stack_concat_axis_1(parts, stack_values):
+    n = _nrows_of(parts[0])
+    for i, p in enumerate(parts[1:]):
+        if _nrows_of(p) != n:
+            raise errors.InvalidArgumentError(None, None, f"Input tensors at index 0 (=x) and {i + 1} (=y) have "
+                                              "incompatible shapes.\nCondition x == y did not hold.")
+    k = len(parts)
+    permuted = _stack_concat_axis_0(parts, False)._take(np.arange(n * k).reshape(k, n).T.reshape(-1))
+    if stack_values:
+        return RaggedTensor.from_row_splits(permuted, np.arange(0, n * k + 1, k))
+    return RaggedTensor.from_row_splits(permuted._values, permuted._splits[::k])
 
 
 # ---------------------------------------------------------------------- ops of the table on ragged tensors

@@ -619,3 +619,59 @@ def test_one_row_ragged_operand_repeats_its_row():
     assert str(info.value) == (
         "Condition x == y did not hold.\nIndices of first 1 different values:\n[[2]]\nCorresponding x values:\n[3]\n"
         "Corresponding y values:\n[4]\nFirst 3 elements of x:\n[0 2 3]\nFirst 3 elements of y:\n[0 2 4]")
+
+
+def test_from_tensor_nested_lengths_ragged_rank_and_uniform_rows_as_tf():
+    # The tf.RaggedTensor.from_tensor docstring and TF 2.21's shapes (recorded).
+    dt = tf.constant([[[5, 0], [7, 0], [0, 0]], [[0, 0], [3, 0], [0, 0]], [[6, 0], [0, 0], [0, 0]]])
+    assert repr(tf.RaggedTensor.from_tensor(dt, lengths=([2, 0, 3], [1, 1, 2, 0, 1]))) == \
+        "<tf.RaggedTensor [[[5], [7]], [], [[6, 0], [], [0]]]>"
+    assert tf.RaggedTensor.from_tensor(dt, ragged_rank=2).shape.as_list() == [3, 3, 2]
+    padded = tf.RaggedTensor.from_tensor(dt, padding=0, ragged_rank=2)
+    assert padded.shape.as_list() == [3, 3, None]
+    assert padded.to_list() == [[[5], [7], []], [[], [3], []], [[6], [], []]]
+    full = tf.RaggedTensor.from_tensor([[1, 2], [3, 4]])
+    assert full.shape.as_list() == [2, 2] and int(full.uniform_row_length) == 2
+    with pytest.raises(ValueError, match=r"Shape \(3, 3, 2\) must have rank at least 4"):
+        tf.RaggedTensor.from_tensor(dt, ragged_rank=3)
+
+
+def test_row_lengths_axis_merge_dims_nested_value_rowids_as_tf():
+    # The tf.RaggedTensor.row_lengths / merge_dims / nested_value_rowids docstrings (TF 2.21).
+    rt = tf.ragged.constant([[[3, 1, 4], [1]], [], [[5, 9], [2]], [[6]], []])
+    assert repr(rt.row_lengths(axis=2)) == "<tf.RaggedTensor [[3, 1], [], [2, 1], [1], []]>"
+    assert repr(rt.row_lengths(-1)) == "<tf.RaggedTensor [[3, 1], [], [2, 1], [1], []]>"
+    assert int(rt.row_lengths(0)) == 5
+    dense_inner = tf.RaggedTensor.from_row_lengths(tf.zeros([5, 3, 2]), [2, 3])
+    assert dense_inner.row_lengths(2).to_list() == [[3, 3], [3, 3, 3]]
+    with pytest.raises(ValueError, match=r"axis=5 out of bounds: expected -3<=axis<3"):
+        rt.row_lengths(5)
+    m = tf.ragged.constant([[[1, 2], [3]], [[4, 5, 6]]])
+    assert repr(m.merge_dims(0, 1)) == "<tf.RaggedTensor [[1, 2], [3], [4, 5, 6]]>"
+    assert m.merge_dims(1, 2).to_list() == [[1, 2, 3], [4, 5, 6]]
+    assert str(m.merge_dims(0, 2)) == "tf.Tensor([1 2 3 4 5 6], shape=(6,), dtype=int32)"
+    assert [len(r) for r in dense_inner.merge_dims(1, 3).to_list()] == [12, 18]
+    with pytest.raises(ValueError, match=r"Expected outer_axis \(2\) to be less than or equal to inner_axis \(1\)"):
+        m.merge_dims(2, 1)
+    ids = tf.ragged.constant([[[[3, 1, 4, 1], [], [5, 9, 2]], [], [[6], []]]]).nested_value_rowids()
+    assert [i.numpy().tolist() for i in ids] == [[0, 0, 0], [0, 0, 0, 2, 2], [0, 0, 0, 0, 2, 2, 2, 3]]
+    back = tf.RaggedTensor.from_nested_value_rowids(tf.constant([3, 1, 4, 1, 5, 9, 2, 6]),
+                                                    [i.numpy() for i in ids], nested_nrows=[1, 3, 5])
+    assert back.to_list() == [[[[3, 1, 4, 1], [], [5, 9, 2]], [], [[6], []]]]
+
+
+def test_ragged_stack_along_any_axis_as_tf():
+    # The tf.ragged.stack docstring and TF 2.21 (recorded).
+    t1 = tf.ragged.constant([[1, 2], [3, 4, 5]])
+    t2 = tf.ragged.constant([[6], [7, 8, 9]])
+    t3 = tf.constant([[1, 2, 3], [4, 5, 6]])
+    assert repr(tf.ragged.stack([t1, t2], axis=1)) == "<tf.RaggedTensor [[[1, 2], [6]],\n [[3, 4, 5], [7, 8, 9]]]>"
+    assert tf.ragged.stack([t1, t2], axis=-2).to_list() == [[[1, 2], [6]], [[3, 4, 5], [7, 8, 9]]]
+    assert tf.ragged.stack([t1, t3], axis=1).to_list() == [[[1, 2], [1, 2, 3]], [[3, 4, 5], [4, 5, 6]]]
+    dense = tf.ragged.stack([t3, t3], axis=1)
+    assert isinstance(dense, tf.Tensor) and dense.shape.as_list() == [2, 2, 3]
+    r = tf.ragged.stack([t3, tf.constant([[5], [6], [7]])], axis=0)
+    assert repr(r) == "<tf.RaggedTensor [[[1, 2, 3], [4, 5, 6]], [[5], [6], [7]]]>"
+    assert r.shape.as_list() == [2, None, None]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Inputs must have identical ragged splits"):
+        tf.ragged.stack([t1, t2], axis=2)
