@@ -232,3 +232,11 @@ def test_image_codecs_round_trip():
     assert dec.shape == (16, 16, 3) and np.abs(dec.astype(int) - smooth).max() <= 6
     with pytest.raises(tf.errors.InvalidArgumentError, match="corrupt"):
         tf.io.decode_png(b"not an image")
+
+
+def test_string_scalar_repr_keeps_trailing_nul_bytes():
+    # The tf.io.serialize_tensor docstring, recorded from TF 2.21: the repr shows every byte
+    # (NumPy's fixed-width bytes scalar dropped the trailing b'\x00's).
+    assert repr(tf.io.serialize_tensor(tf.constant(1))) == \
+        "<tf.Tensor: shape=(), dtype=string, numpy=b'\\x08\\x03\\x12\\x00\"\\x04\\x01\\x00\\x00\\x00'>"
+    assert repr(tf.constant(b"a\x00")) == "<tf.Tensor: shape=(), dtype=string, numpy=b'a\\x00'>"

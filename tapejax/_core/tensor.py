@@ -730,6 +730,8 @@ class Tensor(_TensorBase):
 def _np_repr(a):
     # TensorFlow 2.21 (``numpy_text``): a scalar is shown as the Python number it converts to
     # (``repr(x.item())``: a float32 0.1 is 0.10000000149011612), a string as its bytes.
+    if isinstance(a, bytes):   # as given: NumPy's fixed-width bytes would drop trailing NULs (b'\x01\x00')
+        return repr(bytes(a))
     if np.ndim(a) == 0:
         x = np.asarray(a)[()]
         return repr(bytes(x) if isinstance(x, bytes) else x.item())
