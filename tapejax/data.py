@@ -826,6 +826,8 @@ def _traced_spec(fn, in_spec, call=_call, method=None, check=None):
             out = jax.eval_shape(run, *structs)
     except _Refusal as e:
         raise e.args[0] from None
+    except NameError:    # the function's own error, which no element changes: TF raises it when tracing
+        raise
     except Exception as e:  # noqa: BLE001 - not traceable with unknown dimensions: an element tells
         return (_VALUE_SHAPED if _value_decides_shape(e) else None), ""
     finally:
@@ -1440,8 +1442,19 @@ class Dataset:
             [0, 1, 2]
 
         Raises:
-            TypeError: the elements hold ExtensionTypes (TensorFlow has no NumPy form of them).
+            TypeError: the elements hold ExtensionTypes or datasets (TensorFlow has no NumPy form
+                of them; raised when the spec says so, before an element is read).
         """
+        try:
+            spec = self._declared_spec()
+        except Exception:  # noqa: BLE001 - the spec needs an element: the elements' types are checked as read
+            spec = None
+        for s in _flatten(spec)[0] if spec is not None else ():
+            if isinstance(s, (DatasetSpec, _ext.ExtensionTypeSpec)):
+                kind = ("<class 'tensorflow.python.data.ops.dataset_ops.DatasetV2'>" if isinstance(s, DatasetSpec)
+                        else s.value_type)
+                raise TypeError("`tf.data.Dataset.as_numpy_iterator()` is not supported for datasets that produce "
+                                f"values of type {kind}")
         return NumpyIterator(self)
 
     def __bool__(self):
@@ -1961,6 +1974,8 @@ class Dataset:
         before, _NO_PEEK.on = getattr(_NO_PEEK, "on", False), True
         try:
             spec()
+        except NameError:    # the function's own error, which no element changes: TF raises it when tracing
+            raise
         except Exception:  # noqa: BLE001 - an element is needed (or the input fails): asked again later
             pass
         finally:
@@ -2625,9 +2640,39 @@ class Dataset:
 
     @_freezes("predicate")
     def filter(self, predicate, name=None):
-        """Keeps the elements for which ``predicate`` (receiving Tensors) is true."""
+        """Keeps the elements for which ``predicate`` (receiving Tensors) is true.
+
+        Raises:
+            ValueError: ``predicate`` does not return a ``tf.bool`` scalar (TF's message; when
+                the dataset is made where the predicate traces on the element_spec).
+
+        Example:
+            >>> import tapejax as tf
+            >>> [int(x) for x in tf.data.Dataset.range(6).filter(lambda x: x % 2 == 0)]
+            [0, 2, 4]
+        """
+        def bad(spec):
+            return ValueError("Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its "
+                              f"return type is {spec}.")
+
+        def keep(e):
+            out = _call(predicate, e)
+            a = np.asarray(out._value if isinstance(out, _TensorBase) else out)
+            if a.shape != () or a.dtype != np.bool_:
+                raise bad(_spec_of(a))
+            return bool(a)
+
         def make():
-            return (e for e in self._elements() if bool(_call(predicate, e)))
+            return (e for e in self._elements() if keep(e))
+        traced = self._traced(predicate)
+        try:
+            spec = traced()
+        except NameError:
+            raise
+        except Exception:  # noqa: BLE001 - not traceable on the spec: each result is checked as it comes
+            spec = None
+        if spec is not None and spec is not _VALUE_SHAPED and spec != TensorSpec((), np.bool_):
+            raise bad(spec)
         # TF's FilterDataset: unknown even over an infinite input (the predicate may reject all the rest)
         return self._derive(make, UNKNOWN_CARDINALITY, self._spec_fn)
 

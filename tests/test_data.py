@@ -668,3 +668,29 @@ def test_from_list_of_elements_of_different_shapes_as_tf():
         tf.data.experimental.from_list("abc")
     with pytest.raises(ValueError, match="don't have the same nested structure"):
         tf.data.experimental.from_list([(1,), 2])
+
+
+def test_dataset_functions_raise_name_errors_when_made_and_filter_checks_its_predicate():
+    # TF 2.21 traces a dataset function when the transformation is made (the tf.data.Dataset.interleave
+    # docstring's NameError) and checks filter's predicate returns a tf.bool scalar (recorded).
+    ds = Dataset.range(1, 6)
+    with pytest.raises(NameError, match="name 'Undefined' is not defined"):
+        ds.interleave(lambda x: Undefined.from_tensors(x).repeat(6))  # noqa: F821
+    with pytest.raises(NameError):
+        ds.map(lambda x: undefined_name)  # noqa: F821
+    with pytest.raises(NameError):
+        ds.filter(lambda x: undefined_name)  # noqa: F821
+    with pytest.raises(ValueError) as err:
+        ds.filter(lambda x: x)
+    assert str(err.value) == ("Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its "
+                              "return type is TensorSpec(shape=(), dtype=tf.int64, name=None).")
+    with pytest.raises(ValueError, match=r"return type is TensorSpec\(shape=\(2,\), dtype=tf.bool, name=None\)"):
+        ds.filter(lambda x: x > [1, 2])
+    strings = Dataset.from_tensor_slices(["a", "bb"])
+    assert values(strings.filter(lambda x: tf.strings.length(x) > 1)) == [b"bb"]
+    with pytest.raises(ValueError, match=r"return type is TensorSpec\(shape=\(\), dtype=tf.int32, name=None\)"):
+        values(strings.filter(lambda x: tf.strings.length(x)))
+    with pytest.raises(TypeError) as err:
+        ds.window(2).as_numpy_iterator()
+    assert str(err.value) == ("`tf.data.Dataset.as_numpy_iterator()` is not supported for datasets that produce "
+                              "values of type <class 'tensorflow.python.data.ops.dataset_ops.DatasetV2'>")
