@@ -1236,3 +1236,15 @@ def test_print_inside_recompute_grad_prints_per_call(capsys):
             r = my_function_recompute(r)
     assert capsys.readouterr().out == "running\n" * 4
     assert float(tape.gradient(r, y)) == 4.0
+def test_tensorflow_logger_writes_to_the_stderr_of_import_time():
+    # TF 2.21 configures its logger when imported: a warning made under contextlib.redirect_stderr
+    # still goes to the process's stderr (recorded: the buffer stays empty).
+    code = ("import contextlib, io\nimport tapejax as tf\nbuf = io.StringIO()\n"
+            "with contextlib.redirect_stderr(buf):\n    tf.data.experimental.Counter()\nprint(repr(buf.getvalue()))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout == "''\n"
+    assert out.stderr.splitlines()[-3:] == [
+        "WARNING:tensorflow:From <string>:5: CounterV2 (from tensorflow.python.data.experimental.ops.counter) is "
+        "deprecated and will be removed in a future version.",
+        "Instructions for updating:",
+        "Use `tf.data.Dataset.counter(...)` instead."]
