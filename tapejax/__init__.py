@@ -54,6 +54,8 @@ from ._init_ops import (  # noqa: F401  (TensorFlow's own initializers, not Kera
     Zeros as zeros_initializer, Ones as ones_initializer, Constant as constant_initializer,
 )
 from . import data as data  # noqa: F401
+from .data import OptionalSpec as OptionalSpec
+experimental.Optional = data.Optional   # tf.experimental.Optional is tf.data.experimental.Optional
 from . import train as train, saved_model as saved_model  # noqa: F401
 from . import distribute as distribute  # noqa: F401
 from . import nest as nest  # noqa: F401

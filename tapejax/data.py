@@ -55,7 +55,7 @@ import numpy as np
 
 from ._core.tensor import refined_shape as _refined_shape
 from ._core.tensor import (Tensor, _TensorBase, _python_default_dtype, TensorShape, check_python_kinds, from_numpy,
-                           string_array, to_array)
+                           string_array, to_array, is_symbolic as _is_symbolic)
 from ._core import dtypes as _dtypes, philox as _philox, state as _state, logs as _logs
 from . import errors as errors
 from . import io as _tfio
@@ -3108,7 +3108,7 @@ class _Iterator:
         try:
             return Optional.from_value(next(self))
         except StopIteration:
-            return Optional.empty(None)
+            return Optional.empty(self.element_spec if self._spec_of_dataset is not None else None)  # TF's
 
 
 class IteratorSpec:
@@ -3164,37 +3164,165 @@ class Optional:
 
     Example:
         >>> import tapejax as tf
-        >>> o = tf.data.experimental.Optional.from_value(tf.constant(3))
-        >>> bool(o.has_value()), int(o.get_value())
-        (True, 3)
+        >>> optional = tf.experimental.Optional.from_value(42)
+        >>> print(optional.has_value())
+        tf.Tensor(True, shape=(), dtype=bool)
+        >>> print(optional.get_value())
+        tf.Tensor(42, shape=(), dtype=int32)
+        >>> print(tf.experimental.Optional.empty(tf.TensorSpec(shape=(), dtype=tf.int32)).has_value())
+        tf.Tensor(False, shape=(), dtype=bool)
     """
 
     def __init__(self, value=None, has_value=False, element_spec=None):
-        self._value, self._has = value, has_value
+        self._value, self._has = value, has_value   # (``has_value``: a bool, or a bool Tensor when traced)
         self._spec = element_spec
 
     @staticmethod
     def from_value(value):
-        return Optional(value, True, _spec_of(_map(_to_array, value)))
+        """An Optional holding ``value`` (a structure of tensors, converted as TF converts them).
+
+        Example:
+            >>> import tapejax as tf
+            >>> tf.experimental.Optional.from_value(42).element_spec
+            TensorSpec(shape=(), dtype=tf.int32, name=None)
+        """
+        value = _map(_to_array, value)
+        return Optional(_to_tensors(value), True, _spec_of(value))
 
     @staticmethod
     def empty(element_spec):
+        """An Optional of no value, whose value would have ``element_spec``.
+
+        Example:
+            >>> import tapejax as tf
+            >>> bool(tf.experimental.Optional.empty(tf.TensorSpec([], tf.int32)).has_value())
+            False
+        """
         return Optional(None, False, element_spec)
 
     @property
     def element_spec(self):
+        """The spec of the value (TensorSpecs in the value's structure).
+
+        Example:
+            >>> import tapejax as tf
+            >>> print(tf.experimental.Optional.from_value(42).element_spec)
+            TensorSpec(shape=(), dtype=tf.int32, name=None)
+        """
         return self._spec
 
     def has_value(self, name=None):
-        return Tensor(jax.numpy.asarray(self._has))
+        """Whether it holds a value: a bool scalar Tensor.
+
+        Example:
+            >>> import tapejax as tf
+            >>> print(tf.experimental.Optional.from_value(42).has_value())
+            tf.Tensor(True, shape=(), dtype=bool)
+        """
+        return self._has if isinstance(self._has, Tensor) else Tensor(jax.numpy.asarray(self._has))
 
     def get_value(self, name=None):
-        if not self._has:
-            raise errors.InvalidArgumentError(None, None, "The optional does not have a value")
+        """The value; TF's InvalidArgumentError when there is none.
+
+        Example:
+            >>> import tapejax as tf
+            >>> print(tf.experimental.Optional.from_value(42).get_value())
+            tf.Tensor(42, shape=(), dtype=int32)
+        """
+        has = self._has._value if isinstance(self._has, Tensor) else self._has
+        if not _is_symbolic(has) and not bool(has):
+            raise errors.InvalidArgumentError(None, None, "The given optional does not have a value.")
+        if self._value is None:   # an empty one's value in a traced function (a branch not taken)
+            return _map(_placeholder_of, self._spec)
         return self._value
+
+    @property
+    def _type_spec(self):
+        return OptionalSpec(self._spec)
 
     def __repr__(self):
         return f"<tensorflow.python.data.ops.optional_ops._OptionalImpl object at {hex(id(self))}>"
+
+
+def _placeholder_of(spec):
+    """Zeros of ``spec`` (unknown sizes 0): what a traced empty Optional's value stands for."""
+    if not isinstance(spec, _TensorSpecBase) or spec.shape is None:
+        raise errors.InvalidArgumentError(None, None, "The given optional does not have a value.")
+    shape = [d or 0 for d in spec.shape]
+    if spec.dtype == _dtypes.string:
+        return _tensor(np.full(shape, b"", dtype=object))
+    return _tensor(np.zeros(shape, _dtypes.np_dtype(spec.dtype)))
+
+
+class _SpecKey:
+    """An element_spec as static pytree data (compared by its repr: dicts are not hashable)."""
+
+    def __init__(self, spec):
+        self.spec = spec
+
+    def __eq__(self, other):
+        return isinstance(other, _SpecKey) and repr(self.spec) == repr(other.spec)
+
+    def __hash__(self):
+        return hash(repr(self.spec))
+
+
+# An Optional is a JAX pytree (its flag and value the leaves, its spec static): a tf.function
+# taking one traces on whether it has a value, so ``if optional.has_value():`` is a tf.cond.
+jax.tree_util.register_pytree_node(
+    Optional, lambda o: ((o.has_value(), o._value), _SpecKey(o._spec)),
+    lambda key, children: Optional(children[1], children[0], key.spec))
+
+
+class OptionalSpec:
+    """The spec of a ``tf.experimental.Optional`` (``tf.OptionalSpec``): the spec of its value;
+    usable in a ``tf.function``'s ``input_signature``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> @tf.function(input_signature=[tf.OptionalSpec(tf.TensorSpec(shape=(), dtype=tf.int32))])
+        ... def maybe_square(optional):
+        ...     if optional.has_value():
+        ...         x = optional.get_value()
+        ...         return x * x
+        ...     return -1
+        >>> print(maybe_square(tf.experimental.Optional.from_value(5)))
+        tf.Tensor(25, shape=(), dtype=int32)
+    """
+
+    def __init__(self, element_spec):
+        self._element_spec = element_spec
+
+    @property
+    def value_type(self):
+        return Optional
+
+    @classmethod
+    def from_value(cls, value):
+        return cls(value.element_spec)
+
+    def is_compatible_with(self, spec_or_value):
+        other = spec_or_value._type_spec if isinstance(spec_or_value, Optional) else spec_or_value
+        if not isinstance(other, OptionalSpec):
+            return False
+        (la, ta), (lb, tb) = _flatten(self._element_spec), _flatten(other._element_spec)
+        return ta == tb and all(a.is_compatible_with(b) if hasattr(a, "is_compatible_with") else a == b
+                                for a, b in zip(la, lb))
+
+    def _tf_bind(self, value):
+        """``value`` as an argument of a tf.function with this spec in its input_signature."""
+        if isinstance(value, Optional) and self.is_compatible_with(value):
+            return value
+        raise TypeError(f"Can not cast {value!r} to {self!r}")
+
+    def __eq__(self, other):
+        return isinstance(other, OptionalSpec) and self._element_spec == other._element_spec
+
+    def __hash__(self):
+        return hash(repr(self))
+
+    def __repr__(self):
+        return f"OptionalSpec({self._element_spec!r},)"
 
 
 _NOT_STAGEABLE = (

@@ -300,3 +300,37 @@ def test_experimental_tfrecord_writer(tmp_path):
                        r"elements, but got a dataset which produces elements with shapes \(1,\) and types "
                        r"<dtype: 'string'>.$"):
         w.write(tf.data.Dataset.from_tensor_slices([[b"a"]]))
+
+
+def test_experimental_optional_and_optional_spec_as_tf():
+    # The tf.experimental.Optional and tf.OptionalSpec docstrings, recorded from TF 2.21.
+    optional = tf.experimental.Optional.from_value(42)
+    assert tf.experimental.Optional is tf.data.experimental.Optional
+    assert str(optional.has_value()) == "tf.Tensor(True, shape=(), dtype=bool)"
+    assert str(optional.get_value()) == "tf.Tensor(42, shape=(), dtype=int32)"
+    assert str(optional.element_spec) == "TensorSpec(shape=(), dtype=tf.int32, name=None)"
+    empty = tf.experimental.Optional.empty(tf.TensorSpec(shape=(), dtype=tf.int32, name=None))
+    assert str(empty.has_value()) == "tf.Tensor(False, shape=(), dtype=bool)"
+    with pytest.raises(tf.errors.InvalidArgumentError, match="The given optional does not have a value."):
+        empty.get_value()
+    nested = tf.experimental.Optional.from_value((1, {"a": [1., 2.]}))
+    assert repr(tf.OptionalSpec.from_value(nested)) == (
+        "OptionalSpec((TensorSpec(shape=(), dtype=tf.int32, name=None), {'a': TensorSpec(shape=(2,), "
+        "dtype=tf.float32, name=None)}),)")
+    spec = tf.OptionalSpec(tf.TensorSpec(shape=(), dtype=tf.int32))
+    assert spec.is_compatible_with(tf.experimental.Optional.from_value(5))
+    assert spec == tf.OptionalSpec(tf.TensorSpec(shape=(), dtype=tf.int32))
+
+    @tf.function(input_signature=[spec])
+    def maybe_square(optional):
+        if optional.has_value():
+            x = optional.get_value()
+            return x * x
+        return -1
+    assert str(maybe_square(tf.experimental.Optional.from_value(5))) == "tf.Tensor(25, shape=(), dtype=int32)"
+    assert str(maybe_square(empty)) == "tf.Tensor(-1, shape=(), dtype=int32)"
+    assert str(maybe_square(tf.experimental.Optional.from_value(7))) == "tf.Tensor(49, shape=(), dtype=int32)"
+    it = iter(tf.data.Dataset.range(1))
+    it.get_next_as_optional()
+    end = it.get_next_as_optional()
+    assert not bool(end.has_value()) and end.element_spec == tf.TensorSpec((), tf.int64)
