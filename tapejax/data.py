@@ -60,7 +60,7 @@ from ._core import dtypes as _dtypes, philox as _philox, state as _state, logs a
 from . import errors as errors
 from . import io as _tfio
 from ._core.variable import Variable
-from ._staging.py_function import calls_run_eagerly as _calls_run_eagerly
+from ._staging.py_function import calls_run_eagerly as _calls_run_eagerly, graph_function_args as _graph_args
 from ._staging.function import TensorSpec as _TensorSpecBase
 from .ops.array_ops import convert_to_tensor as _convert_to_tensor
 from .ragged import RaggedTensor, RaggedTensorSpec
@@ -248,10 +248,11 @@ def _call(fn, e):
     """TF calls ``fn(*element)`` for tuple elements and ``fn(element)`` otherwise. A list returned
     is a tuple of components, as in TF (the list ``tf.py_function`` returns need not stack)."""
     t = e if all(isinstance(l, (Tensor, Dataset)) for l in _flatten(e)[0]) else _to_tensors(e)
-    if isinstance(t, tuple) and not hasattr(t, "_fields"):
-        out = fn(*t)
-    else:
-        out = fn(t)
+    with _graph_args():    # TF runs a dataset function as a graph
+        if isinstance(t, tuple) and not hasattr(t, "_fields"):
+            out = fn(*t)
+        else:
+            out = fn(t)
     return tuple(out) if isinstance(out, list) else out
 
 

@@ -101,8 +101,10 @@ def test_gradient_inside_tf_function_matches_jax():
 
 
 def test_numpy_function_eager_and_in_tf_function_as_tf_docstring():
+    seen = []
+
     def my_numpy_func(x):
-        assert isinstance(x, np.ndarray)
+        seen.append(type(x))
         return np.sinh(x)
 
     @tf.function(input_signature=[tf.TensorSpec(None, tf.float32)])
@@ -112,6 +114,21 @@ def test_numpy_function_eager_and_in_tf_function_as_tf_docstring():
     assert repr(tf_function(tf.constant(1.))) == "<tf.Tensor: shape=(), dtype=float32, numpy=1.3810977935791016>"  # TF 2.21
     np.testing.assert_allclose(tf.numpy_function(my_numpy_func, [tf.constant([0.0, 1.0])], tf.float32).numpy(),
                                np.sinh([0.0, 1.0]).astype(np.float32), rtol=1e-6)
+    # TF 2.21: a traced function's scalar argument is a NumPy scalar, an eager one's an array
+    assert seen[-1] is np.ndarray and set(seen[:-1]) == {np.float32}
+
+
+def test_numpy_function_in_a_dataset_map_gets_bytes_for_a_string_as_tf():
+    # The tf.data.Dataset.map docstring (TF 2.21): a dataset function runs as a graph, so a
+    # string scalar reaches the NumPy function as bytes.
+    d = tf.data.Dataset.from_tensor_slices(["hello", "world"])
+    d = d.map(lambda x: tf.numpy_function(func=lambda t: t.decode("utf-8").upper(), inp=[x], Tout=tf.string))
+    assert list(d.as_numpy_iterator()) == [b"HELLO", b"WORLD"]
+    seen = []
+    out = tf.data.Dataset.range(2).map(lambda x: tf.numpy_function(lambda v: (seen.append(type(v)), v)[1], [x],
+                                                                   tf.int64))
+    assert [int(v) for v in out] == [0, 1] and set(seen) == {np.int64}
+    assert type(tf.numpy_function(lambda v: v, [tf.constant("s")], tf.string).numpy()) is bytes
 
 
 def test_numpy_function_stateful_runs_every_call():

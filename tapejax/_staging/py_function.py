@@ -67,6 +67,26 @@ def calls_run_eagerly():
         _refusing.on = before
 
 
+_graph = threading.local()
+
+
+@contextlib.contextmanager
+def graph_function_args():
+    """While active (a dataset function run per element, which TF runs as a graph), a
+    ``numpy_function`` gets its scalar arguments as TF's graph kernel gives them: a NumPy scalar,
+    ``bytes`` for a string (eagerly TF gives 0-d arrays)."""
+    before, _graph.on = getattr(_graph, "on", False), True
+    try:
+        yield
+    finally:
+        _graph.on = before
+
+
+def _numpy_arg(a, graph):
+    a = np.asarray(a)
+    return a[()] if graph and a.ndim == 0 else a
+
+
 def _refuse_if_asked(name):
     if getattr(_refusing, "on", False):
         raise _Refused(f"tf.{name} in a traced dataset map: run eagerly")
@@ -231,6 +251,7 @@ def _learn_shapes(func, ins, single, specs, name, numpy):
             errors.append(f"{type(e).__name__}: {e}")
     try:
         zeros = [np.zeros(x.shape, x._value.dtype) for x in ins]
+        zeros = [_numpy_arg(z, True) for z in zeros] if numpy else zeros
         outs = run(zeros, not numpy)
     except Exception as e:  # noqa: BLE001
         errors.append(f"{type(e).__name__}: {e}")
@@ -335,6 +356,13 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
     vals = [x._value if isinstance(x, _TensorBase) else to_array(x) for x in inp]
     _refuse_if_asked("numpy_function")
     if not _staged(vals):
+        if getattr(_graph, "on", False):   # a dataset function run eagerly: TF's graph op
+            ret = func(*[_numpy_arg(v, True) for v in vals])
+            if ret is None and not specs:
+                return []
+            return _result([Tensor(a if a.dtype == object else jnp.asarray(a))   # (strings stay NumPy)
+                            for a in _convert_outputs(ret, single, specs, "numpy_function")],
+                           single)
         # TensorFlow's eager numpy_function: the inputs as np.array gives them (a Python float is
         # float64), the results converted as they come (Tout is not applied), one result unwrapped.
         outs = [r if r is None else Tensor(to_array(r)) for r in _flat(func(*[np.array(x) for x in inp]))]
@@ -342,8 +370,8 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):
     ins = [Tensor(v) for v in vals]
     shapes = tuple(_learn_shapes(func, ins, single, specs, "numpy_function", numpy=True))
 
-    def host(*arrays):
-        ret = func(*[np.asarray(a) for a in arrays])
+    def host(*arrays):   # a traced function's: TF's graph kernel gives scalars as NumPy scalars
+        ret = func(*[_numpy_arg(a, True) for a in arrays])
         return tuple(np.asarray(a) for a in _convert_outputs(ret, single, specs, "numpy_function"))
 
     with _checks.staged(may_fail=True):
