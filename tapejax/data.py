@@ -2877,10 +2877,32 @@ class Dataset:
         return transformation_func(self)
 
     def reduce(self, initial_state, reduce_func, name=None):
-        """Folds the elements: ``state = reduce_func(state, element)``."""
-        state = initial_state
+        """Folds the elements: ``state = reduce_func(state, element)``; the state is tensors (the
+        initial one converted as TF converts it), and each new state must keep its dtypes.
+
+        Example:
+            >>> import numpy as np
+            >>> import tapejax as tf
+            >>> tf.data.Dataset.range(5).reduce(np.int64(0), lambda x, _: x + 1)
+            <tf.Tensor: shape=(), dtype=int64, numpy=5>
+        """
+        def as_state(value):
+            return _map(lambda x: x if isinstance(x, Tensor) else _tensor(_to_array(x)),
+                        tuple(value) if isinstance(value, list) else value)
+        state = as_state(initial_state)
+        first = _flatten(state)[0]
         for e in self:
-            state = reduce_func(state, e)
+            new = as_state(reduce_func(state, e))
+            leaves = _flatten(new)[0]
+            if len(leaves) != len(first):
+                raise errors.InvalidArgumentError(
+                    None, None, "The number of components of the initial state and the reduce function output does "
+                    f"not match. (initial_state={len(first)}, output={len(leaves)}).")
+            for a, b in zip(first, leaves):
+                if a.dtype != b.dtype:
+                    raise TypeError("The element types for the new state must match the initial state. Expected "
+                                    f"{a.dtype} but got {b.dtype}.")
+            state = new
         return state
 
     def get_single_element(self, name=None):

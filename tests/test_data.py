@@ -694,3 +694,22 @@ def test_dataset_functions_raise_name_errors_when_made_and_filter_checks_its_pre
         ds.window(2).as_numpy_iterator()
     assert str(err.value) == ("`tf.data.Dataset.as_numpy_iterator()` is not supported for datasets that produce "
                               "values of type <class 'tensorflow.python.data.ops.dataset_ops.DatasetV2'>")
+
+
+def test_reduce_state_is_tensors_with_tf_checks():
+    # The tf.data.Dataset.reduce docstring and TF 2.21's checks (recorded).
+    assert repr(Dataset.range(5).reduce(np.int64(0), lambda x, _: x + 1)) == \
+        "<tf.Tensor: shape=(), dtype=int64, numpy=5>"
+    assert tf.data.Dataset.range(5).reduce(np.int64(0), lambda x, _: x + 1).numpy().item() == 5
+    assert repr(Dataset.range(0).reduce(np.int64(0), lambda x, _: x + 1)) == \
+        "<tf.Tensor: shape=(), dtype=int64, numpy=0>"
+    s = Dataset.range(3).reduce((np.int64(0), {"a": 1.0}), lambda s, e: (s[0] + e, {"a": s[1]["a"] * 2}))
+    assert repr(s) == ("(<tf.Tensor: shape=(), dtype=int64, numpy=3>, "
+                       "{'a': <tf.Tensor: shape=(), dtype=float32, numpy=8.0>})")
+    with pytest.raises(TypeError) as err:
+        Dataset.range(5).reduce(np.int64(0), lambda x, y: tf.cast(x, tf.float32))
+    assert str(err.value) == ("The element types for the new state must match the initial state. Expected "
+                              "<dtype: 'int64'> but got <dtype: 'float32'>.")
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"The number of components of the initial state and "
+                       r"the reduce function output does not match. \(initial_state=1, output=2\)."):
+        Dataset.range(5).reduce(np.int64(0), lambda x, y: (x, y))
