@@ -949,6 +949,31 @@ class DatasetSpec:
     def __init__(self, element_spec, dataset_shape=()):
         self.element_spec = element_spec
 
+    @classmethod
+    def from_value(cls, value):
+        """The spec of the dataset ``value``.
+
+        Example:
+            >>> import tapejax as tf
+            >>> tf.data.DatasetSpec.from_value(tf.data.Dataset.range(3))
+            DatasetSpec(TensorSpec(shape=(), dtype=tf.int64, name=None), TensorShape([]))
+        """
+        return cls(value.element_spec)
+
+    @property
+    def value_type(self):
+        return Dataset
+
+    def is_compatible_with(self, spec_or_value):
+        other = DatasetSpec(spec_or_value.element_spec) if isinstance(spec_or_value, Dataset) else spec_or_value
+        return isinstance(other, DatasetSpec) and _specs_compatible(self.element_spec, other.element_spec)
+
+    def _tf_bind(self, value):
+        """``value`` as an argument of a tf.function with this spec in its input_signature."""
+        if isinstance(value, Dataset) and self.is_compatible_with(value):
+            return value
+        raise TypeError(f"Can not cast {value!r} to {self!r}")
+
     def __repr__(self):
         return f"DatasetSpec({self.element_spec!r}, TensorShape([]))"
 
@@ -960,6 +985,13 @@ class DatasetSpec:
 
 
 _DatasetSpec = DatasetSpec
+
+
+def _specs_compatible(a, b):
+    """Whether two element_specs are compatible (same structure, each leaf compatible)."""
+    (la, ta), (lb, tb) = _flatten(a), _flatten(b)
+    return ta == tb and all(x.is_compatible_with(y) if hasattr(x, "is_compatible_with") else x == y
+                            for x, y in zip(la, lb))
 
 
 def _spec_of(e):
@@ -3146,6 +3178,24 @@ class IteratorSpec:
     def __init__(self, element_spec):
         self.element_spec = element_spec
 
+    @classmethod
+    def from_value(cls, value):
+        return cls(value.element_spec)
+
+    @property
+    def value_type(self):
+        return _Iterator
+
+    def is_compatible_with(self, spec_or_value):
+        other = IteratorSpec(spec_or_value.element_spec) if isinstance(spec_or_value, _Iterator) else spec_or_value
+        return isinstance(other, IteratorSpec) and _specs_compatible(self.element_spec, other.element_spec)
+
+    def _tf_bind(self, value):
+        """``value`` as an argument of a tf.function with this spec in its input_signature."""
+        if isinstance(value, _Iterator) and self.is_compatible_with(value):
+            return value
+        raise TypeError(f"Can not cast {value!r} to {self!r}")
+
     def __repr__(self):
         return f"IteratorSpec({self.element_spec!r},)"
 
@@ -3328,9 +3378,7 @@ class OptionalSpec:
         other = spec_or_value._type_spec if isinstance(spec_or_value, Optional) else spec_or_value
         if not isinstance(other, OptionalSpec):
             return False
-        (la, ta), (lb, tb) = _flatten(self._element_spec), _flatten(other._element_spec)
-        return ta == tb and all(a.is_compatible_with(b) if hasattr(a, "is_compatible_with") else a == b
-                                for a, b in zip(la, lb))
+        return _specs_compatible(self._element_spec, other._element_spec)
 
     def _tf_bind(self, value):
         """``value`` as an argument of a tf.function with this spec in its input_signature."""

@@ -334,3 +334,20 @@ def test_experimental_optional_and_optional_spec_as_tf():
     it.get_next_as_optional()
     end = it.get_next_as_optional()
     assert not bool(end.has_value()) and end.element_spec == tf.TensorSpec((), tf.int64)
+
+
+def test_dataset_and_iterator_specs_in_input_signatures_as_tf():
+    # The tf.data.IteratorSpec and tf.data.DatasetSpec docstrings, recorded from TF 2.21.
+    @tf.function(input_signature=[tf.data.IteratorSpec(tf.TensorSpec(shape=(), dtype=tf.int32, name=None))])
+    def square(iterator):
+        x = iterator.get_next()
+        return x * x
+    assert str(square(iter(tf.data.Dataset.from_tensors(5)))) == "tf.Tensor(25, shape=(), dtype=int32)"
+    assert repr(tf.data.DatasetSpec.from_value(tf.data.Dataset.range(3))) == \
+        "DatasetSpec(TensorSpec(shape=(), dtype=tf.int64, name=None), TensorShape([]))"
+
+    @tf.function(input_signature=[tf.data.DatasetSpec(tf.TensorSpec(shape=(), dtype=tf.int64))])
+    def total(ds):
+        return ds.reduce(tf.constant(0, tf.int64), lambda s, x: s + x)
+    assert str(total(tf.data.Dataset.range(4))) == "tf.Tensor(6, shape=(), dtype=int64)"
+    assert str(total(tf.data.Dataset.range(5))) == "tf.Tensor(10, shape=(), dtype=int64)"
