@@ -31,6 +31,7 @@ MODULES = [
     "tapejax.autograph", "tapejax.summary", "tapejax.debugging", "tapejax.dtypes", "tapejax.config",
     "tapejax.strings", "tapejax.ragged", "tapejax.sparse", "tapejax.image", "tapejax.nest", "tapejax.compat",
     "tapejax.signal", "tapejax.lookup", "tapejax.lookup.experimental", "tapejax.audio", "tapejax.sets", "tapejax.test",
+    "tapejax.queue",
 ]
 
 

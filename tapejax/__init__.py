@@ -71,6 +71,7 @@ from . import signal as signal  # noqa: F401
 from . import lookup as lookup  # noqa: F401
 from . import audio as audio  # noqa: F401
 from . import sets as sets  # noqa: F401
+from . import queue as queue  # noqa: F401
 
 newaxis = None
 __version__ = version.VERSION   # what TensorFlow code checks; the package's: version.TAPEJAX_VERSION

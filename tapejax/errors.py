@@ -27,6 +27,16 @@ class OutOfRangeError(OpError):
     pass
 
 
+class CancelledError(OpError):
+    """An operation was cancelled: an ``enqueue`` to a closed ``tf.queue.FIFOQueue``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> issubclass(tf.errors.CancelledError, tf.errors.OpError)
+        True
+    """
+
+
 class UnimplementedError(OpError):
     pass
 

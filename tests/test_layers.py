@@ -25,7 +25,7 @@ LAYERS = [
                     "tapejax.numpy", "tapejax.dtypes", "tapejax.debugging", "tapejax.image", "tapejax.io",
                     "tapejax.sparse", "tapejax.ragged", "tapejax.summary", "tapejax.config",
                     "tapejax.autodiff", "tapejax.autograph", "tapejax.types", "tapejax.experimental",
-                    "tapejax.nest", "tapejax.compat", "tapejax.test", "tapejax._init_ops"]),
+                    "tapejax.nest", "tapejax.compat", "tapejax.test", "tapejax._init_ops", "tapejax.queue"]),
     ("services", ["tapejax.data", "tapejax.distribute", "tapejax.checkpoint", "tapejax.train",
                   "tapejax.saved_model"]),
     ("keras", ["tapejax.keras"]),
