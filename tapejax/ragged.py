@@ -1115,6 +1115,97 @@ def _stack_concat_axis_1(parts, stack_values):
     return RaggedTensor.from_row_splits(permuted._values, permuted._splits[::k])
 
 
+def row_splits_to_segment_ids(splits, name=None, out_type=None):
+    """The segment (row) id of each value, from ``row_splits`` (``tf.ragged.row_splits_to_segment_ids``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> print(tf.ragged.row_splits_to_segment_ids([0, 3, 3, 5, 6, 9]))
+        tf.Tensor([0 0 0 2 2 3 4 4 4], shape=(9,), dtype=int64)
+    """
+    s = _host_index(splits).reshape(-1)
+    if s.size == 0:
+        raise ValueError("Invalid row_splits: []")
+    ids = np.repeat(np.arange(len(s) - 1), np.diff(s))
+    out = _index_tensor(ids)
+    out_type = splits.dtype if out_type is None and isinstance(splits, _TensorBase) else out_type
+    return out if out_type is None else _cast(out, out_type)
+
+
+def segment_ids_to_row_splits(segment_ids, num_segments=None, out_type=None, name=None):
+    """The ``row_splits`` of sorted segment ids (``tf.ragged.segment_ids_to_row_splits``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> print(tf.ragged.segment_ids_to_row_splits([0, 0, 0, 2, 2, 3, 4, 4, 4]))
+        tf.Tensor([0 3 3 5 6 9], shape=(6,), dtype=int64)
+    """
+    ids = _host_index(segment_ids).reshape(-1)
+    n = (int(ids.max()) + 1 if ids.size else 0) if num_segments is None else int(_host_index(num_segments))
+    counts = np.bincount(ids, minlength=n)[:n] if n else np.zeros(0, np.int64)
+    out = _index_tensor(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))
+    out_type = segment_ids.dtype if out_type is None and isinstance(segment_ids, _TensorBase) else out_type
+    return out if out_type is None else _cast(out, out_type)
+
+
+def boolean_mask(data, mask, name=None):
+    """The values of ``data`` where ``mask`` is true, keeping the dimensions of the mask but its
+    last (``tf.ragged.boolean_mask``): a 1-D mask keeps rows; a rank-k mask gives a RaggedTensor
+    whose rows hold the kept entries of each row.
+
+    Example:
+        >>> import tapejax as tf
+        >>> T, F = (True, False)
+        >>> tf.ragged.boolean_mask(data=[[1, 2, 3], [4, 5, 6], [7, 8, 9]],
+        ...                        mask=[[T, F, T], [F, F, F], [T, F, F]]).to_list()
+        [[1, 3], [], [7]]
+        >>> tf.ragged.boolean_mask(tf.ragged.constant([[1, 2, 3], [4], [5, 6]]),
+        ...                        tf.ragged.constant([[F, F, T], [F], [T, T]])).to_list()
+        [[3], [], [5, 6]]
+    """
+    data = data if isinstance(data, RaggedTensor) else _tensor(data)
+    mask = mask if isinstance(mask, RaggedTensor) else _tensor(mask, _dtypes.bool)
+    if mask.dtype != _dtypes.bool:
+        raise ValueError(f"mask.dtype={mask.dtype} is not tf.bool")
+    if mask.ndim is not None and data.ndim is not None and mask.ndim > data.ndim:
+        raise ValueError("mask.shape.ndims must be less than or equal to data.shape.ndims")
+    if mask.ndim == 1:
+        keep = np.flatnonzero(np.asarray(mask))
+        if isinstance(data, RaggedTensor):
+            return data._take(keep)
+        return _ops.gather(data, _index_tensor(keep))
+    d = data if isinstance(data, RaggedTensor) else RaggedTensor.from_tensor(data)
+    m = mask if isinstance(mask, RaggedTensor) else RaggedTensor.from_tensor(mask)
+    if not np.array_equal(d._splits, m._splits):
+        raise errors.InvalidArgumentError(None, None, "data and mask have incompatible row partitions "
+                                          "(their row lengths differ).")
+    if mask.ndim == 2:
+        flags = np.asarray(m._values).reshape(-1)
+        kept = boolean_mask(d._values, m._values)
+        counts = np.bincount(m._rowids()[flags], minlength=len(m._splits) - 1)
+        return RaggedTensor.from_row_lengths(kept, counts)
+    return RaggedTensor.from_row_splits(boolean_mask(d._values, m._values), d._splits)
+
+
+def stack_dynamic_partitions(data, partitions, num_partitions, name=None):
+    """Row ``p`` holds the values of ``data`` whose partition is ``p``, in order
+    (``tf.ragged.stack_dynamic_partitions``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.ragged.stack_dynamic_partitions(['a', 'b', 'c', 'd', 'e'], [3, 0, 2, 2, 3], 5)
+        <tf.RaggedTensor [[b'b'], [], [b'c', b'd'], [b'a', b'e'], []]>
+    """
+    n = int(_host_index(num_partitions))
+    parts = _host_index(partitions).reshape(-1)
+    if parts.size and (parts.min() < 0 or parts.max() >= n):
+        raise errors.InvalidArgumentError(None, None, f"partitions must be in the range [0, {n}): got "
+                                          f"{parts.tolist()}.")
+    order = np.argsort(parts, kind="stable")
+    values = data if isinstance(data, RaggedTensor) else _tensor(data)
+    return RaggedTensor.from_row_lengths(_take_values(values, order), np.bincount(parts, minlength=n))
+
+
 # ---------------------------------------------------------------------- ops of the table on ragged tensors
 _ELEMENTWISE = frozenset(getattr(_ops, n) for n in (
     "negative abs sign exp expm1 log log1p sqrt rsqrt square reciprocal floor ceil round sin cos tan asin "
@@ -1321,4 +1412,5 @@ jax.tree_util.register_pytree_node(
     lambda aux, children: RaggedTensor(children[0], np.asarray(aux[0], np.int64), internal=True,
                                        uniform_row_length=aux[1]))
 
-__all__ = ["RaggedTensor", "constant", "map_flat_values", "range", "stack"]
+__all__ = ["RaggedTensor", "constant", "map_flat_values", "range", "stack", "boolean_mask",
+           "row_splits_to_segment_ids", "segment_ids_to_row_splits", "stack_dynamic_partitions"]

@@ -675,3 +675,34 @@ def test_ragged_stack_along_any_axis_as_tf():
     assert r.shape.as_list() == [2, None, None]
     with pytest.raises(tf.errors.InvalidArgumentError, match="Inputs must have identical ragged splits"):
         tf.ragged.stack([t1, t2], axis=2)
+
+
+def test_ragged_boolean_mask_segment_ids_and_dynamic_partitions_as_tf():
+    # The tf.ragged.boolean_mask / row_splits_to_segment_ids / segment_ids_to_row_splits /
+    # stack_dynamic_partitions docstrings and TF 2.21's outputs (recorded).
+    T, F = (True, False)
+    assert tf.ragged.boolean_mask(data=[[1, 2, 3], [4, 5, 6], [7, 8, 9]],
+                                  mask=[[T, F, T], [F, F, F], [T, F, F]]).to_list() == [[1, 3], [], [7]]
+    assert tf.ragged.boolean_mask(tf.ragged.constant([[1, 2, 3], [4], [5, 6]]),
+                                  tf.ragged.constant([[F, F, T], [F], [T, T]])).to_list() == [[3], [], [5, 6]]
+    assert tf.ragged.boolean_mask(tf.ragged.constant([[1, 2, 3], [4], [5, 6]]),
+                                  tf.ragged.constant([True, False, True])).to_list() == [[1, 2, 3], [5, 6]]
+    rt = tf.ragged.constant([[[1, 2], [3]], [[4]], []])
+    assert repr(tf.ragged.boolean_mask(rt, tf.ragged.constant([[T, F], [T], []]))) == \
+        "<tf.RaggedTensor [[[1, 2]], [[4]], []]>"
+    assert repr(tf.ragged.boolean_mask(rt, tf.ragged.constant([[[T, F], [T]], [[F]], []]))) == \
+        "<tf.RaggedTensor [[[1], [3]], [[]], []]>"
+    assert str(tf.ragged.boolean_mask(tf.constant([[1, 2], [3, 4], [5, 6]]), [T, F, T]).numpy().tolist()) == \
+        "[[1, 2], [5, 6]]"
+    assert str(tf.ragged.row_splits_to_segment_ids([0, 3, 3, 5, 6, 9])) == \
+        "tf.Tensor([0 0 0 2 2 3 4 4 4], shape=(9,), dtype=int64)"
+    assert str(tf.ragged.segment_ids_to_row_splits([0, 0, 0, 2, 2, 3, 4, 4, 4])) == \
+        "tf.Tensor([0 3 3 5 6 9], shape=(6,), dtype=int64)"
+    assert str(tf.ragged.segment_ids_to_row_splits([0, 0, 2], num_segments=4)) == \
+        "tf.Tensor([0 2 2 3 3], shape=(5,), dtype=int64)"
+    assert str(tf.ragged.segment_ids_to_row_splits(tf.constant([0, 1, 1], tf.int32))) == \
+        "tf.Tensor([0 1 3], shape=(3,), dtype=int32)"
+    assert repr(tf.ragged.stack_dynamic_partitions(["a", "b", "c", "d", "e"], [3, 0, 2, 2, 3], 5)) == \
+        "<tf.RaggedTensor [[b'b'], [], [b'c', b'd'], [b'a', b'e'], []]>"
+    assert tf.ragged.stack_dynamic_partitions([[1, 2], [3, 4], [5, 6]], [1, 0, 1], 2).to_list() == \
+        [[[3, 4]], [[1, 2], [5, 6]]]
