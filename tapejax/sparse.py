@@ -475,6 +475,79 @@ def slice(sp_input, start, size, name=None):  # noqa: A001
                         np.maximum(stop - start, 0))
 
 
+def _elementwise_union(a, b, op):
+    """``op`` of two SparseTensors over the union of their entries (an absent one is 0), in
+    row-major order: TF's SparseSparseMaximum / SparseSparseMinimum."""
+    a, b = _sparse(a), _sparse(b)
+    if len(a._shape) != len(b._shape):
+        raise errors.InvalidArgumentError(None, None, "Operands do not have the same ranks; got shapes: "
+                                          f"{' '.join(map(str, a._shape))} and {' '.join(map(str, b._shape))}")
+    if not np.array_equal(a._shape, b._shape):
+        raise errors.InvalidArgumentError(None, None, "Operands' shapes do not match: got "
+                                          f"{' '.join(map(str, a._shape))} and {' '.join(map(str, b._shape))}")
+    pa, pb = _order(a._indices, a._shape), _order(b._indices, b._shape)
+    pos, first = np.unique(np.concatenate([pa, pb]), return_index=True)
+    both = np.concatenate([a._indices, b._indices]).reshape(-1, len(a._shape))
+
+    def aligned(sp, p):   # sp's value at each union position, 0 where it has none
+        where = {int(x): i for i, x in enumerate(p)}
+        idx = np.asarray([where.get(int(x), len(p)) for x in pos], np.int64)
+        ext = _ops.concat([sp.values, _ops.zeros([1], sp.dtype)], axis=0)
+        return _ops.gather(ext, _index_tensor(idx))
+    return SparseTensor(both[first], op(aligned(a, pa), aligned(b, pb)), a._shape)
+
+
+def maximum(sp_a, sp_b, name=None):
+    """The element-wise maximum of two SparseTensors of one shape, over the union of their
+    entries (an absent entry counts as 0) (``tf.sparse.maximum``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> sp_zero = tf.sparse.SparseTensor([[0]], [0], [7])
+        >>> sp_one = tf.sparse.SparseTensor([[1]], [1], [7])
+        >>> res = tf.sparse.maximum(sp_zero, sp_one)
+        >>> res.indices.numpy().tolist(), res.values.numpy().tolist()
+        ([[0], [1]], [0, 1])
+    """
+    return _elementwise_union(sp_a, sp_b, _ops.maximum)
+
+
+def minimum(sp_a, sp_b, name=None):
+    """The element-wise minimum of two SparseTensors of one shape, over the union of their
+    entries (an absent entry counts as 0) (``tf.sparse.minimum``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> sp_zero = tf.sparse.SparseTensor([[0]], [0], [7])
+        >>> sp_one = tf.sparse.SparseTensor([[1]], [1], [7])
+        >>> tf.sparse.minimum(sp_zero, sp_one).values.numpy().tolist()
+        [0, 0]
+    """
+    return _elementwise_union(sp_a, sp_b, _ops.minimum)
+
+
+def expand_dims(sp_input, axis=None, name=None):
+    """A dimension of size 1 inserted at ``axis`` (the last by default) (``tf.sparse.expand_dims``).
+
+    Example:
+        >>> import tapejax as tf
+        >>> sp = tf.sparse.SparseTensor(indices=[[3, 4, 1]], values=[7], dense_shape=[10, 10, 3])
+        >>> tf.sparse.expand_dims(sp, axis=0).shape.as_list()
+        [1, 10, 10, 3]
+        >>> tf.sparse.expand_dims(sp).shape.as_list()
+        [10, 10, 3, 1]
+    """
+    sp = _sparse(sp_input)
+    rank = len(sp._shape)
+    axis = -1 if axis is None else int(np.asarray(_tensor(axis)))
+    if not -(rank + 1) <= axis <= rank:
+        raise errors.InvalidArgumentError(None, None, f"Expected size[1] in [0, {rank}], but got "
+                                          f"{axis + rank + 1 if axis < 0 else axis}")
+    axis = axis + rank + 1 if axis < 0 else axis
+    indices = np.insert(sp._indices.reshape(-1, rank), axis, 0, axis=1)
+    return SparseTensor(indices, sp.values, np.insert(sp._shape, axis, 1))
+
+
 def retain(sp_input, to_retain):
     """The entries where the boolean vector ``to_retain`` is True (``tf.sparse.retain``)."""
     sp = _sparse(sp_input)
@@ -505,4 +578,5 @@ jax.tree_util.register_pytree_node(
 
 
 __all__ = ["SparseTensor", "to_dense", "from_dense", "reorder", "add", "sparse_dense_matmul", "reduce_sum",
-           "reduce_max", "map_values", "transpose", "concat", "slice", "retain", "eye"]
+           "reduce_max", "map_values", "transpose", "concat", "slice", "retain", "eye", "maximum", "minimum",
+           "expand_dims"]

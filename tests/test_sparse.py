@@ -406,3 +406,25 @@ def test_keras_dense_takes_sparse_inputs():
     relu = tf.keras.layers.Dense(2, kernel_initializer='ones', activation='relu')
     assert relu(tf.sparse.SparseTensor([[0, 1]], [-2.0], [2, 3])).numpy().tolist() == [[0.0, 0.0], [0.0, 0.0]]
     assert "ragged=True" in repr(tf.keras.Input(shape=(3,), ragged=True))
+
+
+def test_sparse_maximum_minimum_expand_dims_as_tf():
+    # The tf.sparse.maximum / minimum / expand_dims docstrings and TF 2.21's outputs (recorded).
+    res = tf.sparse.maximum(tf.sparse.SparseTensor([[0]], [0], [7]), tf.sparse.SparseTensor([[1]], [1], [7]))
+    assert repr(res.indices) == "<tf.Tensor: shape=(2, 1), dtype=int64, numpy=\narray([[0],\n       [1]])>"
+    assert repr(res.values) == "<tf.Tensor: shape=(2,), dtype=int32, numpy=array([0, 1], dtype=int32)>"
+    assert repr(res.dense_shape) == "<tf.Tensor: shape=(1,), dtype=int64, numpy=array([7])>"
+    a = tf.sparse.SparseTensor([[0, 1], [1, 0]], [-2., 3.], [2, 2])
+    b = tf.sparse.SparseTensor([[0, 1], [1, 1]], [-5., -1.], [2, 2])
+    mx, mn = tf.sparse.maximum(a, b), tf.sparse.minimum(a, b)   # an absent entry counts as 0
+    assert mx.indices.numpy().tolist() == [[0, 1], [1, 0], [1, 1]] and mx.values.numpy().tolist() == [-2.0, 3.0, 0.0]
+    assert mn.indices.numpy().tolist() == [[0, 1], [1, 0], [1, 1]] and mn.values.numpy().tolist() == [-5.0, 0.0, -1.0]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Operands do not have the same ranks; got shapes: 2 2 "
+                                                             "and 3"):
+        tf.sparse.maximum(a, tf.sparse.SparseTensor([[0]], [1.], [3]))
+    sp = tf.sparse.SparseTensor(indices=[[3, 4, 1]], values=[7], dense_shape=[10, 10, 3])
+    assert tf.sparse.expand_dims(sp, axis=0).shape.as_list() == [1, 10, 10, 3]
+    assert tf.sparse.expand_dims(sp, axis=1).shape.as_list() == [10, 1, 10, 3]
+    assert tf.sparse.expand_dims(sp, axis=-1).shape.as_list() == [10, 10, 3, 1]
+    assert tf.sparse.expand_dims(sp).shape.as_list() == [10, 10, 3, 1]
+    assert tf.sparse.expand_dims(a, 1).indices.numpy().tolist() == [[0, 0, 1], [1, 0, 0]]
