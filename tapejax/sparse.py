@@ -548,6 +548,38 @@ def expand_dims(sp_input, axis=None, name=None):
     return SparseTensor(indices, sp.values, np.insert(sp._shape, axis, 1))
 
 
+def softmax(sp_input, name=None):
+    """The softmax of each innermost row of a SparseTensor (rank >= 2) over its present entries
+    (absent ones take no part) (``tf.sparse.softmax``).
+
+    Example:
+        >>> import numpy as np
+        >>> import tapejax as tf
+        >>> st = tf.sparse.from_dense([[[0., np.e], [1., 0.]], [[np.e, 0.], [np.e, np.e]]])
+        >>> tf.sparse.softmax(st).values.numpy().tolist()
+        [1.0, 1.0, 1.0, 0.5, 0.5]
+    """
+    sp = _sparse(sp_input)
+    rank = len(sp._shape)
+    if rank < 2:
+        raise errors.InvalidArgumentError(None, None, f"Input should have rank >= 2, but received shape: "
+                                          f"{' '.join(map(str, sp._shape))}")
+    idx = sp._indices.reshape(-1, rank)
+    outer = _order(idx[:, :-1], sp._shape[:-1]) if len(idx) else np.zeros(0, np.int64)
+    rows, ids = np.unique(outer, return_inverse=True)
+    n = len(rows)
+    count = Tensor(jnp.asarray(np.bincount(ids, minlength=n)))
+    ids_t = _index_tensor(ids)
+    top = _segment(sp.values, ids_t, count, n=n, kind="max")
+    e = _ops.exp(_ops.subtract(sp.values, _ops.gather(top, ids_t)))
+    total = _segment(e, ids_t, count, n=n, kind="sum")
+    out = _ops.divide(e, _ops.gather(total, ids_t))
+    perm = np.argsort(_order(idx, sp._shape), kind="stable")
+    if np.any(perm != np.arange(len(perm))):   # TF's kernel writes the values in row-major order, the
+        out = _ops.gather(out, _index_tensor(perm))   # indices as given (it expects reordered input)
+    return SparseTensor(idx, out, sp._shape)
+
+
 def retain(sp_input, to_retain):
     """The entries where the boolean vector ``to_retain`` is True (``tf.sparse.retain``)."""
     sp = _sparse(sp_input)
@@ -579,4 +611,4 @@ jax.tree_util.register_pytree_node(
 
 __all__ = ["SparseTensor", "to_dense", "from_dense", "reorder", "add", "sparse_dense_matmul", "reduce_sum",
            "reduce_max", "map_values", "transpose", "concat", "slice", "retain", "eye", "maximum", "minimum",
-           "expand_dims"]
+           "expand_dims", "softmax"]

@@ -428,3 +428,19 @@ def test_sparse_maximum_minimum_expand_dims_as_tf():
     assert tf.sparse.expand_dims(sp, axis=-1).shape.as_list() == [10, 10, 3, 1]
     assert tf.sparse.expand_dims(sp).shape.as_list() == [10, 10, 3, 1]
     assert tf.sparse.expand_dims(a, 1).indices.numpy().tolist() == [[0, 0, 1], [1, 0, 0]]
+
+
+def test_sparse_softmax_as_tf():
+    # The tf.sparse.softmax docstring and TF 2.21 (recorded), unordered input included: TF's kernel
+    # writes the values in row-major order next to the indices as given.
+    st = tf.sparse.from_dense([[[0., np.e], [1., 0.]], [[np.e, 0.], [np.e, np.e]]])
+    res = tf.sparse.softmax(st)
+    assert res.indices.numpy().tolist() == [[0, 0, 1], [0, 1, 0], [1, 0, 0], [1, 1, 0], [1, 1, 1]]
+    assert repr(res.values) == ("<tf.Tensor: shape=(5,), dtype=float32, numpy=array([1. , 1. , 1. , 0.5, 0.5], "
+                                "dtype=float32)>")
+    assert tf.sparse.to_dense(res).numpy().tolist() == [[[0., 1.], [1., 0.]], [[1., 0.], [0.5, 0.5]]]
+    st = tf.sparse.SparseTensor([[0, 2], [0, 0], [1, 1], [2, 0]], [1., 2., 3., 4.], [3, 3])
+    np.testing.assert_allclose(tf.sparse.softmax(st).values.numpy(), [0.7310585975646973, 0.2689414322376251,
+                                                                      1.0, 1.0], rtol=1e-6)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Input should have rank >= 2, but received shape: 3"):
+        tf.sparse.softmax(tf.sparse.SparseTensor([[0]], [1.], [3]))
