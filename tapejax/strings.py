@@ -14,6 +14,7 @@ Example:
 """
 import functools
 import re
+from builtins import range as builtins_range
 
 import jax.numpy as jnp
 import numpy as np
@@ -266,6 +267,36 @@ def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
     return _strings(np.expand_dims(out, axis) if keepdims else out)
 
 
+def unsorted_segment_join(inputs, segment_ids, num_segments, separator="", name=None):
+    """Joins, with ``separator``, the strings of ``inputs`` that share a segment id, in order
+    (``tf.strings.unsorted_segment_join``); the ids' shape is a prefix of the inputs' shape, a
+    segment with no string is ``b''``.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.strings.unsorted_segment_join(['this', 'a', 'test', 'is'], [0, 1, 1, 0], 2, ' ').numpy()
+        array([b'this is', b'a test'], dtype=object)
+    """
+    a = _text(inputs)
+    ids = np.asarray(segment_ids._value if isinstance(segment_ids, _TensorBase) else segment_ids)
+    n = int(np.asarray(num_segments._value if isinstance(num_segments, _TensorBase) else num_segments))
+    for d, (x, y) in enumerate(zip(ids.shape, a.shape)):
+        if x != y:
+            raise errors.InvalidArgumentError(None, None, f"Segment dimension is {x} while input dimension is {y} "
+                                              f"in rank {d}")
+    if ids.ndim > a.ndim or (ids.size and (ids.min() < 0 or ids.max() >= n)):
+        raise errors.InvalidArgumentError(None, None, "segment_ids are not allowed to exceed num_segments or to "
+                                          "have negative values.")
+    sep = separator.encode("utf-8") if isinstance(separator, str) else separator
+    flat_ids = ids.reshape(-1)
+    rows = a.reshape((flat_ids.size,) + a.shape[ids.ndim:])
+    out = np.empty((n,) + a.shape[ids.ndim:], object)
+    for i in np.ndindex(out.shape[1:]):
+        for k in builtins_range(n):
+            out[(k,) + i] = sep.join(rows[(j,) + i] for j in np.flatnonzero(flat_ids == k))
+    return _strings(out)
+
+
 def format(template, inputs, placeholder="{}", summarize=3, name=None):  # noqa: A001
     """``template`` with each ``placeholder`` replaced by one of ``inputs``, printed as
     ``tf.print`` prints it (``tf.strings.format``).
@@ -501,7 +532,7 @@ def to_hash_bucket_fast(input, num_buckets, name=None):
 __all__ = ["length", "lower", "upper", "strip", "substr", "regex_replace", "regex_full_match", "join",
            "reduce_join", "format", "to_number", "as_string", "split", "bytes_split", "unicode_split",
            "unicode_decode", "unicode_decode_with_offsets", "unicode_encode", "unicode_transcode",
-           "to_hash_bucket_fast"]
+           "to_hash_bucket_fast", "unsorted_segment_join"]
 
 
 

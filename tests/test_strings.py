@@ -631,3 +631,18 @@ def test_to_hash_bucket_fast_ragged_guide_cell():
         tf.strings.to_hash_bucket_fast(tf.constant([1]), 3)
     with pytest.raises(tf.errors.InvalidArgumentError, match="'num_buckets' of 0 must be at least minimum 1"):
         tf.strings.to_hash_bucket_fast(tf.constant(['a']), 0)
+
+
+def test_unsorted_segment_join_as_tf():
+    # The tf.strings.unsorted_segment_join docstring and TF 2.21 (recorded).
+    out = tf.strings.unsorted_segment_join(["this", "a", "test", "is"], [0, 1, 1, 0], 2, " ").numpy()
+    assert repr(out) == "array([b'this is', b'a test'], dtype=object)"
+    out = tf.strings.unsorted_segment_join([["Y", "q", "c"], ["Y", "6", "6"], ["p", "G", "a"]], [1, 0, 1], 2,
+                                           separator=":").numpy()
+    assert out.tolist() == [[b"Y", b"6", b"6"], [b"Y:p", b"q:G", b"c:a"]]
+    assert tf.strings.unsorted_segment_join(["a", "b", "c"], [0, 0, 0], 3).numpy().tolist() == [b"abc", b"", b""]
+    assert tf.strings.unsorted_segment_join([["a", "b"], ["c", "d"]], [[0, 1], [1, 1]], 2).numpy().tolist() == \
+        [b"a", b"bcd"]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="segment_ids are not allowed to exceed num_segments or "
+                                                             "to have negative values."):
+        tf.strings.unsorted_segment_join(["a", "b", "c"], [0, 5, 0], 3)
