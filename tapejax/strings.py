@@ -267,6 +267,69 @@ def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
     return _strings(np.expand_dims(out, axis) if keepdims else out)
 
 
+def ngrams(data, ngram_width, separator=" ", pad_values=None, padding_width=None,
+           preserve_short_sequences=False, name=None):
+    """The n-grams of the strings along the last axis of ``data`` (``tf.strings.ngrams``): for
+    each width of ``ngram_width`` in turn, the windows joined by ``separator``; ``pad_values``
+    (one string or a (left, right) pair) pads each row with ``padding_width`` (width - 1 by
+    default) values per side; ``preserve_short_sequences`` makes one n-gram of a row too short for any.
+
+    Example:
+        >>> import tapejax as tf
+        >>> tf.strings.ngrams(["A", "B", "C", "D"], 2).numpy()
+        array([b'A B', b'B C', b'C D'], dtype=object)
+        >>> tf.strings.ngrams(["TF", "and", "keras"], 1).numpy()
+        array([b'TF', b'and', b'keras'], dtype=object)
+    """
+    widths = list(ngram_width) if isinstance(ngram_width, (list, tuple)) else [ngram_width]
+    widths = [int(w) for w in widths]
+    if any(w < 1 for w in widths):
+        raise ValueError(f"All ngram_widths must be greater than 0. Got {ngram_width}")
+    enc = (lambda v: v.encode("utf-8") if isinstance(v, str) else v)  # noqa: E731
+    sep = enc(separator)
+    if pad_values is None:
+        left = right = None
+    elif isinstance(pad_values, (list, tuple)):
+        if len(pad_values) != 2:
+            raise ValueError("pad_values must be a string, tuple or list.")
+        left, right = enc(pad_values[0]), enc(pad_values[1])
+    else:
+        left = right = enc(pad_values)
+    if padding_width is not None and int(padding_width) < 1:
+        raise ValueError(f"padding_width must be greater than 0. Got {padding_width}")
+
+    def row_ngrams(row):
+        row = list(row)
+        out = []
+        for w in widths:
+            p = 0 if left is None else (w - 1 if padding_width is None else min(int(padding_width), w - 1))
+            padded = [left] * p + row + [right] * p
+            out.extend(sep.join(padded[i:i + w]) for i in builtins_range(len(padded) - w + 1))
+        if not out and preserve_short_sequences:
+            p = 0 if left is None else (widths[0] - 1 if padding_width is None else
+                                        min(int(padding_width), widths[0] - 1))
+            out.append(sep.join([left] * p + row + [right] * p))
+        return out
+
+    if isinstance(data, RaggedTensor):
+        if data.ragged_rank != 1:
+            return data.with_values(ngrams(data.values, ngram_width, separator, pad_values, padding_width,
+                                           preserve_short_sequences))
+        rows = [row_ngrams(r) for r in data.to_list()]
+        return RaggedTensor.from_row_lengths(_strings(np.asarray([g for r in rows for g in r] or [], object)
+                                                      .reshape(-1)), [len(r) for r in rows])
+    a = _text(data)
+    if a.ndim == 0:
+        raise ValueError("Data must have rank>0")
+    lead = a.reshape(-1, a.shape[-1]) if a.shape[-1] else a.reshape(-1, 0)
+    rows = [row_ngrams(r) for r in lead]
+    k = len(rows[0]) if rows else 0
+    out = np.empty((len(rows), k), object)
+    for i, r in enumerate(rows):
+        out[i, :] = r
+    return _strings(out.reshape(a.shape[:-1] + (k,)))
+
+
 def unsorted_segment_join(inputs, segment_ids, num_segments, separator="", name=None):
     """Joins, with ``separator``, the strings of ``inputs`` that share a segment id, in order
     (``tf.strings.unsorted_segment_join``); the ids' shape is a prefix of the inputs' shape, a
@@ -532,7 +595,7 @@ def to_hash_bucket_fast(input, num_buckets, name=None):
 __all__ = ["length", "lower", "upper", "strip", "substr", "regex_replace", "regex_full_match", "join",
            "reduce_join", "format", "to_number", "as_string", "split", "bytes_split", "unicode_split",
            "unicode_decode", "unicode_decode_with_offsets", "unicode_encode", "unicode_transcode",
-           "to_hash_bucket_fast", "unsorted_segment_join"]
+           "to_hash_bucket_fast", "unsorted_segment_join", "ngrams"]
 
 
 

@@ -646,3 +646,25 @@ def test_unsorted_segment_join_as_tf():
     with pytest.raises(tf.errors.InvalidArgumentError, match="segment_ids are not allowed to exceed num_segments or "
                                                              "to have negative values."):
         tf.strings.unsorted_segment_join(["a", "b", "c"], [0, 5, 0], 3)
+
+
+def test_ngrams_as_tf():
+    # The tf.strings.ngrams docstring and TF 2.21's outputs (recorded).
+    assert repr(tf.strings.ngrams(["A", "B", "C", "D"], 2).numpy()) == "array([b'A B', b'B C', b'C D'], dtype=object)"
+    assert repr(tf.strings.ngrams(["TF", "and", "keras"], 1).numpy()) == \
+        "array([b'TF', b'and', b'keras'], dtype=object)"
+    assert tf.strings.ngrams(["A", "B", "C"], (1, 2)).numpy().tolist() == [b"A", b"B", b"C", b"A B", b"B C"]
+    assert tf.strings.ngrams([["a", "b", "c"], ["d", "e", "f"]], 2, separator="_").numpy().tolist() == \
+        [[b"a_b", b"b_c"], [b"d_e", b"e_f"]]
+    assert repr(tf.strings.ngrams(tf.ragged.constant([["a", "b", "c"], ["d"]]), 2)) == \
+        "<tf.RaggedTensor [[b'a b', b'b c'], []]>"
+    assert tf.strings.ngrams(["A", "B"], 3).numpy().tolist() == []
+    assert tf.strings.ngrams(["A", "B"], 3, pad_values=("<", ">")).numpy().tolist() == \
+        [b"< < A", b"< A B", b"A B >", b"B > >"]
+    assert tf.strings.ngrams(["A", "B"], 2, pad_values="#", padding_width=1).numpy().tolist() == \
+        [b"# A", b"A B", b"B #"]
+    assert tf.strings.ngrams(["A"], 3, preserve_short_sequences=True).numpy().tolist() == [b"A"]
+    assert tf.strings.ngrams(tf.ragged.constant([["a", "b", "c"], ["d"]]), (1, 3), pad_values="#").to_list() == [
+        [b"a", b"b", b"c", b"# # a", b"# a b", b"a b c", b"b c #", b"c # #"], [b"d", b"# # d", b"# d #", b"d # #"]]
+    with pytest.raises(ValueError, match="Data must have rank>0"):
+        tf.strings.ngrams("a", 2)
