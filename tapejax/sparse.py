@@ -114,6 +114,21 @@ class SparseTensor:
     def ndim(self):
         return len(self._shape)
 
+    def set_shape(self, shape):
+        """Checks ``shape`` against the (known) dense shape: TF's ValueError when they differ.
+
+        Example:
+            >>> import tapejax as tf
+            >>> st = tf.SparseTensor(indices=[[0, 0], [1, 2]], values=[1, 2], dense_shape=[3, 4])
+            >>> st.set_shape([3, None])
+        """
+        shape = shape if isinstance(shape, TensorShape) else TensorShape(shape)
+        if shape.rank is None:
+            return
+        have = [int(d) for d in self._shape]
+        if len(have) != shape.rank or any(d is not None and d != h for d, h in zip(shape.as_list(), have)):
+            raise ValueError(f"Shapes {TensorShape(have)} and {shape} are not compatible")
+
     def with_values(self, new_values):
         """The same coordinates with new values."""
         return SparseTensor(self._indices, new_values, self._shape)

@@ -444,3 +444,15 @@ def test_sparse_softmax_as_tf():
                                                                       1.0, 1.0], rtol=1e-6)
     with pytest.raises(tf.errors.InvalidArgumentError, match="Input should have rank >= 2, but received shape: 3"):
         tf.sparse.softmax(tf.sparse.SparseTensor([[0]], [1.], [3]))
+
+
+def test_sparse_tensor_set_shape_as_tf():
+    # The tf.SparseTensor.set_shape docstring and TF 2.21 (recorded).
+    st = tf.SparseTensor(indices=[[0, 0], [1, 2]], values=[1, 2], dense_shape=[3, 4])
+    st.set_shape([3, 4])
+    st.set_shape([3, None])
+    st.set_shape(tf.TensorShape(None))
+    with pytest.raises(ValueError, match=r"^Shapes \(3, 4\) and \(1, 4\) are not compatible$"):
+        st.set_shape([1, 4])
+    with pytest.raises(ValueError, match=r"^Shapes \(3, 4\) and \(3,\) are not compatible$"):
+        st.set_shape([3])
