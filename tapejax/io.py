@@ -273,8 +273,16 @@ def _isdir(path):
 
 
 def _glob_(pattern):
-    """The paths matching a glob pattern, sorted."""
-    return sorted(_glob.glob(_path(pattern)))
+    """The paths matching a glob pattern (sorted), or each pattern of an iterable of them in turn,
+    as TF's ``get_matching_files_v2``."""
+    if not isinstance(pattern, (str, bytes, os.PathLike)):
+        return [m for p in pattern for m in _glob_(p)]
+    p = _path(pattern)
+    if not any(c in p for c in "*?[\\"):     # no wildcard: the path itself, when it exists
+        return [p] if os.path.exists(p) else []
+    found = sorted(_glob.glob(p))
+    # TF matches in the pattern's fixed directory, "." when it has none: './a.py' for '*.py'
+    return found if os.path.dirname(p) else [os.path.join(".", f) for f in found]
 
 
 def _listdir(path):

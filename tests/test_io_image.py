@@ -240,3 +240,18 @@ def test_string_scalar_repr_keeps_trailing_nul_bytes():
     assert repr(tf.io.serialize_tensor(tf.constant(1))) == \
         "<tf.Tensor: shape=(), dtype=string, numpy=b'\\x08\\x03\\x12\\x00\"\\x04\\x01\\x00\\x00\\x00'>"
     assert repr(tf.constant(b"a\x00")) == "<tf.Tensor: shape=(), dtype=string, numpy=b'a\\x00'>"
+
+
+def test_gfile_glob_patterns_and_iterables_as_tf(tmp_path, monkeypatch):
+    # The tf.io.gfile.glob docstring and TF 2.21's paths (recorded): an iterable of patterns, './'
+    # before matches of a pattern with no directory, a wildcard-free pattern as given.
+    for name in ("a.py", "b.py", "c.txt"):
+        (tmp_path / name).write_text("")
+    monkeypatch.chdir(tmp_path)
+    assert tf.io.gfile.glob("*.py") == ["./a.py", "./b.py"]
+    assert tf.io.gfile.glob(iter({"*.txt"})) == ["./c.txt"]
+    assert tf.io.gfile.glob(["*.txt", "*.py"]) == ["./c.txt", "./a.py", "./b.py"]
+    assert tf.io.gfile.glob("a.py") == ["a.py"] and tf.io.gfile.glob("zz.py") == []
+    assert tf.io.gfile.glob(str(tmp_path / "*.py")) == [str(tmp_path / "a.py"), str(tmp_path / "b.py")]
+    monkeypatch.chdir(tmp_path.parent)
+    assert tf.io.gfile.glob(tmp_path.name + "/*.py") == [tmp_path.name + "/a.py", tmp_path.name + "/b.py"]
