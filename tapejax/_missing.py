@@ -25,7 +25,6 @@ MISSING = {
                 "or jax.export.",
         "feature_column": "tf.feature_column " + _NOT_PROVIDED + " (deprecated in TensorFlow): preprocess "
                           "features with NumPy, or in a tf.data.Dataset.map.",
-        "queue": "tf.queue " + _NOT_PROVIDED + ": feed data with tf.data.Dataset.",
         "tpu": "tf.tpu " + _NOT_PROVIDED + ": JAX runs on TPUs as they are; shard with tf.distribute or "
                "jax.sharding.",
         "xla": "tf.xla " + _NOT_PROVIDED + ": every tf.function is already compiled by XLA.",
@@ -64,8 +63,6 @@ MISSING = {
                            "jax.lax.conv_general_dilated_patches on jax arrays.",
         "non_max_suppression": "tf.image.non_max_suppression " + _NOT_PROVIDED + ": select boxes with NumPy "
                                "(or a jax while_loop) on the scores and IoUs.",
-        "random_crop": "tf.image.random_crop " + _NOT_PROVIDED + ": draw offsets with tf.random.uniform and use "
-                       "tf.image.crop_to_bounding_box.",
         "sample_distorted_bounding_box": "tf.image.sample_distorted_bounding_box " + _NOT_PROVIDED + ": use "
                                          "dm-pix (import dm_pix) for augmentations on jax arrays.",
     },

@@ -14,7 +14,6 @@ COMMON = [
     ("tapejax", "placeholder", "input_signature"), ("tapejax", "estimator", "Model.compile/fit"),
     ("tapejax", "lite", "tf.saved_model.save"), ("tapejax.image", "extract_patches", "conv_general_dilated_patches"),
     ("tapejax", "feature_column", "NumPy"),
-    ("tapejax", "queue", "tf.data.Dataset"),
     ("tapejax", "profiler", "jax.profiler"),
     ("tapejax.summary", "trace_on", "jax.profiler"),  # intro_to_modules.ipynb cell 16
     ("tapejax", "get_variable", "tf.Variable"), ("tapejax", "global_variables_initializer", "initialized"),

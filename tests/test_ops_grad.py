@@ -737,6 +737,59 @@ NEW_OPS.update({
 })
 
 
+def _scipy_fn(name, derivative):
+    """A JAX oracle of ``scipy.special.<name>`` (float64 values by SciPy) with the textbook
+    ``derivative(x, scipy)``: for the Bessel functions JAX lacks (its ``bessel_jn`` is nan here)."""
+    import scipy.special as sps
+
+    def value(x):
+        return jax.pure_callback(lambda a: getattr(sps, name)(np.asarray(a, np.float64)).astype(a.dtype),
+                                 jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+
+    @jax.custom_jvp
+    def f(x):
+        return value(x)
+
+    @f.defjvp
+    def f_jvp(primals, tangents):
+        (x,), (dx,) = primals, tangents
+        call = lambda g: jax.pure_callback(  # noqa: E731
+            lambda a: g(np.asarray(a, np.float64), sps).astype(a.dtype), jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+        return value(x), call(derivative) * dx
+    return f
+
+
+# tf.math.special's Bessel functions (TF's Cephes kernels; d/dx by the recurrences), its other
+# special functions against jax.scipy, and linalg.band_part / tensor_diag.
+NEW_OPS.update({
+    "bessel_j0": (tf.math.special.bessel_j0, _scipy_fn("j0", lambda x, s: -s.j1(x)), [uniform((1, 1), 0.2, 3.0)]),
+    "bessel_j1": (tf.math.special.bessel_j1, _scipy_fn("j1", lambda x, s: s.j0(x) - s.j1(x) / x),
+                  [uniform((1, 1), 0.2, 3.0)]),
+    "bessel_y0": (tf.math.special.bessel_y0, _scipy_fn("y0", lambda x, s: -s.y1(x)), [uniform((1, 1), 0.5, 3.0)]),
+    "bessel_y1": (tf.math.special.bessel_y1, _scipy_fn("y1", lambda x, s: s.y0(x) - s.y1(x) / x),
+                  [uniform((1, 1), 0.5, 3.0)]),
+    "bessel_k0": (tf.math.special.bessel_k0, _scipy_fn("k0", lambda x, s: -s.k1(x)), [uniform((1, 1), 0.5, 3.0)]),
+    "bessel_k0e": (tf.math.special.bessel_k0e, _scipy_fn("k0e", lambda x, s: s.k0e(x) - s.k1e(x)),
+                   [uniform((1, 1), 0.5, 3.0)]),
+    "bessel_k1": (tf.math.special.bessel_k1, _scipy_fn("k1", lambda x, s: -s.k0(x) - s.k1(x) / x),
+                  [uniform((1, 1), 0.5, 3.0)]),
+    "bessel_k1e": (tf.math.special.bessel_k1e, _scipy_fn("k1e", lambda x, s: s.k1e(x) - s.k0e(x) - s.k1e(x) / x),
+                   [uniform((1, 1), 0.5, 3.0)]),
+    "dawsn": (tf.math.special.dawsn, _SP.dawsn, [normal((1, 1))]),
+    "expint": (tf.math.special.expint, _SP.expi, [uniform((1, 1), 0.5, 2.0)]),
+    "fresnel_sin": (tf.math.special.fresnel_sin, lambda x: _SP.fresnel(x)[0], [uniform((1, 1), -2.0, 2.0)]),
+    "fresnel_cos": (tf.math.special.fresnel_cos, lambda x: _SP.fresnel(x)[1], [uniform((1, 1), -2.0, 2.0)]),
+    "spence": (tf.math.special.spence, _scipy_fn("spence", lambda x, s: np.log(x) / (1 - x)),   # jax.grad: nan
+               [uniform((1, 1), 0.5, 0.9)]),
+    "band_part": (lambda x: tf.linalg.band_part(x, 1, 0), lambda x: jnp.triu(jnp.tril(x, 0), -1), [normal((1, 1))]),
+    "band_part_3x4": (lambda x: tf.linalg.band_part(x, 1, 2), lambda x: jnp.triu(jnp.tril(x, 2), -1),
+                      [normal((3, 4))]),
+    "tensor_diag": (tf.linalg.tensor_diag, lambda x: jnp.reshape(jnp.diag(x.ravel()), x.shape * 2), [normal((1, 1))]),
+    "tensor_diag_2x2": (tf.linalg.tensor_diag, lambda x: jnp.reshape(jnp.diag(x.ravel()), x.shape * 2),
+                        [normal((2, 2))]),
+})
+
+
 def _clip_rows(x, c):
     n = jnp.sqrt(jnp.sum(x * x, axis=-1, keepdims=True))
     return x * c / jnp.maximum(n, c)
