@@ -898,7 +898,7 @@ class ConcreteFunction:
         if self._shapes is None:
             ahead = _checks_ahead(closed, [bad for bad, _, _ in kept], len(closed.jaxpr.invars) - n_state)
             if ahead is not None:
-                # Checks of the arguments alone run first, in a program of their own, so the
+                # Checks of the arguments alone are computed by NumPy first, so the
                 # program itself need not be waited for (``_run``); a failed one runs the program
                 # that checks everything, for the error and its values.
                 self._precheck = ahead
