@@ -3129,7 +3129,8 @@ class _Iterator:
         self._seek_restored()
         if self._card < 0:
             raise ValueError(_NOT_STAGEABLE.format(why="its length is not known (or infinite)"))
-        elems = [_to_numpy(e) for e in self._it]
+        with _state.init_scope():   # the dataset's own functions run now, not in the trace
+            elems = [_to_numpy(e) for e in self._it]
         try:
             stacked = _stack(elems) if elems else None
         except (ValueError, TypeError, errors.InvalidArgumentError) as e:

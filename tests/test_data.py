@@ -713,3 +713,16 @@ def test_reduce_state_is_tensors_with_tf_checks():
     with pytest.raises(tf.errors.InvalidArgumentError, match=r"The number of components of the initial state and "
                        r"the reduce function output does not match. \(initial_state=1, output=2\)."):
         Dataset.range(5).reduce(np.int64(0), lambda x, y: (x, y))
+
+
+def test_iterator_of_a_mapped_dataset_passed_to_a_tf_function():
+    # TF 2.21: get_next() inside the function gives the elements in turn (the map's function ran
+    # inside the trace and failed: TracerArrayConversionError)
+    it = iter(tf.data.Dataset.range(3).map(lambda x: x * 2))
+
+    @tf.function
+    def f(it):
+        return it.get_next()
+
+    assert [repr(f(it)) for _ in range(2)] == ["<tf.Tensor: shape=(), dtype=int64, numpy=0>",
+                                               "<tf.Tensor: shape=(), dtype=int64, numpy=2>"]
