@@ -472,6 +472,14 @@ class RandomTranslation(_AffineLayer):
                 "fill_value": self.fill_value, "data_format": self.data_format}
 
 
+def _image_tensor(inputs):
+    """``inputs`` as a tensor of one image (rank 3) or a batch (rank 4), as Keras 3 checks them."""
+    x = _ops.convert_to_tensor(inputs)
+    if x.shape.rank not in (3, 4):
+        raise ValueError(f"Expected the input image to be rank 3 or 4. Received inputs.shape={tuple(x.shape)}")
+    return x
+
+
 class RandomContrast(_ImagePreprocessingLayer):
     """Randomly adjusts the contrast of each image when training (Keras 3's ``RandomContrast``).
 
@@ -497,9 +505,7 @@ class RandomContrast(_ImagePreprocessingLayer):
         self.value_range = value_range
 
     def call(self, inputs, training=True):
-        x = _ops.convert_to_tensor(inputs)
-        if x.shape.rank not in (3, 4):
-            raise ValueError(f"Expected the input image to be rank 3 or 4. Received inputs.shape={tuple(x.shape)}")
+        x = _image_tensor(inputs)
         if not training:
             return x
         return _contrast(x, self._k_next_seed(), lower=float(self.factor[0]), upper=float(self.factor[1]),
@@ -538,9 +544,7 @@ class RandomBrightness(_ImagePreprocessingLayer):
         self.value_range = sorted(value_range)
 
     def call(self, inputs, training=True):
-        x = _ops.convert_to_tensor(inputs)
-        if x.shape.rank not in (3, 4):
-            raise ValueError(f"Expected the input image to be rank 3 or 4. Received inputs.shape={tuple(x.shape)}")
+        x = _image_tensor(inputs)
         if not training:
             return x
         return _brightness(x, self._k_next_seed(), lower=float(self.factor[0]), upper=float(self.factor[1]),
